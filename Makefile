@@ -1,0 +1,52 @@
+# One-command entry points. `make run` and `make test` build .venv from the lock
+# when it is missing or the lock changed, and reuse it otherwise.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+UV := $(VENV)/bin/uv
+STAMP := $(VENV)/.synced-from-lock
+LOCK := requirements.lock
+UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
+# The few Debian packages the tests use (model diagram, HTML report in a browser).
+SYSTEM_PACKAGES := graphviz
+
+.PHONY: help run test test-fast lint lock bench clean system-deps
+
+help:  ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+$(STAMP): $(LOCK) pyproject.toml
+	@python=$$(scripts/find_python.sh) || exit 1; \
+	if [ ! -x $(PY) ]; then echo "Creating $(VENV) with $$python"; "$$python" -m venv $(VENV); fi
+	@$(PY) -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
+	@echo "Syncing $(VENV) with $(LOCK) (the first time downloads about 3 GB)"
+	@$(UV) pip sync --quiet --compile-bytecode --python $(PY) $(LOCK)
+	@$(UV) pip install --quiet --python $(PY) --no-deps --no-build-isolation -e .
+	@touch $@
+
+system-deps:  ## Install the Debian packages the tests need (when root and missing).
+	@scripts/system_deps.sh $(SYSTEM_PACKAGES)
+
+run: $(STAMP)  ## Run the whole pipeline locally on the shipped data.
+	$(PY) local_runner.py $(ARGS)
+
+test: $(STAMP) system-deps  ## The whole test suite, end-to-end runs included.
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: $(STAMP)  ## Only the fast tests (about a minute).
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+lint: $(STAMP)  ## ruff check and format check.
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+
+lock:  ## Re-resolve requirements.lock from pyproject.toml.
+	$(UV) pip compile pyproject.toml --extra dev --python-version 3.10 --generate-hashes \
+		--no-header --quiet -o $(LOCK)
+
+bench: $(STAMP)  ## Median of 3 fresh end-to-end runs, with per-component seconds.
+	$(PY) scripts/bench_run.py
+
+clean:  ## Remove run outputs (not the environment).
+	rm -rf outputs

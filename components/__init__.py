@@ -1,0 +1,1 @@
+"""Custom TFX components for what TFX itself does not provide."""

@@ -1,0 +1,115 @@
+"""Run the pipeline on this machine with TFX's LocalDagRunner.
+
+    python local_runner.py [--data-root DIR] [--output-dir DIR] [--train-steps N]
+                           [--eval-steps N] [--verbose]
+
+Prints one line per component and a closing summary; the full log goes to
+``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
+machines. Exit codes: 0 success, 1 a component failed, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from pipeline_def.config import (
+    DEFAULT_DATA_ROOT,
+    DEFAULT_OUTPUT_DIR,
+    PipelineConfig,
+    SqliteMetadata,
+)
+from pipeline_def.data_check import DataRootError, check_data_root
+from pipeline_def.progress import component_progress, logs_to_file
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+METADATA_FILE = "metadata.sqlite"
+
+log = logging.getLogger("local_runner")
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line; defaults come from the pipeline config."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-root", type=Path, default=DEFAULT_DATA_ROOT,
+                        help="folder of CSV files (default: the shipped sample)")
+    parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR,
+                        help="where artifacts, metadata, logs and served models go")
+    parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
+    parser.add_argument("--eval-steps", type=int, default=PipelineConfig.eval_steps)
+    parser.add_argument("--verbose", action="store_true",
+                        help="also show the full TFX/TF/Beam log on the console")
+    return parser.parse_args(argv)
+
+
+def build_config(args: argparse.Namespace) -> PipelineConfig:
+    """The pipeline config for a local run: everything under the output dir."""
+    out = args.output_dir.resolve()
+    return PipelineConfig(
+        pipeline_root=str(out / "pipeline"),
+        data_root=str(args.data_root.resolve()),
+        serving_dir=str(out / "serving"),
+        metadata=SqliteMetadata(str(out / METADATA_FILE)),
+        train_steps=args.train_steps,
+        eval_steps=args.eval_steps,
+    )
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[-1] if text else ''}"
+
+
+def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
+    """Run the pipeline, print progress and the summary; the process exit code."""
+    log_file = output_dir / "logs" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    print(f"Pipeline {config.pipeline_name}: data {config.data_root}", flush=True)
+    started = time.monotonic()
+    failed = None
+    with logs_to_file(log_file, verbose) as people, component_progress() as progress:
+        # Imported here, not at the top: TFX takes seconds to import, and argument or
+        # data errors are reported before that; its import noise goes to the log.
+        from tfx import v1 as tfx
+
+        from pipeline_def import summary as S
+        from pipeline_def.pipeline import create_pipeline, metadata_connection
+        from pipeline_def.runs import latest_run, open_store
+
+        try:
+            tfx.orchestration.LocalDagRunner().run(create_pipeline(config))
+        except Exception as err:  # noqa: BLE001 - any component error ends the run here
+            failed = progress.fail_current() or "pipeline"
+            log.exception("component %s failed", failed)
+            print(f"error: {failed} failed: {_one_line(err)}", file=people)
+        run_record = latest_run(
+            open_store(metadata_connection(config.metadata)), config.pipeline_name
+        )
+        summary = S.summarize(config.pipeline_name, run_record, progress.timings, failed)
+    summary.seconds = round(time.monotonic() - started, 2)
+    summary.log_file = str(log_file)
+    S.write_json(summary, output_dir)
+    S.print_closing(summary, sys.stdout)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: check the input, build the config, run."""
+    args = parse_args(argv)
+    try:
+        check_data_root(args.data_root, PipelineConfig.input_pattern)
+        config = build_config(args)
+    except (DataRootError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    output_dir = args.output_dir.resolve()
+    output_dir.mkdir(parents=True, exist_ok=True)
+    return run(config, output_dir, args.verbose)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

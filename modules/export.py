@@ -1,0 +1,88 @@
+"""Serving signatures and the SavedModel export.
+
+- ``serving_default``: serialized raw ``tf.Example``s (no label) -> tip probability.
+  Transform's graph runs inside, so serving sees exactly the training features.
+- ``serving_raw``: the raw columns as named tensors, one value per example, for
+  REST clients that send JSON instead of serialized protos.
+- ``transform_features``: serialized raw examples -> transformed features (label
+  included), which TFMA uses to compute the label during evaluation.
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+import tensorflow_transform as tft
+from modules.keras_setup import keras
+
+from modules import features as F
+from modules.model import PREDICTION_KEY
+
+SERVING_DEFAULT = "serving_default"
+SERVING_RAW = "serving_raw"
+TRANSFORM_FEATURES = "transform_features"
+
+
+def _raw_spec(tf_transform_output: tft.TFTransformOutput, with_label: bool) -> dict:
+    spec = tf_transform_output.raw_feature_spec()
+    if not with_label:
+        spec.pop(F.LABEL.tips_column, None)
+    return spec
+
+
+def _column_as_parsed(value: tf.Tensor, spec: tf.io.VarLenFeature | tf.io.FixedLenFeature):
+    """A [batch] tensor in the form ``tf.io.parse_example`` gives for ``spec``."""
+    if isinstance(spec, tf.io.FixedLenFeature):
+        return tf.reshape(value, [-1, *spec.shape])
+    batch = tf.shape(value, out_type=tf.int64)[0]
+    rows = tf.range(batch)
+    indices = tf.stack([rows, tf.zeros_like(rows)], axis=1)
+    return tf.SparseTensor(indices, value, tf.stack([batch, tf.constant(1, tf.int64)]))
+
+
+def signatures(model: keras.Model, tf_transform_output: tft.TFTransformOutput) -> dict:
+    """The three serving signatures of ``model``, concrete and ready for ``model.save``."""
+    # Kept as an attribute so the SavedModel tracks Transform's assets (vocabularies).
+    model.tft_layer = tf_transform_output.transform_features_layer()
+    serving_spec = _raw_spec(tf_transform_output, with_label=False)
+    full_spec = _raw_spec(tf_transform_output, with_label=True)
+
+    def predict(raw: dict) -> dict:
+        transformed = model.tft_layer(raw)
+        transformed.pop(F.transformed_name(F.LABEL.name), None)
+        return {PREDICTION_KEY: model(transformed, training=False)}
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
+    def serve_examples(examples: tf.Tensor) -> dict:
+        return predict(tf.io.parse_example(examples, serving_spec))
+
+    raw_inputs = [tf.TensorSpec([None], s.dtype, name=n) for n, s in sorted(serving_spec.items())]
+
+    @tf.function(input_signature=raw_inputs)
+    def serve_raw(*columns: tf.Tensor) -> dict:
+        raw = {
+            name: _column_as_parsed(value, serving_spec[name])
+            for name, value in zip(sorted(serving_spec), columns)
+        }
+        return predict(raw)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
+    def transform_features(examples: tf.Tensor) -> dict:
+        return model.tft_layer(tf.io.parse_example(examples, full_spec))
+
+    return {
+        SERVING_DEFAULT: serve_examples.get_concrete_function(),
+        SERVING_RAW: serve_raw.get_concrete_function(),
+        TRANSFORM_FEATURES: transform_features.get_concrete_function(),
+    }
+
+
+def export(model: keras.Model, tf_transform_output: tft.TFTransformOutput, path: str) -> None:
+    """Save ``model`` with its signatures as a SavedModel at ``path``."""
+    # Without the optimizers: serving needs none, and Keras 2 cannot serialize the
+    # wide and deep parts' list of two.
+    model.save(
+        path,
+        save_format="tf",
+        include_optimizer=False,
+        signatures=signatures(model, tf_transform_output),
+    )

@@ -1,0 +1,96 @@
+"""The wide-and-deep model graph (no training, no I/O).
+
+Built from tf_keras' own pieces: ``keras.experimental.WideDeepModel`` joins a
+``LinearModel`` over one-hot categories and hashed crosses (the wide part, FTRL) and
+a ReLU network over embeddings and dense features (the deep part, Adam). Both parts
+are trained jointly on one logistic output, as in Cheng et al. (2016) and
+``DNNLinearCombinedClassifier``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from modules.keras_setup import keras
+
+from modules import features as F
+from modules.hparams import HParams
+
+PREDICTION_KEY = "tip_probability"
+
+
+def embedding_dim(cardinality: int, max_dim: int) -> int:
+    """Embedding width for a category of the given cardinality (fast.ai's rule, capped)."""
+    return max(2, min(max_dim, round(1.6 * cardinality**0.56)))
+
+
+def _inputs() -> dict[str, keras.Input]:
+    inputs = {name: keras.Input(shape=(1,), name=name, dtype="float32") for name in F.dense_features()}
+    for name in F.categorical_features() + F.cross_features():
+        inputs[name] = keras.Input(shape=(1,), name=name, dtype="int64")
+    return inputs
+
+
+def _wide(inputs: Mapping[str, keras.Input], cardinalities: Mapping[str, int]) -> keras.Model:
+    one_hots = [
+        keras.layers.CategoryEncoding(cardinalities[name], output_mode="one_hot", name=f"{name}_1hot")(
+            inputs[name]
+        )
+        for name in F.categorical_features() + F.cross_features()
+    ]
+    joined = keras.layers.Concatenate(name="wide_one_hots")(one_hots)
+    logit = keras.experimental.LinearModel(units=1, name="linear")(joined)
+    return keras.Model(inputs=dict(inputs), outputs=logit, name="wide")
+
+
+def _deep(
+    inputs: Mapping[str, keras.Input], cardinalities: Mapping[str, int], hp: HParams
+) -> keras.Model:
+    parts = [
+        keras.layers.Flatten()(
+            keras.layers.Embedding(
+                cardinalities[name],
+                embedding_dim(cardinalities[name], hp.max_embedding_dim),
+                name=f"{name}_embedding",
+            )(inputs[name])
+        )
+        for name in F.categorical_features()
+    ]
+    parts += [inputs[name] for name in F.dense_features()]
+    x = keras.layers.Concatenate(name="deep_inputs")(parts)
+    for i, units in enumerate(hp.hidden_units):
+        x = keras.layers.Dense(units, activation="relu", name=f"hidden_{i}")(x)
+        if hp.batch_norm:
+            x = keras.layers.BatchNormalization(name=f"batch_norm_{i}")(x)
+        if hp.dropout:
+            x = keras.layers.Dropout(hp.dropout, seed=hp.seed + i, name=f"dropout_{i}")(x)
+    logit = keras.layers.Dense(1, name="deep_logit")(x)
+    return keras.Model(inputs=dict(inputs), outputs=logit, name="deep")
+
+
+def build_model(cardinalities: Mapping[str, int], hp: HParams) -> keras.Model:
+    """The compiled wide-and-deep classifier; ``cardinalities`` sizes every id feature.
+
+    Call inside a distribution strategy's scope when one is used: variables and
+    optimizer slots are created here.
+    """
+    missing = sorted(set(F.categorical_features() + F.cross_features()) - set(cardinalities))
+    if missing:
+        raise ValueError(f"no cardinality given for id feature(s) {missing}")
+    inputs = _inputs()
+    model = keras.experimental.WideDeepModel(
+        _wide(inputs, cardinalities), _deep(inputs, cardinalities, hp), activation="sigmoid"
+    )
+    wide_optimizer = keras.optimizers.Ftrl(
+        learning_rate=hp.wide_learning_rate,
+        l1_regularization_strength=hp.wide_l1,
+        l2_regularization_strength=hp.wide_l2,
+    )
+    deep_optimizer = keras.optimizers.Adam(learning_rate=hp.deep_learning_rate)
+    model.compile(
+        optimizer=[wide_optimizer, deep_optimizer],
+        loss=keras.losses.BinaryCrossentropy(),
+        metrics=[keras.metrics.AUC(name="auc"), keras.metrics.BinaryAccuracy(name="binary_accuracy")],
+    )
+    return model
+

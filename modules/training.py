@@ -1,0 +1,126 @@
+"""The Trainer's ``run_fn``: data, strategy, model, fit, and export glued together.
+
+Besides the SavedModel it leaves, in the Trainer's ``model_run`` output, the
+TensorBoard logs (loss and AUC per epoch, train and eval), a profiler trace of a
+few training steps and ``model.png``, a diagram of the model.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import tensorflow as tf
+import tensorflow_transform as tft
+from modules.keras_setup import keras
+from tfx.v1.components import FnArgs
+
+from modules import dataset, distribution, export
+from modules import features as F
+from modules.hparams import HParams
+from modules.model import build_model
+
+log = logging.getLogger(__name__)
+
+MODEL_DIAGRAM = "model.png"
+
+
+def cardinalities(tf_transform_output: tft.TFTransformOutput) -> dict[str, int]:
+    """Id-space size of every categorical and cross feature, vocabularies included."""
+    sizes = F.fixed_cardinalities()
+    for spec in F.VOCABULARIES:
+        vocab = tf_transform_output.vocabulary_size_by_name(F.vocabulary_file(spec.name))
+        sizes[F.transformed_name(spec.name)] = vocab + spec.num_oov_buckets
+    return sizes
+
+
+class EpochLog(keras.callbacks.Callback):
+    """Epoch metrics to the log (Keras' own progress output would go to the console)."""
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        """Log this epoch's train and validation metrics."""
+        metrics = ", ".join(f"{k} {v:.4f}" for k, v in sorted((logs or {}).items()))
+        log.info("epoch %d: %s", epoch + 1, metrics)
+
+
+def _callbacks(hp: HParams, log_dir: str) -> list[keras.callbacks.Callback]:
+    profile = hp.profile_steps if hp.profile_steps[1] > 0 else 0
+    return [
+        EpochLog(),
+        keras.callbacks.TensorBoard(log_dir=log_dir, update_freq="epoch", profile_batch=profile),
+        keras.callbacks.EarlyStopping(
+            monitor="val_auc",
+            mode="max",
+            patience=hp.early_stopping_patience,
+            restore_best_weights=True,
+        ),
+    ]
+
+
+def save_diagram(model: keras.Model, path: Path) -> None:
+    """Write a PNG diagram of ``model``'s two parts; warn (not fail) without graphviz."""
+    try:
+        keras.utils.plot_model(
+            model, to_file=str(path), show_shapes=True, expand_nested=True, dpi=60
+        )
+    except ImportError as err:
+        log.warning("no model diagram: %s (install Debian's graphviz package)", err)
+
+
+def _class_weight(hp: HParams) -> dict[int, float] | None:
+    return None if hp.positive_class_weight == 1.0 else {0: 1.0, 1: hp.positive_class_weight}
+
+
+def run_fn(fn_args: FnArgs) -> None:
+    """TFX Trainer entry point: train on Transform's output, export with signatures."""
+    hp = HParams.from_custom_config(fn_args.custom_config)
+    placement = distribution.choose(hp.distribution)
+    replicas = placement.strategy.num_replicas_in_sync
+    tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
+    keras.utils.set_random_seed(hp.seed)
+
+    def data(files: list[str], training: bool) -> tf.data.Dataset:
+        return dataset.make_dataset(
+            files,
+            fn_args.data_accessor,
+            tf_transform_output,
+            hp.batch_size,
+            training=training,
+            cache=hp.cache_dataset,
+            shuffle_buffer=hp.shuffle_buffer,
+            seed=hp.seed,
+        )
+
+    with placement.strategy.scope():
+        model = build_model(cardinalities(tf_transform_output), hp)
+
+    # Only the chief writes where people look; other workers write to scratch space
+    # (MultiWorkerMirroredStrategy needs every worker to save) that is removed after.
+    scratch = None if placement.is_chief else tempfile.mkdtemp(prefix="trainer-worker-")
+    run_dir = fn_args.model_run_dir if scratch is None else os.path.join(scratch, "run")
+    model_dir = fn_args.serving_model_dir if scratch is None else os.path.join(scratch, "model")
+    try:
+        epochs = max(1, -(-fn_args.train_steps // hp.steps_per_epoch))
+        log.info(
+            "training %s: %d replica(s), %d epoch(s) of %d steps, global batch %d",
+            placement.task, replicas, epochs, hp.steps_per_epoch, hp.batch_size,
+        )
+        model.fit(
+            data(fn_args.train_files, training=True),
+            steps_per_epoch=hp.steps_per_epoch,
+            epochs=epochs,
+            validation_data=data(fn_args.eval_files, training=False),
+            validation_steps=fn_args.eval_steps,
+            class_weight=_class_weight(hp),
+            callbacks=_callbacks(hp, run_dir),
+            verbose=0,
+        )
+        export.export(model, tf_transform_output, model_dir)
+        if placement.is_chief:
+            save_diagram(model, Path(run_dir) / MODEL_DIAGRAM)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)

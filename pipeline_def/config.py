@@ -1,0 +1,85 @@
+"""The one typed, frozen configuration the pipeline is built from.
+
+Every setting and its default lives here. Runners build a ``PipelineConfig`` (paths,
+runner-specific Beam arguments, the metadata store) and hand it to
+``create_pipeline``; nothing else carries settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from modules.hparams import HParams
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA_ROOT = PROJECT_ROOT / "data"
+DEFAULT_OUTPUT_DIR = PROJECT_ROOT / "outputs"
+
+
+
+@dataclass(frozen=True)
+class SqliteMetadata:
+    """ML-Metadata in an embedded SQLite file."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class MysqlMetadata:
+    """ML-Metadata on a MySQL-compatible server, shared by a team."""
+
+    host: str
+    port: int
+    database: str
+    user: str
+    password: str = field(default="", repr=False)
+
+
+MetadataStore = SqliteMetadata | MysqlMetadata
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """Everything ``create_pipeline`` needs; runners fill in the paths."""
+
+    pipeline_root: str
+    data_root: str
+    serving_dir: str
+    # Files of data_root that ExampleGen reads (others, like a README, are left alone).
+    input_pattern: str = "*.csv"
+    # None: the orchestrator provides the store (Kubeflow does).
+    metadata: MetadataStore | None = None
+    pipeline_name: str = "taxi_wide_deep"
+    preprocessing_fn: str = "modules.preprocessing.preprocessing_fn"
+    run_fn: str = "modules.training.run_fn"
+    # Hash split of the input rows into train and eval, as relative bucket counts.
+    split_buckets: tuple[tuple[str, int], ...] = (("train", 2), ("eval", 1))
+    train_steps: int = 1000
+    eval_steps: int = 20
+    hparams: HParams = field(default_factory=HParams)
+    # Blessing: the candidate's eval AUC must reach min_auc and must not fall more
+    # than max_auc_drop below the latest blessed model's (when there is one).
+    min_auc: float = 0.90
+    max_auc_drop: float = 0.01
+    # Empty: Beam's DirectRunner in this process. For data of the sample's size that
+    # beats starting worker processes, and TFX then skips building an sdist of
+    # itself for remote workers, which it does whenever any Beam argument is given.
+    beam_pipeline_args: tuple[str, ...] = ()
+    # Transform's own pre- and post-transform statistics (StatisticsGen already
+    # describes the input); they roughly double Transform's time.
+    transform_statistics: bool = False
+    # Trace preprocessing_fn in TF1 graph mode: once, instead of once per analysis
+    # phase as tf.function does (Transform 15 s -> 9.5 s on 2k rows, measured here).
+    transform_tf1_graph: bool = True
+    enable_cache: bool = True
+
+    def __post_init__(self) -> None:
+        if self.train_steps < 1 or self.eval_steps < 1:
+            raise ValueError("train_steps and eval_steps must be positive")
+        if not 0.0 <= self.min_auc <= 1.0:
+            raise ValueError(f"min_auc must be in [0, 1], got {self.min_auc}")
+        if self.max_auc_drop < 0.0:
+            raise ValueError(f"max_auc_drop must be >= 0, got {self.max_auc_drop}")
+        if not self.split_buckets or any(n < 1 for _, n in self.split_buckets):
+            raise ValueError(f"split_buckets need positive counts, got {self.split_buckets}")

@@ -1,0 +1,110 @@
+"""Read pipeline runs back out of ML-Metadata: executions per node and their outputs.
+
+TFX records every execution with three contexts: the pipeline, the pipeline run
+(named by the run id) and the node (``<pipeline>.<node id>``). A run is the set of
+executions that share a pipeline-run context with the pipeline's context.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ml_metadata.metadata_store import metadata_store
+from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
+
+PIPELINE, PIPELINE_RUN, NODE = "pipeline", "pipeline_run", "node"
+
+STATE_NAMES = {
+    mlmd_pb2.Execution.UNKNOWN: "unknown",
+    mlmd_pb2.Execution.NEW: "new",
+    mlmd_pb2.Execution.RUNNING: "running",
+    mlmd_pb2.Execution.COMPLETE: "complete",
+    mlmd_pb2.Execution.FAILED: "failed",
+    mlmd_pb2.Execution.CACHED: "cached",
+    mlmd_pb2.Execution.CANCELED: "canceled",
+}
+
+
+@dataclass
+class NodeExecution:
+    """One node's execution in a run, with its output artifacts by output key."""
+
+    node_id: str
+    execution: mlmd_pb2.Execution
+    outputs: dict[str, list[mlmd_pb2.Artifact]] = field(default_factory=dict)
+
+    @property
+    def state(self) -> str:
+        """complete / cached / failed / running / ..."""
+        return STATE_NAMES.get(self.execution.last_known_state, "unknown")
+
+    @property
+    def seconds(self) -> float:
+        """Time from the execution's creation to its last update in MLMD."""
+        e = self.execution
+        return max(0.0, (e.last_update_time_since_epoch - e.create_time_since_epoch) / 1000)
+
+
+@dataclass
+class PipelineRun:
+    """A run of the pipeline as MLMD recorded it."""
+
+    run_id: str
+    started_ms: int
+    nodes: dict[str, NodeExecution]
+
+
+def open_store(connection_config: mlmd_pb2.ConnectionConfig) -> metadata_store.MetadataStore:
+    """An MLMD store client; read-only use leaves the store as it was."""
+    return metadata_store.MetadataStore(connection_config)
+
+
+def _output_key(event: mlmd_pb2.Event) -> str:
+    steps = [s.key for s in event.path.steps if s.HasField("key")]
+    return steps[0] if steps else ""
+
+
+def _node_execution(
+    store: metadata_store.MetadataStore, node_id: str, execution: mlmd_pb2.Execution
+) -> NodeExecution:
+    node = NodeExecution(node_id, execution)
+    events = [
+        e
+        for e in store.get_events_by_execution_ids([execution.id])
+        if e.type in (mlmd_pb2.Event.OUTPUT, mlmd_pb2.Event.DECLARED_OUTPUT)
+    ]
+    artifacts = {a.id: a for a in store.get_artifacts_by_id([e.artifact_id for e in events])}
+    for event in events:
+        node.outputs.setdefault(_output_key(event), []).append(artifacts[event.artifact_id])
+    return node
+
+
+def list_runs(store: metadata_store.MetadataStore, pipeline_name: str) -> list[PipelineRun]:
+    """The pipeline's runs in the store, newest first (empty when it has none)."""
+    pipeline = store.get_context_by_type_and_name(PIPELINE, pipeline_name)
+    if pipeline is None:
+        return []
+    in_pipeline = {e.id for e in store.get_executions_by_context(pipeline.id)}
+    node_of: dict[int, str] = {}
+    prefix = f"{pipeline_name}."
+    for ctx in store.get_contexts_by_type(NODE):
+        if ctx.name.startswith(prefix):
+            for execution in store.get_executions_by_context(ctx.id):
+                node_of[execution.id] = ctx.name[len(prefix) :]
+    runs = []
+    for ctx in store.get_contexts_by_type(PIPELINE_RUN):
+        executions = [e for e in store.get_executions_by_context(ctx.id) if e.id in in_pipeline]
+        if not executions:
+            continue
+        nodes = {}
+        for execution in sorted(executions, key=lambda e: e.id):
+            node_id = node_of.get(execution.id, execution.type)
+            nodes[node_id] = _node_execution(store, node_id, execution)
+        runs.append(PipelineRun(ctx.name, ctx.create_time_since_epoch, nodes))
+    return sorted(runs, key=lambda r: r.started_ms, reverse=True)
+
+
+def latest_run(store: metadata_store.MetadataStore, pipeline_name: str) -> PipelineRun | None:
+    """The newest run of the pipeline, or None when the store has none."""
+    runs = list_runs(store, pipeline_name)
+    return runs[0] if runs else None
