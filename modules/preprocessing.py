@@ -114,13 +114,21 @@ def _cross(spec: F.Cross, out: dict[str, tf.Tensor]) -> tf.Tensor:
     return tf.strings.to_hash_bucket_fast(tf.strings.join(parts, "|"), spec.hash_buckets)
 
 
+def _cents(x: tf.Tensor) -> tf.Tensor:
+    return tf.round(tf.cast(x, tf.float64) * 100.0)
+
+
 def label(inputs: dict[str, Tensor]) -> tf.Tensor:
-    """1 where the tip exceeds the label's fraction of the fare; a missing fare gives 0."""
+    """1 where the tip exceeds the label's fraction of the fare; a missing fare gives 0.
+
+    Compared in whole cents: amounts arrive as float32, and a tip of exactly 20%
+    (5.01 on 25.05) must not tip over the line through rounding.
+    """
     spec = F.LABEL
     fare = _present(inputs[spec.fare_column])
-    fare_value = tf.cast(_dense(fare, 0.0), tf.float64)
-    tips = tf.cast(_dense(_present(inputs[spec.tips_column]), 0.0), tf.float64)
-    big = (tips > spec.tip_fraction * fare_value) & (_missing(fare) == 0.0)
+    fare_cents = _cents(_dense(fare, 0.0))
+    tip_cents = _cents(_dense(_present(inputs[spec.tips_column]), 0.0))
+    big = (tip_cents > spec.tip_fraction * fare_cents) & (_missing(fare) == 0.0)
     return tf.cast(big, tf.int64)
 
 

@@ -27,7 +27,16 @@ def eval_config(min_auc: float, max_auc_drop: float) -> tfma.EvalConfig:
     )
     metrics = [
         tfma.MetricConfig(class_name="ExampleCount"),
-        tfma.MetricConfig(class_name="AUC", config='{"name": "auc"}', threshold=auc_threshold),
+        tfma.MetricConfig(
+            class_name="AUC",
+            config='{"name": "auc"}',
+            # Gate on the whole eval split: small slices are reported, not gated.
+            per_slice_thresholds=[
+                tfma.PerSliceMetricThreshold(
+                    slicing_specs=[tfma.SlicingSpec()], threshold=auc_threshold
+                )
+            ],
+        ),
         tfma.MetricConfig(class_name="BinaryAccuracy", config='{"name": "binary_accuracy"}'),
     ]
     return tfma.EvalConfig(

@@ -78,7 +78,6 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         schema=schema_gen.outputs["schema"],
         preprocessing_fn=config.preprocessing_fn,
         disable_statistics=not config.transform_statistics,
-        force_tf_compat_v1=config.transform_tf1_graph,
     ).with_id(TRANSFORM)
     trainer = tfx.components.Trainer(
         run_fn=config.run_fn,
