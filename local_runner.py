@@ -11,7 +11,6 @@ machines. Exit codes: 0 success, 1 a component failed, 2 bad input.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import sys
 import time
@@ -36,14 +35,23 @@ log = logging.getLogger("local_runner")
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line; defaults come from the pipeline config."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-root", type=Path, default=DEFAULT_DATA_ROOT,
-                        help="folder of CSV files (default: the shipped sample)")
-    parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR,
-                        help="where artifacts, metadata, logs and served models go")
+    parser.add_argument(
+        "--data-root",
+        type=Path,
+        default=DEFAULT_DATA_ROOT,
+        help="folder of CSV files (default: the shipped sample)",
+    )
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        default=DEFAULT_OUTPUT_DIR,
+        help="where artifacts, metadata, logs and served models go",
+    )
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
     parser.add_argument("--eval-steps", type=int, default=PipelineConfig.eval_steps)
-    parser.add_argument("--verbose", action="store_true",
-                        help="also show the full TFX/TF/Beam log on the console")
+    parser.add_argument(
+        "--verbose", action="store_true", help="also show the full TFX/TF/Beam log on the console"
+    )
     return parser.parse_args(argv)
 
 

@@ -52,7 +52,9 @@ def make_dataset(
         if training:
             # The cache holds batches in file order; unbatching before the shuffle
             # gives every epoch fresh batches, not the same ones reordered.
-            dataset = dataset.unbatch().shuffle(shuffle_buffer, seed=seed).batch(
-                batch_size, drop_remainder=True
+            dataset = (
+                dataset.unbatch()
+                .shuffle(shuffle_buffer, seed=seed)
+                .batch(batch_size, drop_remainder=True)
             )
     return dataset.repeat().prefetch(AUTOTUNE)

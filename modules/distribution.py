@@ -44,7 +44,9 @@ def choose(requested: str) -> Placement:
         resolver = strategy.cluster_resolver
         task_type, task_id = resolver.task_type, resolver.task_id
         has_chief = "chief" in resolver.cluster_spec().as_dict()
-        is_chief = task_type == "chief" or (task_type == "worker" and task_id == 0 and not has_chief)
+        is_chief = task_type == "chief" or (
+            task_type == "worker" and task_id == 0 and not has_chief
+        )
         return Placement(strategy, is_chief, f"{task_type}:{task_id}")
     gpus = tf.config.list_logical_devices("GPU")
     if requested == "mirrored" or (requested == "auto" and len(gpus) > 1):

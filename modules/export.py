@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import tensorflow as tf
 import tensorflow_transform as tft
-from modules.keras_setup import keras
 
 from modules import features as F
+from modules.keras_setup import keras
 from modules.model import PREDICTION_KEY
 
 SERVING_DEFAULT = "serving_default"
@@ -61,7 +61,7 @@ def _signatures(
     def serve_raw(*columns: tf.Tensor) -> dict:
         raw = {
             name: _column_as_parsed(value, serving_spec[name])
-            for name, value in zip(sorted(serving_spec), columns)
+            for name, value in zip(sorted(serving_spec), columns, strict=True)
         }
         return predict(raw)
 

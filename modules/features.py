@@ -189,7 +189,11 @@ def fixed_cardinalities() -> dict[str, int]:
     sizes = {transformed_name(f.name): f.size for f in INTEGER_RANGES}
     # Quantile buckets, plus one for a missing value.
     sizes.update(
-        {transformed_name(bucket_name(f.name)): f.bucket_count + 1 for f in NUMERIC if f.bucket_count}
+        {
+            transformed_name(bucket_name(f.name)): f.bucket_count + 1
+            for f in NUMERIC
+            if f.bucket_count
+        }
     )
     sizes.update({transformed_name(c.name): c.hash_buckets for c in CROSSES})
     return sizes

@@ -70,8 +70,7 @@ class HParams:
                 value = float(value)
             if type(value) is not type(default):
                 raise ValueError(
-                    f"hyperparameter {name!r} must be {type(default).__name__}, "
-                    f"got {value!r}"
+                    f"hyperparameter {name!r} must be {type(default).__name__}, got {value!r}"
                 )
             values[name] = value
         return dataclasses.replace(defaults, **values)

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from modules.keras_setup import keras
-
 from modules import features as F
 from modules.hparams import HParams
+from modules.keras_setup import keras
 
 PREDICTION_KEY = "tip_probability"
 
@@ -25,7 +24,9 @@ def embedding_dim(cardinality: int, max_dim: int) -> int:
 
 
 def _inputs() -> dict[str, keras.Input]:
-    inputs = {name: keras.Input(shape=(1,), name=name, dtype="float32") for name in F.dense_features()}
+    inputs = {
+        name: keras.Input(shape=(1,), name=name, dtype="float32") for name in F.dense_features()
+    }
     for name in F.categorical_features() + F.cross_features():
         inputs[name] = keras.Input(shape=(1,), name=name, dtype="int64")
     return inputs
@@ -33,9 +34,9 @@ def _inputs() -> dict[str, keras.Input]:
 
 def _wide(inputs: Mapping[str, keras.Input], cardinalities: Mapping[str, int]) -> keras.Model:
     one_hots = [
-        keras.layers.CategoryEncoding(cardinalities[name], output_mode="one_hot", name=f"{name}_1hot")(
-            inputs[name]
-        )
+        keras.layers.CategoryEncoding(
+            cardinalities[name], output_mode="one_hot", name=f"{name}_1hot"
+        )(inputs[name])
         for name in F.categorical_features() + F.cross_features()
     ]
     joined = keras.layers.Concatenate(name="wide_one_hots")(one_hots)
@@ -90,7 +91,9 @@ def build_model(cardinalities: Mapping[str, int], hp: HParams) -> keras.Model:
     model.compile(
         optimizer=[wide_optimizer, deep_optimizer],
         loss=keras.losses.BinaryCrossentropy(),
-        metrics=[keras.metrics.AUC(name="auc"), keras.metrics.BinaryAccuracy(name="binary_accuracy")],
+        metrics=[
+            keras.metrics.AUC(name="auc"),
+            keras.metrics.BinaryAccuracy(name="binary_accuracy"),
+        ],
     )
     return model
-

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import tensorflow as tf
 import tensorflow_transform as tft
-from modules.keras_setup import keras
 from tfx.v1.components import FnArgs
 
 from modules import dataset, distribution, export
 from modules import features as F
 from modules.hparams import HParams
+from modules.keras_setup import keras
 from modules.model import build_model
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,11 @@ def run_fn(fn_args: FnArgs) -> None:
         epochs = max(1, -(-fn_args.train_steps // hp.steps_per_epoch))
         log.info(
             "training %s: %d replica(s), %d epoch(s) of %d steps, global batch %d",
-            placement.task, replicas, epochs, hp.steps_per_epoch, hp.batch_size,
+            placement.task,
+            replicas,
+            epochs,
+            hp.steps_per_epoch,
+            hp.batch_size,
         )
         model.fit(
             data(fn_args.train_files, training=True),

@@ -17,7 +17,6 @@ DEFAULT_DATA_ROOT = PROJECT_ROOT / "data"
 DEFAULT_OUTPUT_DIR = PROJECT_ROOT / "outputs"
 
 
-
 @dataclass(frozen=True)
 class SqliteMetadata:
     """ML-Metadata in an embedded SQLite file."""

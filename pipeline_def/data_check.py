@@ -14,7 +14,9 @@ def check_data_root(root: Path, pattern: str) -> list[Path]:
     if not root.exists():
         raise DataRootError(f"data root {root} does not exist")
     if not root.is_dir():
-        raise DataRootError(f"data root {root} is not a directory (give the folder holding the CSV files)")
+        raise DataRootError(
+            f"data root {root} is not a directory (give the folder holding the CSV files)"
+        )
     files = sorted(p for p in root.glob(pattern) if p.is_file())
     if not files:
         others = sorted(p.name for p in root.iterdir() if not p.name.startswith("."))

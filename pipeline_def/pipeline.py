@@ -62,9 +62,9 @@ def _example_gen(config: PipelineConfig) -> tfx.components.CsvExampleGen:
 def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     """The TFX pipeline: ExampleGen through Pusher, as the config describes."""
     example_gen = _example_gen(config).with_id(EXAMPLE_GEN)
-    statistics_gen = tfx.components.StatisticsGen(
-        examples=example_gen.outputs["examples"]
-    ).with_id(STATISTICS_GEN)
+    statistics_gen = tfx.components.StatisticsGen(examples=example_gen.outputs["examples"]).with_id(
+        STATISTICS_GEN
+    )
     # Shapes are not inferred: every raw column stays optional, so a serving
     # request that omits one still gets an answer.
     schema_gen = tfx.components.SchemaGen(

@@ -35,7 +35,7 @@ class NodeExecution:
 
     @property
     def state(self) -> str:
-        """complete / cached / failed / running / ..."""
+        """Complete / cached / failed / running / ..."""
         return STATE_NAMES.get(self.execution.last_known_state, "unknown")
 
     @property

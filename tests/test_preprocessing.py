@@ -113,7 +113,7 @@ def test_vocabulary_ids_are_consistent_and_in_range(transformed):
     raw, rows, vocab_sizes = transformed
     ids = _column(rows, "payment_type")
     by_value: dict[str, set[int]] = {}
-    for r, i in zip(raw, ids):
+    for r, i in zip(raw, ids, strict=True):
         by_value.setdefault(r["payment_type"], set()).add(int(i))
     assert all(len(s) == 1 for s in by_value.values())
     assert len({next(iter(s)) for s in by_value.values()}) == len(by_value)

@@ -1,0 +1,81 @@
+"""Benchmark `make run`: the median of N end-to-end runs, each in a fresh output dir.
+
+    python scripts/bench_run.py [--runs 3] [--data-root DIR] [--out FILE]
+
+Wall time is measured around the whole `python local_runner.py` process, the way a
+user experiences it (imports included); per-component seconds come from each
+run's run_summary.json. Prints a table and writes the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def one_run(data_root: Path) -> dict:
+    """Run the pipeline once in a fresh output dir; its wall time and summary."""
+    with tempfile.TemporaryDirectory(prefix="bench-") as out:
+        started = time.monotonic()
+        result = subprocess.run(
+            [
+                sys.executable,
+                str(PROJECT / "local_runner.py"),
+                "--data-root",
+                str(data_root),
+                "--output-dir",
+                out,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        wall = time.monotonic() - started
+        if result.returncode != 0:
+            sys.exit(f"run failed (exit {result.returncode}):\n{result.stdout}{result.stderr}")
+        summary = json.loads((Path(out) / "run_summary.json").read_text())
+    return {"wall_seconds": wall, "summary": summary}
+
+
+def main() -> None:
+    """Run the benchmark and print the medians."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--data-root", type=Path, default=PROJECT / "data")
+    parser.add_argument("--out", type=Path, default=PROJECT / "outputs" / "bench_run.json")
+    args = parser.parse_args()
+    runs = []
+    for i in range(args.runs):
+        runs.append(one_run(args.data_root))
+        print(f"run {i + 1}/{args.runs}: {runs[-1]['wall_seconds']:.1f} s", flush=True)
+    components = list(runs[0]["summary"]["components"])
+    figures = {
+        "runs": args.runs,
+        "wall_seconds_median": statistics.median(r["wall_seconds"] for r in runs),
+        "wall_seconds": [round(r["wall_seconds"], 2) for r in runs],
+        "component_seconds_median": {
+            c: statistics.median(r["summary"]["components"][c]["seconds"] for r in runs)
+            for c in components
+        },
+        "auc": [r["summary"]["metrics"].get("auc") for r in runs],
+        "binary_accuracy": [r["summary"]["metrics"].get("binary_accuracy") for r in runs],
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"\nmedian wall time {figures['wall_seconds_median']:.1f} s over {args.runs} runs")
+    for c, s in figures["component_seconds_median"].items():
+        print(f"  {c:<28} {s:6.1f} s")
+    print(f"AUC {figures['auc']}\nbinary accuracy {figures['binary_accuracy']}")
+    print(f"figures written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""The whole pipeline, for real: LocalDagRunner in a subprocess, checked through MLMD."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tensorflow as tf
+
+from pipeline_def import pipeline as P
+from pipeline_def.config import SqliteMetadata
+from pipeline_def.runs import PipelineRun, latest_run, list_runs, open_store
+from pipeline_def.summary import SUMMARY_FILE
+
+pytestmark = pytest.mark.slow
+
+PROJECT = Path(__file__).resolve().parent.parent
+UPSTREAM_OF_EVALUATION = (
+    P.EXAMPLE_GEN,
+    P.STATISTICS_GEN,
+    P.SCHEMA_GEN,
+    P.EXAMPLE_VALIDATOR,
+    P.TRANSFORM,
+    P.TRAINER,
+)
+
+
+def _run(data_root: Path, output_dir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            sys.executable,
+            str(PROJECT / "local_runner.py"),
+            "--data-root",
+            str(data_root),
+            "--output-dir",
+            str(output_dir),
+            "--train-steps",
+            "300",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+def _store_run(output_dir: Path) -> PipelineRun:
+    from pipeline_def.pipeline import metadata_connection
+
+    store = open_store(metadata_connection(SqliteMetadata(str(output_dir / "metadata.sqlite"))))
+    run = latest_run(store, "taxi_wide_deep")
+    assert run is not None
+    return run
+
+
+@pytest.fixture(scope="module")
+def first_run(small_data_root, tmp_path_factory):
+    output_dir = tmp_path_factory.mktemp("e2e")
+    result = _run(small_data_root, output_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return output_dir, result
+
+
+def test_console_has_a_line_per_component_and_a_summary(first_run):
+    _, result = first_run
+    lines = result.stdout.splitlines()
+    for node in P.NODE_IDS:
+        assert any(line.split()[:2] == [node, "ran"] for line in lines), node
+    assert any("eval AUC" in line for line in lines)
+    assert any(line.strip().startswith("full log:") for line in lines)
+    assert "Epoch" not in result.stdout  # Keras' progress output goes to the log
+    assert result.stderr.strip() == ""
+
+
+def test_run_summary_for_machines(first_run):
+    output_dir, _ = first_run
+    summary = json.loads((output_dir / SUMMARY_FILE).read_text())
+    assert summary["pipeline_name"] == "taxi_wide_deep"
+    assert summary["status"] == "succeeded"
+    assert set(summary["components"]) == set(P.NODE_IDS)
+    assert all(c["state"] == "ran" and c["seconds"] >= 0 for c in summary["components"].values())
+    assert 0.85 < summary["metrics"]["auc"] <= 1.0
+    assert 0.0 < summary["metrics"]["binary_accuracy"] <= 1.0
+    assert summary["metrics"]["example_count"] > 1000
+    assert summary["blessed"] is True
+    pushed = Path(summary["pushed_model_path"])
+    assert pushed.parent == output_dir / "serving"
+    assert summary["run_id"] == _store_run(output_dir).run_id
+    assert Path(summary["log_file"]).is_file()
+
+
+def test_every_execution_is_complete_in_mlmd(first_run):
+    output_dir, _ = first_run
+    run = _store_run(output_dir)
+    assert set(run.nodes) == set(P.NODE_IDS)
+    assert {node: e.state for node, e in run.nodes.items()} == dict.fromkeys(P.NODE_IDS, "complete")
+
+
+def test_pushed_model_loads_and_scores_raw_examples(first_run):
+    output_dir, _ = first_run
+    summary = json.loads((output_dir / SUMMARY_FILE).read_text())
+    model = tf.saved_model.load(summary["pushed_model_path"])
+    serve = model.signatures["serving_default"]
+    eval_files = sorted((output_dir / "pipeline" / P.EXAMPLE_GEN).glob("examples/*/Split-eval/*"))
+    records = tf.data.TFRecordDataset([str(f) for f in eval_files], compression_type="GZIP")
+    examples = next(iter(records.batch(50)))
+    probabilities = serve(examples=examples)["tip_probability"].numpy()
+    assert probabilities.shape == (50, 1)
+    assert ((probabilities >= 0) & (probabilities <= 1)).all()
+
+
+def test_rerun_with_unchanged_inputs_reuses_everything_upstream(first_run, small_data_root):
+    output_dir, _ = first_run
+    first_id = _store_run(output_dir).run_id
+    result = _run(small_data_root, output_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    run = _store_run(output_dir)
+    assert run.run_id != first_id
+    for node in UPSTREAM_OF_EVALUATION:
+        assert run.nodes[node].state == "cached", node
+    # The Evaluator's inputs did change: the first run's blessed model is now its baseline.
+    assert run.nodes[P.EVALUATOR].state == "complete"
+    store = open_store(_connection(output_dir))
+    assert len(list_runs(store, "taxi_wide_deep")) == 2
+    console = {
+        line.split()[0]: line.split()[1]
+        for line in result.stdout.splitlines()
+        if line.startswith("  ") and len(line.split()) >= 2
+    }
+    assert all(console[node] == "cached" for node in UPSTREAM_OF_EVALUATION)
+
+
+def _connection(output_dir: Path):
+    from pipeline_def.pipeline import metadata_connection
+
+    return metadata_connection(SqliteMetadata(str(output_dir / "metadata.sqlite")))
+
+
+def test_sample_rows_fixture_matches_the_shipped_header(sample_rows):
+    with (PROJECT / "data" / "taxi.csv").open(newline="") as f:
+        assert list(sample_rows[0]) == next(csv.reader(f))

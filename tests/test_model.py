@@ -1,0 +1,82 @@
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from modules import features as F
+from modules.hparams import HParams
+from modules.model import build_model, embedding_dim
+
+VOCAB_SIZES = {
+    "payment_type": 8,
+    "company": 40,
+    "pickup_community_area": 60,
+    "dropoff_community_area": 60,
+    "dropoff_census_tract": 150,
+}
+
+
+@pytest.fixture(scope="module")
+def cardinalities() -> dict[str, int]:
+    sizes = F.fixed_cardinalities()
+    sizes.update(
+        {
+            F.transformed_name(v.name): VOCAB_SIZES[v.name] + v.num_oov_buckets
+            for v in F.VOCABULARIES
+        }
+    )
+    return sizes
+
+
+def _batch(cardinalities: dict[str, int], n: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    batch = {name: rng.normal(size=(n, 1)).astype("float32") for name in F.dense_features()}
+    for name in F.categorical_features() + F.cross_features():
+        batch[name] = rng.integers(0, cardinalities[name], size=(n, 1))
+    return batch
+
+
+def test_predicts_one_probability_per_example(cardinalities):
+    model = build_model(cardinalities, HParams(hidden_units=(16, 8)))
+    predictions = model.predict(_batch(cardinalities, 32), verbose=0)
+    assert predictions.shape == (32, 1)
+    assert ((predictions >= 0) & (predictions <= 1)).all()
+
+
+def _changed(before: list[np.ndarray], after: list[tf.Variable]) -> bool:
+    return any((b != a.numpy()).any() for b, a in zip(before, after, strict=True))
+
+
+def test_wide_and_deep_parts_train_jointly_with_their_own_optimizers(cardinalities):
+    model = build_model(cardinalities, HParams(hidden_units=(16,)))
+    x = _batch(cardinalities, 256)
+    # A label the wide part alone can learn: one hour of the day tips well.
+    y = (x[F.transformed_name("trip_start_hour")] == 3).astype("float32")
+    wide_before = [w.numpy().copy() for w in model.linear_model.trainable_weights]
+    deep_before = [w.numpy().copy() for w in model.dnn_model.trainable_weights]
+    history = model.fit(x, y, epochs=5, batch_size=64, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    assert _changed(wide_before, model.linear_model.trainable_weights)
+    assert _changed(deep_before, model.dnn_model.trainable_weights)
+    wide_opt, deep_opt = model.optimizer
+    assert type(wide_opt).__name__ == "Ftrl" and type(deep_opt).__name__ == "Adam"
+
+
+def test_missing_cardinality_is_named(cardinalities):
+    sizes = dict(cardinalities)
+    del sizes[F.transformed_name("company")]
+    with pytest.raises(ValueError, match="company_xf"):
+        build_model(sizes, HParams())
+
+
+@pytest.mark.parametrize(("cardinality", "expected"), [(2, 2), (25, 10), (10_000, 16)])
+def test_embedding_width_grows_with_cardinality_up_to_the_cap(cardinality, expected):
+    assert embedding_dim(cardinality, max_dim=16) == expected
+
+
+def test_keras_internals_are_not_autograph_converted():
+    from tensorflow.python.autograph.impl import conversion
+
+    from modules.keras_setup import keras
+
+    assert conversion.is_allowlisted(keras.layers.Dense.call)
+    assert tf.keras.__name__  # tf.keras still resolves (to Keras 2 here)

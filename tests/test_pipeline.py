@@ -1,0 +1,68 @@
+import dataclasses
+
+import pytest
+
+from pipeline_def import pipeline as P
+from pipeline_def.config import PipelineConfig, SqliteMetadata
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory) -> PipelineConfig:
+    root = tmp_path_factory.mktemp("pipeline")
+    return PipelineConfig(
+        pipeline_root=str(root / "root"),
+        data_root=str(root / "data"),
+        serving_dir=str(root / "serving"),
+        metadata=SqliteMetadata(str(root / "metadata.sqlite")),
+    )
+
+
+@pytest.fixture(scope="module")
+def built(config):
+    return P.create_pipeline(config)
+
+
+def _upstream(pipeline) -> dict[str, set[str]]:
+    return {c.id: {u.id for u in c.upstream_nodes} for c in pipeline.components}
+
+
+def test_nine_nodes_with_explicit_ids_in_data_flow_order(built):
+    ids = [c.id for c in built.components]
+    assert sorted(ids) == sorted(P.NODE_IDS)
+    assert len(ids) == 9
+    position = {node: i for i, node in enumerate(ids)}
+    for node, parents in _upstream(built).items():
+        assert all(position[p] < position[node] for p in parents)
+
+
+def test_edges(built):
+    assert _upstream(built) == {
+        P.EXAMPLE_GEN: set(),
+        P.STATISTICS_GEN: {P.EXAMPLE_GEN},
+        P.SCHEMA_GEN: {P.STATISTICS_GEN},
+        P.EXAMPLE_VALIDATOR: {P.STATISTICS_GEN, P.SCHEMA_GEN},
+        P.TRANSFORM: {P.EXAMPLE_GEN, P.SCHEMA_GEN},
+        P.TRAINER: {P.TRANSFORM, P.SCHEMA_GEN},
+        P.BASELINE_RESOLVER: set(),
+        P.EVALUATOR: {P.EXAMPLE_GEN, P.TRAINER, P.BASELINE_RESOLVER},
+        P.PUSHER: {P.TRAINER, P.EVALUATOR},
+    }
+
+
+def test_config_reaches_the_components(built, config):
+    by_id = {c.id: c for c in built.components}
+    trainer = by_id[P.TRAINER].exec_properties
+    assert '"num_steps": 1000' in trainer["train_args"]
+    assert "hparams" in trainer["custom_config"]
+    assert by_id[P.TRANSFORM].exec_properties["preprocessing_fn"] == config.preprocessing_fn
+    assert config.serving_dir in by_id[P.PUSHER].exec_properties["push_destination"]
+    assert built.metadata_connection_config.sqlite.filename_uri.endswith("metadata.sqlite")
+
+
+def test_config_is_frozen_and_validated(config):
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.train_steps = 5  # type: ignore[misc]
+    with pytest.raises(ValueError, match="min_auc"):
+        dataclasses.replace(config, min_auc=1.5)
+    with pytest.raises(ValueError, match="train_steps"):
+        dataclasses.replace(config, train_steps=0)

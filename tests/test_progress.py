@@ -1,0 +1,34 @@
+import io
+import logging
+
+from pipeline_def.progress import CACHED, FAILED, RAN, ComponentProgress
+
+log = logging.getLogger("absl")
+
+
+def _record(msg: str, *args: object) -> logging.LogRecord:
+    return log.makeRecord("absl", logging.INFO, __file__, 1, msg, args, None)
+
+
+def test_one_line_per_component_with_state():
+    out = io.StringIO()
+    progress = ComponentProgress(out=out)
+    for node, cached in (("CsvExampleGen", False), ("Transform", True)):
+        progress.emit(_record("Component %s is running.", node))
+        if cached:
+            progress.emit(_record("A cached execution %d is used.", 7))
+        progress.emit(_record("Component %s is finished.", node))
+    progress.emit(_record("something else entirely %s", "x"))
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 2
+    assert lines[0].split()[:2] == ["CsvExampleGen", RAN]
+    assert lines[1].split()[:2] == ["Transform", CACHED]
+    assert progress.timings["Transform"].state == CACHED
+
+
+def test_the_running_component_is_the_failed_one():
+    progress = ComponentProgress(out=io.StringIO())
+    progress.emit(_record("Component %s is running.", "Trainer"))
+    assert progress.fail_current() == "Trainer"
+    assert progress.timings["Trainer"].state == FAILED
+    assert progress.fail_current() is None
