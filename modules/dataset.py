@@ -1,4 +1,4 @@
-"""The tf.data input pipeline over Transform's output, for training and evaluation."""
+"""The tf.data input pipeline: raw examples through Transform's graph, for training and eval."""
 
 from __future__ import annotations
 
@@ -22,15 +22,16 @@ def make_dataset(
     shuffle_buffer: int,
     seed: int,
 ) -> tf.data.Dataset:
-    """(features, label) batches of ``batch_size`` that repeat forever.
+    """(transformed features, label) batches of ``batch_size`` that repeat forever.
 
-    Reads the transformed TFRecords with parallel reads and parsing. With ``cache``
-    the parsed batches are kept in memory after the first pass, so later epochs cost
-    no I/O or parsing; training data is then re-shuffled every epoch.
+    Reads the raw examples with parallel reads and parsing and applies Transform's
+    graph to each batch, through the same Keras layer the serving signatures use.
+    With ``cache`` the transformed batches are kept in memory after the first pass,
+    so later epochs cost no I/O, parsing or transformation; training data is then
+    re-shuffled every epoch.
     """
     options = tfxio.TensorFlowDatasetOptions(
         batch_size=batch_size,
-        label_key=F.transformed_name(F.LABEL.name),
         num_epochs=1,
         shuffle=training and not cache,
         shuffle_buffer_size=shuffle_buffer,
@@ -41,8 +42,16 @@ def make_dataset(
         drop_final_batch=training,
     )
     dataset = data_accessor.tf_dataset_factory(
-        file_pattern, options, tf_transform_output.transformed_metadata.schema
+        file_pattern, options, tf_transform_output.raw_metadata.schema
     )
+    transform = tf_transform_output.transform_features_layer()
+    label = F.transformed_name(F.LABEL.name)
+
+    def apply_transform(raw: dict) -> tuple[dict, tf.Tensor]:
+        features = transform(raw)
+        return features, features.pop(label)
+
+    dataset = dataset.map(apply_transform, num_parallel_calls=AUTOTUNE)
     # Several workers may read the same single file: shard by element, not by file.
     dist = tf.data.Options()
     dist.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA

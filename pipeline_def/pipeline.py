@@ -73,15 +73,18 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     example_validator = tfx.components.ExampleValidator(
         statistics=statistics_gen.outputs["statistics"], schema=schema_gen.outputs["schema"]
     ).with_id(EXAMPLE_VALIDATOR)
+    # Transform only analyzes; the Trainer applies its graph to the raw examples in
+    # tf.data, through the same layer serving uses (no materialized copy to write).
     transform = tfx.components.Transform(
         examples=example_gen.outputs["examples"],
         schema=schema_gen.outputs["schema"],
         preprocessing_fn=config.preprocessing_fn,
+        materialize=False,
         disable_statistics=not config.transform_statistics,
     ).with_id(TRANSFORM)
     trainer = tfx.components.Trainer(
         run_fn=config.run_fn,
-        examples=transform.outputs["transformed_examples"],
+        examples=example_gen.outputs["examples"],
         transform_graph=transform.outputs["transform_graph"],
         schema=schema_gen.outputs["schema"],
         train_args=tfx.proto.TrainArgs(num_steps=config.train_steps),

@@ -143,3 +143,22 @@ def _connection(output_dir: Path):
 def test_sample_rows_fixture_matches_the_shipped_header(sample_rows):
     with (PROJECT / "data" / "taxi.csv").open(newline="") as f:
         assert list(sample_rows[0]) == next(csv.reader(f))
+
+
+def test_a_failing_component_is_named_and_exits_1(tmp_path, sample_rows):
+    data_root = tmp_path / "data"
+    data_root.mkdir()
+    columns = [c for c in sample_rows[0] if c != "fare"]
+    with (data_root / "taxi.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, columns, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(sample_rows)
+    result = _run(data_root, tmp_path / "out")
+    assert result.returncode == 1
+    assert f"error: {P.TRANSFORM} failed" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    summary = json.loads((tmp_path / "out" / SUMMARY_FILE).read_text())
+    assert summary["status"] == "failed"
+    assert summary["failed_component"] == P.TRANSFORM
+    assert summary["pushed_model_path"] is None
+    assert not (tmp_path / "out" / "serving").exists()
