@@ -62,6 +62,18 @@ class Vocabulary:
 
 
 @dataclass(frozen=True)
+class Hashed:
+    """A high-cardinality id column (census tracts) hashed into ``hash_buckets`` ids.
+
+    Needs no analyzer over the data; a missing value hashes as a token of its own.
+    """
+
+    name: str
+    hash_buckets: int
+    missing_indicator: bool = False
+
+
+@dataclass(frozen=True)
 class Cross:
     """A hashed cross of categorical features, for the wide part."""
 
@@ -100,15 +112,16 @@ INTEGER_RANGES: tuple[IntegerRange, ...] = (
     IntegerRange("trip_start_hour", 0, 23),
     IntegerRange("trip_start_day", 1, 7),
     IntegerRange("trip_start_month", 1, 12),
+    IntegerRange("pickup_community_area", 1, 77),
+    IntegerRange("dropoff_community_area", 1, 77),
 )
 
 VOCABULARIES: tuple[Vocabulary, ...] = (
     Vocabulary("payment_type", top_k=10),
     Vocabulary("company", top_k=60, missing_indicator=True),
-    Vocabulary("pickup_community_area", top_k=80),
-    Vocabulary("dropoff_community_area", top_k=80),
-    Vocabulary("dropoff_census_tract", top_k=200, missing_indicator=True),
 )
+
+HASHED: tuple[Hashed, ...] = (Hashed("dropoff_census_tract", 256, missing_indicator=True),)
 
 TIMESTAMP = "trip_start_timestamp"
 # Time features derived from TIMESTAMP: the hour of the day on a circle, and the
@@ -154,6 +167,7 @@ def raw_feature_columns() -> tuple[str, ...]:
     names = [f.name for f in NUMERIC]
     names += [f.name for f in INTEGER_RANGES]
     names += [f.name for f in VOCABULARIES]
+    names += [f.name for f in HASHED]
     names.append(TIMESTAMP)
     return tuple(names)
 
@@ -163,6 +177,7 @@ def dense_features() -> tuple[str, ...]:
     names = [f.name for f in NUMERIC]
     names += [missing_name(f.name) for f in NUMERIC if f.missing_indicator]
     names += [missing_name(f.name) for f in VOCABULARIES if f.missing_indicator]
+    names += [missing_name(f.name) for f in HASHED if f.missing_indicator]
     names += TIME_FEATURES
     return tuple(transformed_name(n) for n in names)
 
@@ -171,6 +186,7 @@ def categorical_features() -> tuple[str, ...]:
     """Transformed names of the integer-id features (one-hot in wide, embedded in deep)."""
     names = [f.name for f in INTEGER_RANGES]
     names += [f.name for f in VOCABULARIES]
+    names += [f.name for f in HASHED]
     names += [bucket_name(f.name) for f in NUMERIC if f.bucket_count]
     return tuple(transformed_name(n) for n in names)
 
@@ -195,6 +211,7 @@ def fixed_cardinalities() -> dict[str, int]:
             if f.bucket_count
         }
     )
+    sizes.update({transformed_name(h.name): h.hash_buckets for h in HASHED})
     sizes.update({transformed_name(c.name): c.hash_buckets for c in CROSSES})
     return sizes
 

@@ -61,18 +61,32 @@ def _missing(x: tf.SparseTensor) -> tf.Tensor:
     return 1.0 - _dense(present, 0.0)
 
 
-def _numeric(spec: F.Numeric, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
+def _numeric_values(spec: F.Numeric, raw: Tensor) -> tf.SparseTensor:
     values = tf.sparse.map_values(tf.cast, _present(raw), tf.float32)
     if spec.scaling is F.Scaling.LOG_Z:
         values = tf.sparse.map_values(lambda v: tf.math.log1p(tf.maximum(v, 0.0)), values)
+    return values
+
+
+def _numerics(inputs: dict[str, Tensor], out: dict[str, tf.Tensor]) -> None:
+    """z-scores, missing indicators and quantile buckets of every numeric column.
+
+    The columns are stacked side by side so that one elementwise analyzer computes
+    every column's mean and variance (bucketize takes no sparse elementwise input).
+    """
+    values = {spec.name: _numeric_values(spec, inputs[spec.name]) for spec in F.NUMERIC}
+    stacked = tf.sparse.concat(1, [values[spec.name] for spec in F.NUMERIC])
     # Missing values land at 0, the mean of the present ones, after z-scoring; the
     # indicator (when declared) and the extra bucket carry the absence.
-    out[F.transformed_name(spec.name)] = _dense(tft.scale_to_z_score(values), 0.0)
-    if spec.missing_indicator:
-        out[F.transformed_name(F.missing_name(spec.name))] = _missing(values)
-    if spec.bucket_count:
-        buckets = tft.bucketize(values, spec.bucket_count)
-        out[F.transformed_name(F.bucket_name(spec.name))] = _dense(buckets, spec.bucket_count)
+    scaled = tf.sparse.to_dense(tft.scale_to_z_score(stacked, elementwise=True))
+    for i, spec in enumerate(F.NUMERIC):
+        out[F.transformed_name(spec.name)] = scaled[:, i]
+        if spec.missing_indicator:
+            out[F.transformed_name(F.missing_name(spec.name))] = _missing(values[spec.name])
+    for spec in F.NUMERIC:
+        if spec.bucket_count:
+            buckets = tft.bucketize(values[spec.name], spec.bucket_count)
+            out[F.transformed_name(F.bucket_name(spec.name))] = _dense(buckets, spec.bucket_count)
 
 
 def _integer_range(spec: F.IntegerRange, raw: Tensor) -> tf.Tensor:
@@ -82,20 +96,35 @@ def _integer_range(spec: F.IntegerRange, raw: Tensor) -> tf.Tensor:
     return tf.where(in_range, values - spec.low, spec.size - 1)
 
 
-def _vocabulary(spec: F.Vocabulary, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
-    present = _present(raw)
+def _tokens(present: tf.SparseTensor) -> tf.Tensor:
+    """One string token per example.
+
+    A missing value is a token of its own, so the model learns what absence means.
+    """
     if present.dtype != tf.string:
-        # Integer codes (community areas, census tracts) become tokens.
         present = tf.sparse.map_values(
             lambda v: tf.strings.as_string(tf.cast(v, tf.int64)), present
         )
-    # A missing value is a token of its own, so the model learns what absence means.
-    tokens = _dense(present, MISSING_TOKEN)
+    return _dense(present, MISSING_TOKEN)
+
+
+def _vocabulary(spec: F.Vocabulary, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
+    present = _present(raw)
+    tokens = _tokens(present)
     vocabulary = tft.experimental.approximate_vocabulary(
         tokens, top_k=spec.top_k, vocab_filename=F.vocabulary_file(spec.name)
     )
     out[F.transformed_name(spec.name)] = tft.apply_vocabulary(
         tokens, vocabulary, num_oov_buckets=spec.num_oov_buckets
+    )
+    if spec.missing_indicator:
+        out[F.transformed_name(F.missing_name(spec.name))] = _missing(present)
+
+
+def _hashed(spec: F.Hashed, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
+    present = _present(raw)
+    out[F.transformed_name(spec.name)] = tf.strings.to_hash_bucket_fast(
+        _tokens(present), spec.hash_buckets
     )
     if spec.missing_indicator:
         out[F.transformed_name(F.missing_name(spec.name))] = _missing(present)
@@ -140,12 +169,13 @@ def preprocessing_fn(inputs: dict[str, Tensor]) -> dict[str, tf.Tensor]:
     At serving time the label's columns are absent; TFT prunes the label output then.
     """
     out: dict[str, tf.Tensor] = {}
-    for spec in F.NUMERIC:
-        _numeric(spec, inputs[spec.name], out)
+    _numerics(inputs, out)
     for spec in F.INTEGER_RANGES:
         out[F.transformed_name(spec.name)] = _integer_range(spec, inputs[spec.name])
     for spec in F.VOCABULARIES:
         _vocabulary(spec, inputs[spec.name], out)
+    for spec in F.HASHED:
+        _hashed(spec, inputs[spec.name], out)
     _time_features(inputs[F.TIMESTAMP], out)
     for spec in F.CROSSES:
         out[F.transformed_name(spec.name)] = _cross(spec, out)

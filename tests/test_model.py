@@ -6,13 +6,7 @@ from modules import features as F
 from modules.hparams import HParams
 from modules.model import build_model, embedding_dim
 
-VOCAB_SIZES = {
-    "payment_type": 8,
-    "company": 40,
-    "pickup_community_area": 60,
-    "dropoff_community_area": 60,
-    "dropoff_census_tract": 150,
-}
+VOCAB_SIZES = {"payment_type": 8, "company": 40}
 
 
 @pytest.fixture(scope="module")

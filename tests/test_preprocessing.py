@@ -133,3 +133,10 @@ def test_time_features_put_the_hour_on_a_circle(transformed):
     _, rows, _ = transformed
     sin, cos = _column(rows, F.HOUR_SIN), _column(rows, F.HOUR_COS)
     np.testing.assert_allclose(sin**2 + cos**2, 1.0, atol=1e-5)
+
+
+def test_every_dense_feature_is_finite(transformed):
+    _, rows, _ = transformed
+    for name in F.dense_features():
+        values = np.array([r[name] for r in rows], dtype=np.float64)
+        assert np.isfinite(values).all(), name
