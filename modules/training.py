@@ -61,13 +61,20 @@ def _callbacks(hp: HParams, log_dir: str) -> list[keras.callbacks.Callback]:
 
 
 def save_diagram(model: keras.Model, path: Path) -> None:
-    """Write a PNG diagram of ``model``'s two parts; warn (not fail) without graphviz."""
-    try:
-        keras.utils.plot_model(
-            model, to_file=str(path), show_shapes=True, expand_nested=True, dpi=60
-        )
-    except ImportError as err:
-        log.warning("no model diagram: %s (install Debian's graphviz package)", err)
+    """Write a PNG diagram of the wide and deep parts; warn (not fail) without graphviz."""
+    if shutil.which("dot") is None:
+        log.warning("no model diagram: graphviz's `dot` is not installed (Debian: graphviz)")
+        return
+    # WideDeepModel is subclassed, so plot_model would draw one box: draw a
+    # functional view joining the two trained parts instead (no new weights).
+    inputs = model.linear_model.input
+    logit = keras.layers.Add(name="wide_plus_deep_logit")(
+        [model.linear_model(inputs), model.dnn_model(inputs)]
+    )
+    view = keras.Model(inputs, keras.layers.Activation("sigmoid", name="sigmoid")(logit))
+    keras.utils.plot_model(
+        view, to_file=str(path), show_shapes=True, expand_nested=True, rankdir="LR", dpi=48
+    )
 
 
 def _class_weight(hp: HParams) -> dict[int, float] | None:

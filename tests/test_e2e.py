@@ -162,3 +162,23 @@ def test_a_failing_component_is_named_and_exits_1(tmp_path, sample_rows):
     assert summary["failed_component"] == P.TRANSFORM
     assert summary["pushed_model_path"] is None
     assert not (tmp_path / "out" / "serving").exists()
+
+
+def _scalar_tags(folder: Path) -> set[str]:
+    tags = set()
+    for events in folder.glob("events.out.tfevents.*"):
+        for event in tf.compat.v1.train.summary_iterator(str(events)):
+            tags.update(v.tag for v in event.summary.value)
+    return tags
+
+
+def test_trainer_leaves_tensorboard_logs_a_profile_and_a_diagram(first_run):
+    output_dir, _ = first_run
+    (run_dir,) = (output_dir / "pipeline" / P.TRAINER / "model_run").iterdir()
+    for split in ("train", "validation"):
+        assert {"epoch_loss", "epoch_auc"} <= _scalar_tags(run_dir / split), split
+    traces = list((run_dir / "plugins" / "profile").glob("*/*.xplane.pb"))
+    assert traces and traces[0].stat().st_size > 0
+    diagram = run_dir / "model.png"
+    assert diagram.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert diagram.stat().st_size > 10_000
