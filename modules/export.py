@@ -23,10 +23,11 @@ TRANSFORM_FEATURES = "transform_features"
 
 
 def _raw_spec(tf_transform_output: tft.TFTransformOutput, with_label: bool) -> dict:
-    spec = tf_transform_output.raw_feature_spec()
-    if not with_label:
-        spec.pop(F.LABEL.tips_column, None)
-    return spec
+    """The raw columns a signature parses: the model's, and the label's when asked."""
+    wanted = set(F.raw_feature_columns())
+    if with_label:
+        wanted |= {F.LABEL.tips_column, F.LABEL.fare_column}
+    return {k: v for k, v in tf_transform_output.raw_feature_spec().items() if k in wanted}
 
 
 def _column_as_parsed(value: tf.Tensor, spec: tf.io.VarLenFeature | tf.io.FixedLenFeature):

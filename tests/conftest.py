@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import csv
 import itertools
+import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import tensorflow as tf
+import tensorflow_transform as tft
+import tensorflow_transform.beam as tft_beam
+from tensorflow_transform.tf_metadata import metadata_io
 
+from modules import features as F
+from modules.preprocessing import preprocessing_fn
 from pipeline_def.config import DEFAULT_DATA_ROOT
 
 SHIPPED_CSV = DEFAULT_DATA_ROOT / "taxi.csv"
@@ -39,3 +47,58 @@ def small_data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("data")
     write_head(5000, root)
     return root
+
+
+def _kind(values: list[str]) -> tf.dtypes.DType:
+    """The type CsvExampleGen infers for a column: int, else float, else string."""
+    present = [v for v in values if v != ""]
+    for dtype, parse in ((tf.int64, int), (tf.float32, float)):
+        try:
+            [parse(v) for v in present]
+        except ValueError:
+            continue
+        return dtype
+    return tf.string
+
+
+def _instance(row: dict[str, str], spec: dict) -> dict[str, list]:
+    parse = {tf.int64: int, tf.float32: float, tf.string: str}
+    return {
+        name: [parse[f.dtype](row[name])] if row[name] != "" else [] for name, f in spec.items()
+    }
+
+
+@dataclass
+class TransformRun:
+    """Rows through a real tf.Transform analysis, and what it wrote."""
+
+    raw: list[dict[str, str]]  # the CSV rows
+    instances: list[dict[str, list]]  # the rows as fed to Transform
+    rows: list[dict]  # the transformed rows
+    spec: dict  # the raw feature spec (every column optional, as in the pipeline)
+    output: tft.TFTransformOutput
+    vocab_sizes: dict[str, int]
+    nan_row: int = 0  # this row's fare is NaN: it must count as missing
+
+
+@pytest.fixture(scope="session")
+def transformed(sample_rows, tmp_path_factory) -> TransformRun:
+    """The sample rows through AnalyzeAndTransformDataset(preprocessing_fn), in process."""
+    spec = {c: tf.io.VarLenFeature(_kind([r[c] for r in sample_rows])) for c in sample_rows[0]}
+    instances = [_instance(row, spec) for row in sample_rows]
+    instances[0]["fare"] = [math.nan]
+    metadata = tft.DatasetMetadata.from_feature_spec(spec)
+    out_dir = str(tmp_path_factory.mktemp("transform_fn"))
+    with tft_beam.Context(temp_dir=str(tmp_path_factory.mktemp("tft_tmp"))):
+        (rows, _), transform_fn = (
+            instances,
+            metadata,
+        ) | tft_beam.AnalyzeAndTransformDataset(preprocessing_fn)
+        _ = transform_fn | tft_beam.WriteTransformFn(out_dir)
+    # The raw schema too, as TFX's Transform writes it: serving signatures parse with it.
+    metadata_io.write_metadata(metadata, f"{out_dir}/{tft.TFTransformOutput.RAW_METADATA_DIR}")
+    output = tft.TFTransformOutput(out_dir)
+    vocab_sizes = {
+        v.name: output.vocabulary_size_by_name(F.vocabulary_file(v.name)) for v in F.VOCABULARIES
+    }
+    return TransformRun(sample_rows, instances, rows, spec, output, vocab_sizes)

@@ -2,63 +2,9 @@
 
 from __future__ import annotations
 
-import math
-import tempfile
-
 import numpy as np
-import pytest
-import tensorflow as tf
-import tensorflow_transform as tft
-import tensorflow_transform.beam as tft_beam
 
 from modules import features as F
-from modules.preprocessing import preprocessing_fn
-
-NAN_FARE_ROW = 0  # this row's fare is replaced by NaN: it must count as missing
-
-
-def _kind(values: list[str]) -> tf.dtypes.DType:
-    present = [v for v in values if v != ""]
-    for dtype, parse in ((tf.int64, int), (tf.float32, float)):
-        try:
-            [parse(v) for v in present]
-        except ValueError:
-            continue
-        return dtype
-    return tf.string
-
-
-def _instances(rows: list[dict[str, str]], spec: dict) -> list[dict]:
-    instances = []
-    for row in rows:
-        instance = {}
-        for name, feature in spec.items():
-            text = row[name]
-            parse = {tf.int64: int, tf.float32: float, tf.string: str}[feature.dtype]
-            instance[name] = [parse(text)] if text != "" else []
-        instances.append(instance)
-    instances[NAN_FARE_ROW]["fare"] = [math.nan]
-    return instances
-
-
-@pytest.fixture(scope="module")
-def transformed(sample_rows):
-    """(raw rows, transformed rows, vocabulary sizes) from AnalyzeAndTransformDataset."""
-    columns = list(sample_rows[0])
-    spec = {c: tf.io.VarLenFeature(_kind([r[c] for r in sample_rows])) for c in columns}
-    metadata = tft.DatasetMetadata.from_feature_spec(spec)
-    out_dir = tempfile.mkdtemp()
-    with tft_beam.Context(temp_dir=tempfile.mkdtemp()):
-        (rows, _), transform_fn = (
-            _instances(sample_rows, spec),
-            metadata,
-        ) | tft_beam.AnalyzeAndTransformDataset(preprocessing_fn)
-        _ = transform_fn | tft_beam.WriteTransformFn(out_dir)
-    output = tft.TFTransformOutput(out_dir)
-    vocab_sizes = {
-        v.name: output.vocabulary_size_by_name(F.vocabulary_file(v.name)) for v in F.VOCABULARIES
-    }
-    return sample_rows, rows, vocab_sizes
 
 
 def _column(rows: list[dict], name: str) -> np.ndarray:
@@ -66,16 +12,20 @@ def _column(rows: list[dict], name: str) -> np.ndarray:
 
 
 def test_outputs_every_declared_feature_and_the_label(transformed):
-    _, rows, _ = transformed
+    rows = transformed.rows
     expected = set(F.dense_features() + F.categorical_features() + F.cross_features())
     expected.add(F.transformed_name(F.LABEL.name))
     assert set(rows[0]) == expected
 
 
 def test_label_is_tip_over_a_fifth_of_fare_and_zero_without_fare(transformed):
-    raw, rows, _ = transformed
+    raw, rows = transformed.raw, transformed.rows
     expected = [
-        int(i != NAN_FARE_ROW and r["fare"] != "" and float(r["tips"]) > 0.2 * float(r["fare"]))
+        int(
+            i != transformed.nan_row
+            and r["fare"] != ""
+            and float(r["tips"]) > 0.2 * float(r["fare"])
+        )
         for i, r in enumerate(raw)
     ]
     assert _column(rows, F.LABEL.name).tolist() == expected
@@ -83,16 +33,16 @@ def test_label_is_tip_over_a_fifth_of_fare_and_zero_without_fare(transformed):
 
 
 def test_heavy_tailed_numerics_are_log_z_scored_over_present_values(transformed):
-    raw, rows, _ = transformed
+    raw, rows = transformed.raw, transformed.rows
     fares = np.array([float(r["fare"]) for r in raw[1:]])
     logs = np.log1p(fares)
     expected = (logs - logs.mean()) / logs.std()
     np.testing.assert_allclose(_column(rows, "fare")[1:], expected, rtol=1e-3, atol=1e-3)
-    assert _column(rows, "fare")[NAN_FARE_ROW] == 0.0  # NaN counts as missing: the mean
+    assert _column(rows, "fare")[transformed.nan_row] == 0.0  # NaN counts as missing: the mean
 
 
 def test_missing_indicators_mark_absent_values(transformed):
-    raw, rows, _ = transformed
+    raw, rows = transformed.raw, transformed.rows
     missing = [float(r["dropoff_latitude"] == "") for r in raw]
     assert _column(rows, F.missing_name("dropoff_latitude")).tolist() == missing
     company_missing = [float(r["company"].strip() == "") for r in raw]
@@ -101,7 +51,7 @@ def test_missing_indicators_mark_absent_values(transformed):
 
 
 def test_quantile_buckets_keep_a_bucket_for_missing(transformed):
-    raw, rows, _ = transformed
+    raw, rows = transformed.raw, transformed.rows
     buckets = _column(rows, F.bucket_name("dropoff_latitude"))
     absent = np.array([r["dropoff_latitude"] == "" for r in raw])
     assert (buckets[absent] == 10).all()
@@ -110,7 +60,7 @@ def test_quantile_buckets_keep_a_bucket_for_missing(transformed):
 
 
 def test_vocabulary_ids_are_consistent_and_in_range(transformed):
-    raw, rows, vocab_sizes = transformed
+    raw, rows, vocab_sizes = transformed.raw, transformed.rows, transformed.vocab_sizes
     ids = _column(rows, "payment_type")
     by_value: dict[str, set[int]] = {}
     for r, i in zip(raw, ids, strict=True):
@@ -121,7 +71,7 @@ def test_vocabulary_ids_are_consistent_and_in_range(transformed):
 
 
 def test_integer_ranges_and_crosses_stay_in_their_id_space(transformed):
-    raw, rows, _ = transformed
+    raw, rows = transformed.raw, transformed.rows
     assert _column(rows, "trip_start_hour").tolist() == [int(r["trip_start_hour"]) for r in raw]
     sizes = F.fixed_cardinalities()
     for name in F.cross_features():
@@ -130,13 +80,13 @@ def test_integer_ranges_and_crosses_stay_in_their_id_space(transformed):
 
 
 def test_time_features_put_the_hour_on_a_circle(transformed):
-    _, rows, _ = transformed
+    rows = transformed.rows
     sin, cos = _column(rows, F.HOUR_SIN), _column(rows, F.HOUR_COS)
     np.testing.assert_allclose(sin**2 + cos**2, 1.0, atol=1e-5)
 
 
 def test_every_dense_feature_is_finite(transformed):
-    _, rows, _ = transformed
+    rows = transformed.rows
     for name in F.dense_features():
         values = np.array([r[name] for r in rows], dtype=np.float64)
         assert np.isfinite(values).all(), name

@@ -1,0 +1,107 @@
+"""The exported signatures against the in-memory model: no training/serving skew."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from modules import export
+from modules import features as F
+from modules.hparams import HParams
+from modules.model import PREDICTION_KEY, build_model
+from modules.training import cardinalities
+
+SERVED = F.raw_feature_columns()
+
+
+def _example(instance: dict[str, list], spec: dict, drop: tuple[str, ...] = ()) -> bytes:
+    features = {}
+    for name in SERVED:
+        values = instance[name]
+        if name in drop or not values:
+            continue
+        dtype = spec[name].dtype
+        if dtype == tf.string:
+            feature = tf.train.Feature(
+                bytes_list=tf.train.BytesList(value=[v.encode() for v in values])
+            )
+        elif dtype == tf.int64:
+            feature = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+        else:
+            feature = tf.train.Feature(float_list=tf.train.FloatList(value=values))
+        features[name] = feature
+    return tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString()
+
+
+@pytest.fixture(scope="module")
+def exported(transformed, tmp_path_factory):
+    """A briefly trained model, its in-memory predictions on Transform's output, and its export."""
+    model = build_model(cardinalities(transformed.output), HParams(hidden_units=(16, 8)))
+    label = F.transformed_name(F.LABEL.name)
+    inputs = {
+        name: np.array([[row[name]] for row in transformed.rows])
+        for name in transformed.rows[0]
+        if name != label
+    }
+    labels = np.array([[row[label]] for row in transformed.rows], dtype="float32")
+    model.fit(inputs, labels, epochs=2, batch_size=64, verbose=0)
+    in_memory = model.predict(inputs, verbose=0)
+    path = str(tmp_path_factory.mktemp("export") / "model")
+    export.export(model, transformed.output, path)
+    return in_memory, tf.saved_model.load(path)
+
+
+def test_serving_default_matches_the_in_memory_model_on_transform_output(transformed, exported):
+    in_memory, saved = exported
+    examples = [_example(i, transformed.spec) for i in transformed.instances]
+    served = saved.signatures[export.SERVING_DEFAULT](examples=tf.constant(examples))
+    served = served[PREDICTION_KEY].numpy()
+    assert served.shape == in_memory.shape == (len(examples), 1)
+    np.testing.assert_allclose(served, in_memory, atol=1e-5, rtol=0)
+    assert in_memory.std() > 0.01  # predictions vary: the comparison is not vacuous
+
+
+def test_raw_tensor_signature_matches_serving_default(transformed, exported):
+    in_memory, saved = exported
+    complete = [i for i, inst in enumerate(transformed.instances) if all(inst[c] for c in SERVED)][
+        :50
+    ]
+    assert len(complete) >= 10
+    columns = {
+        name: tf.constant(
+            [transformed.instances[i][name][0] for i in complete],
+            dtype=transformed.spec[name].dtype,
+        )
+        for name in SERVED
+    }
+    served = saved.signatures[export.SERVING_RAW](**columns)[PREDICTION_KEY].numpy()
+    np.testing.assert_allclose(served, in_memory[complete], atol=1e-5, rtol=0)
+
+
+def test_a_request_missing_optional_features_still_gets_an_answer(transformed, exported):
+    _, saved = exported
+    missing = ("company", "dropoff_latitude", "dropoff_longitude", "trip_seconds")
+    examples = [_example(i, transformed.spec, drop=missing) for i in transformed.instances[:20]]
+    served = saved.signatures[export.SERVING_DEFAULT](examples=tf.constant(examples))
+    probabilities = served[PREDICTION_KEY].numpy()
+    assert probabilities.shape == (20, 1)
+    assert np.isfinite(probabilities).all()
+    assert ((probabilities >= 0) & (probabilities <= 1)).all()
+
+
+def test_transform_features_signature_gives_the_label_for_evaluation(transformed, exported):
+    _, saved = exported
+    spec = transformed.spec
+    examples = []
+    for instance in transformed.instances[:40]:
+        example = tf.train.Example.FromString(_example(instance, spec))
+        for column in (F.LABEL.tips_column,):
+            if instance[column]:
+                example.features.feature[column].float_list.value.extend(instance[column])
+        examples.append(example.SerializeToString())
+    features = saved.signatures[export.TRANSFORM_FEATURES](examples=tf.constant(examples))
+    label = F.transformed_name(F.LABEL.name)
+    expected = [row[label] for row in transformed.rows[:40]]
+    assert features[label].numpy().tolist() == expected
+    assert sum(expected) > 0
