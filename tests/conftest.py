@@ -5,6 +5,9 @@ from __future__ import annotations
 import csv
 import itertools
 import math
+import subprocess
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +22,8 @@ from modules.preprocessing import preprocessing_fn
 from pipeline_def.config import DEFAULT_DATA_ROOT
 
 SHIPPED_CSV = DEFAULT_DATA_ROOT / "taxi.csv"
+PROJECT = Path(__file__).resolve().parent.parent
+RunPipeline = Callable[[Path, Path], subprocess.CompletedProcess]
 
 
 def write_head(rows: int, folder: Path) -> Path:
@@ -102,3 +107,37 @@ def transformed(sample_rows, tmp_path_factory) -> TransformRun:
         v.name: output.vocabulary_size_by_name(F.vocabulary_file(v.name)) for v in F.VOCABULARIES
     }
     return TransformRun(sample_rows, instances, rows, spec, output, vocab_sizes)
+
+
+def _run_local_runner(data_root: Path, output_dir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            sys.executable,
+            str(PROJECT / "local_runner.py"),
+            "--data-root",
+            str(data_root),
+            "--output-dir",
+            str(output_dir),
+            "--train-steps",
+            "300",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def run_pipeline() -> RunPipeline:
+    """Runs ``local_runner.py`` in a subprocess on (data root, output dir), 300 steps."""
+    return _run_local_runner
+
+
+@pytest.fixture(scope="session")
+def first_run(small_data_root, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """One real pipeline run on the small data: (output dir, the finished process)."""
+    output_dir = tmp_path_factory.mktemp("e2e")
+    result = _run_local_runner(small_data_root, output_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return output_dir, result

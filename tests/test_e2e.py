@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,40 +27,11 @@ UPSTREAM_OF_EVALUATION = (
 )
 
 
-def _run(data_root: Path, output_dir: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            sys.executable,
-            str(PROJECT / "local_runner.py"),
-            "--data-root",
-            str(data_root),
-            "--output-dir",
-            str(output_dir),
-            "--train-steps",
-            "300",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-
-
 def _store_run(output_dir: Path) -> PipelineRun:
-    from pipeline_def.pipeline import metadata_connection
-
-    store = open_store(metadata_connection(SqliteMetadata(str(output_dir / "metadata.sqlite"))))
+    store = open_store(_connection(output_dir))
     run = latest_run(store, "taxi_wide_deep")
     assert run is not None
     return run
-
-
-@pytest.fixture(scope="module")
-def first_run(small_data_root, tmp_path_factory):
-    output_dir = tmp_path_factory.mktemp("e2e")
-    result = _run(small_data_root, output_dir)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return output_dir, result
 
 
 def test_console_has_a_line_per_component_and_a_summary(first_run):
@@ -113,10 +82,12 @@ def test_pushed_model_loads_and_scores_raw_examples(first_run):
     assert ((probabilities >= 0) & (probabilities <= 1)).all()
 
 
-def test_rerun_with_unchanged_inputs_reuses_everything_upstream(first_run, small_data_root):
+def test_rerun_with_unchanged_inputs_reuses_everything_upstream(
+    first_run, small_data_root, run_pipeline
+):
     output_dir, _ = first_run
     first_id = _store_run(output_dir).run_id
-    result = _run(small_data_root, output_dir)
+    result = run_pipeline(small_data_root, output_dir)
     assert result.returncode == 0, result.stdout + result.stderr
     run = _store_run(output_dir)
     assert run.run_id != first_id
@@ -145,7 +116,7 @@ def test_sample_rows_fixture_matches_the_shipped_header(sample_rows):
         assert list(sample_rows[0]) == next(csv.reader(f))
 
 
-def test_a_failing_component_is_named_and_exits_1(tmp_path, sample_rows):
+def test_a_failing_component_is_named_and_exits_1(tmp_path, sample_rows, run_pipeline):
     data_root = tmp_path / "data"
     data_root.mkdir()
     columns = [c for c in sample_rows[0] if c != "fare"]
@@ -153,7 +124,7 @@ def test_a_failing_component_is_named_and_exits_1(tmp_path, sample_rows):
         writer = csv.DictWriter(f, columns, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(sample_rows)
-    result = _run(data_root, tmp_path / "out")
+    result = run_pipeline(data_root, tmp_path / "out")
     assert result.returncode == 1
     assert f"error: {P.TRANSFORM} failed" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
