@@ -11,6 +11,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import tensorflow as tf
@@ -38,18 +39,46 @@ def cardinalities(tf_transform_output: tft.TFTransformOutput) -> dict[str, int]:
 
 
 class EpochLog(keras.callbacks.Callback):
-    """Epoch metrics to the log (Keras' own progress output would go to the console)."""
+    """Epoch metrics and training throughput to the log.
+
+    Keras' own progress output would go to the console. Throughput counts the
+    training steps only (the clock stops when validation starts) and leaves out the
+    first epoch, which also pays for tracing the model and filling the data cache.
+    """
+
+    def __init__(self, examples_per_epoch: int) -> None:
+        super().__init__()
+        self.examples_per_epoch = examples_per_epoch
+        self.seconds: list[float] = []
+        self._started: float | None = None
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        """Start the training clock."""
+        self._started = time.monotonic()
+
+    def on_test_begin(self, logs: dict | None = None) -> None:
+        """Stop the training clock: validation starts."""
+        if self._started is not None:
+            self.seconds.append(time.monotonic() - self._started)
+            self._started = None
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         """Log this epoch's train and validation metrics."""
         metrics = ", ".join(f"{k} {v:.4f}" for k, v in sorted((logs or {}).items()))
-        log.info("epoch %d: %s", epoch + 1, metrics)
+        log.info("epoch %d (train %.2f s): %s", epoch + 1, self.seconds[-1], metrics)
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        """Log examples per second over the epochs after the first."""
+        steady = self.seconds[1:]
+        if steady:
+            rate = self.examples_per_epoch * len(steady) / sum(steady)
+            log.info("training throughput: %.0f examples/s (epochs 2-%d)", rate, len(self.seconds))
 
 
 def _callbacks(hp: HParams, log_dir: str) -> list[keras.callbacks.Callback]:
     profile = hp.profile_steps if hp.profile_steps[1] > 0 else 0
     return [
-        EpochLog(),
+        EpochLog(hp.steps_per_epoch * hp.batch_size),
         keras.callbacks.TensorBoard(log_dir=log_dir, update_freq="epoch", profile_batch=profile),
         keras.callbacks.EarlyStopping(
             monitor="val_auc",
