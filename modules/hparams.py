@@ -19,7 +19,8 @@ CUSTOM_CONFIG_KEY = "hparams"
 class HParams:
     """Hyperparameters of the wide-and-deep model and its training loop."""
 
-    batch_size: int = 256  # Global batch: split across replicas under a strategy.
+    # Per replica: under a strategy the global batch is this times the replicas.
+    batch_size: int = 256
     steps_per_epoch: int = 50
     # Wide part: linear over one-hots and crosses, trained with FTRL as in the paper.
     wide_learning_rate: float = 0.05

@@ -75,10 +75,10 @@ class EpochLog(keras.callbacks.Callback):
             log.info("training throughput: %.0f examples/s (epochs 2-%d)", rate, len(self.seconds))
 
 
-def _callbacks(hp: HParams, log_dir: str) -> list[keras.callbacks.Callback]:
+def _callbacks(hp: HParams, global_batch: int, log_dir: str) -> list[keras.callbacks.Callback]:
     profile = hp.profile_steps if hp.profile_steps[1] > 0 else 0
     return [
-        EpochLog(hp.steps_per_epoch * hp.batch_size),
+        EpochLog(hp.steps_per_epoch * global_batch),
         keras.callbacks.TensorBoard(log_dir=log_dir, update_freq="epoch", profile_batch=profile),
         keras.callbacks.EarlyStopping(
             monitor="val_auc",
@@ -114,7 +114,7 @@ def run_fn(fn_args: FnArgs) -> None:
     """TFX Trainer entry point: train on Transform's output, export with signatures."""
     hp = HParams.from_custom_config(fn_args.custom_config)
     placement = distribution.choose(hp.distribution)
-    replicas = placement.strategy.num_replicas_in_sync
+    global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync
     tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
     keras.utils.set_random_seed(hp.seed)
 
@@ -123,7 +123,7 @@ def run_fn(fn_args: FnArgs) -> None:
             files,
             fn_args.data_accessor,
             tf_transform_output,
-            hp.batch_size,
+            global_batch,
             training=training,
             cache=hp.cache_dataset,
             shuffle_buffer=hp.shuffle_buffer,
@@ -143,10 +143,10 @@ def run_fn(fn_args: FnArgs) -> None:
         log.info(
             "training %s: %d replica(s), %d epoch(s) of %d steps, global batch %d",
             placement.task,
-            replicas,
+            placement.strategy.num_replicas_in_sync,
             epochs,
             hp.steps_per_epoch,
-            hp.batch_size,
+            global_batch,
         )
         model.fit(
             data(fn_args.train_files, training=True),
@@ -155,7 +155,7 @@ def run_fn(fn_args: FnArgs) -> None:
             validation_data=data(fn_args.eval_files, training=False),
             validation_steps=fn_args.eval_steps,
             class_weight=_class_weight(hp),
-            callbacks=_callbacks(hp, run_dir),
+            callbacks=_callbacks(hp, global_batch, run_dir),
             verbose=0,
         )
         export.export(model, tf_transform_output, model_dir)

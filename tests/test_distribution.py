@@ -74,6 +74,7 @@ def test_mirrored_strategy_over_two_logical_cpus(pipeline_root, single_worker, t
     process = _start(pipeline_root, tmp_path, "--distribution", "mirrored", "--logical-cpus", "2")
     output = _finish(process)
     assert "2 replica(s)" in output
+    assert "global batch 512" in output  # 256 per replica
     _like_single_worker(_predict(tmp_path / "model", pipeline_root), single_worker)
 
 
@@ -90,6 +91,7 @@ def test_multi_worker_mirrored_strategy_with_two_processes(pipeline_root, single
     outputs = [_finish(p) for p in processes]
     for index, output in enumerate(outputs):
         assert f"training worker:{index}: 2 replica(s)" in output
+        assert "global batch 512" in output
     # Exactly one model, written by the chief; the other worker's scratch is gone.
     assert sorted(p.name for p in out.iterdir()) == ["model", "run"]
     assert (out / "model" / "saved_model.pb").is_file()
