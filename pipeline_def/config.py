@@ -49,7 +49,8 @@ class PipelineConfig:
     input_pattern: str = "*.csv"
     # None: the orchestrator provides the store (Kubeflow does).
     metadata: MetadataStore | None = None
-    pipeline_name: str = "taxi_wide_deep"
+    # KFP allows [a-z0-9-] only; the local runner uses the same name.
+    pipeline_name: str = "taxi-wide-deep"
     preprocessing_fn: str = "modules.preprocessing.preprocessing_fn"
     run_fn: str = "modules.training.run_fn"
     # Hash split of the input rows into train and eval, as relative bucket counts.
@@ -61,6 +62,10 @@ class PipelineConfig:
     # than max_auc_drop below the latest blessed model's (when there is one).
     min_auc: float = 0.90
     max_auc_drop: float = 0.01
+    # Compare with the latest blessed model, found by a Resolver node. Open-source
+    # Kubeflow Pipelines cannot execute resolvers (its v2 backend answers "resolver
+    # not implemented yet"); without one, only the absolute bound gates.
+    baseline_resolver: bool = True
     # Empty: Beam's DirectRunner in this process. For data of the sample's size that
     # beats starting worker processes, and TFX then skips building an sdist of
     # itself for remote workers, which it does whenever any Beam argument is given.

@@ -12,19 +12,23 @@ SLICE_COLUMNS: tuple[str, ...] = ("payment_type", "trip_start_hour", "company")
 GATING_METRIC = "auc"
 
 
-def eval_config(min_auc: float, max_auc_drop: float) -> tfma.EvalConfig:
+def eval_config(min_auc: float, max_auc_drop: float | None) -> tfma.EvalConfig:
     """Metrics by slice, with AUC gated by an absolute bound and a change bound.
 
-    The change bound compares with the baseline (the latest blessed model); on the
-    first run, with no baseline, TFMA applies the absolute bound only.
+    The change bound (absent when ``max_auc_drop`` is None: no baseline is wired)
+    compares with the baseline, the latest blessed model; on the first run, with no
+    blessed model yet, TFMA applies the absolute bound only.
     """
     auc_threshold = tfma.MetricThreshold(
-        value_threshold=tfma.GenericValueThreshold(lower_bound={"value": min_auc}),
-        change_threshold=tfma.GenericChangeThreshold(
-            direction=tfma.MetricDirection.HIGHER_IS_BETTER,
-            absolute={"value": -max_auc_drop},
-        ),
+        value_threshold=tfma.GenericValueThreshold(lower_bound={"value": min_auc})
     )
+    if max_auc_drop is not None:
+        auc_threshold.change_threshold.CopyFrom(
+            tfma.GenericChangeThreshold(
+                direction=tfma.MetricDirection.HIGHER_IS_BETTER,
+                absolute={"value": -max_auc_drop},
+            )
+        )
     metrics = [
         tfma.MetricConfig(class_name="ExampleCount"),
         tfma.MetricConfig(

@@ -59,6 +59,15 @@ def _example_gen(config: PipelineConfig) -> tfx.components.CsvExampleGen:
     )
 
 
+def _baseline_resolver() -> tfx.dsl.Resolver:
+    """The latest blessed model (and its blessing), to evaluate the candidate against."""
+    return tfx.dsl.Resolver(
+        strategy_class=tfx.dsl.experimental.LatestBlessedModelStrategy,
+        model=tfx.dsl.Channel(type=tfx.types.standard_artifacts.Model),
+        model_blessing=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelBlessing),
+    ).with_id(BASELINE_RESOLVER)
+
+
 def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     """The TFX pipeline: ExampleGen through Pusher, as the config describes."""
     example_gen = _example_gen(config).with_id(EXAMPLE_GEN)
@@ -91,16 +100,12 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         eval_args=tfx.proto.EvalArgs(num_steps=config.eval_steps),
         custom_config=config.hparams.to_custom_config(),
     ).with_id(TRAINER)
-    baseline = tfx.dsl.Resolver(
-        strategy_class=tfx.dsl.experimental.LatestBlessedModelStrategy,
-        model=tfx.dsl.Channel(type=tfx.types.standard_artifacts.Model),
-        model_blessing=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelBlessing),
-    ).with_id(BASELINE_RESOLVER)
+    baseline = _baseline_resolver() if config.baseline_resolver else None
     evaluator = tfx.components.Evaluator(
         examples=example_gen.outputs["examples"],
         model=trainer.outputs["model"],
-        baseline_model=baseline.outputs["model"],
-        eval_config=eval_config(config.min_auc, config.max_auc_drop),
+        baseline_model=baseline.outputs["model"] if baseline else None,
+        eval_config=eval_config(config.min_auc, config.max_auc_drop if baseline else None),
     ).with_id(EVALUATOR)
     pusher = tfx.components.Pusher(
         model=trainer.outputs["model"],
@@ -113,15 +118,19 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         pipeline_name=config.pipeline_name,
         pipeline_root=config.pipeline_root,
         components=[
-            example_gen,
-            statistics_gen,
-            schema_gen,
-            example_validator,
-            transform,
-            trainer,
-            baseline,
-            evaluator,
-            pusher,
+            node
+            for node in (
+                example_gen,
+                statistics_gen,
+                schema_gen,
+                example_validator,
+                transform,
+                trainer,
+                baseline,
+                evaluator,
+                pusher,
+            )
+            if node is not None
         ],
         enable_cache=config.enable_cache,
         metadata_connection_config=(

@@ -29,7 +29,7 @@ UPSTREAM_OF_EVALUATION = (
 
 def _store_run(output_dir: Path) -> PipelineRun:
     store = open_store(_connection(output_dir))
-    run = latest_run(store, "taxi_wide_deep")
+    run = latest_run(store, "taxi-wide-deep")
     assert run is not None
     return run
 
@@ -48,7 +48,7 @@ def test_console_has_a_line_per_component_and_a_summary(first_run):
 def test_run_summary_for_machines(first_run):
     output_dir, _ = first_run
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
-    assert summary["pipeline_name"] == "taxi_wide_deep"
+    assert summary["pipeline_name"] == "taxi-wide-deep"
     assert summary["status"] == "succeeded"
     assert set(summary["components"]) == set(P.NODE_IDS)
     assert all(c["state"] == "ran" and c["seconds"] >= 0 for c in summary["components"].values())
@@ -96,7 +96,7 @@ def test_rerun_with_unchanged_inputs_reuses_everything_upstream(
     # The Evaluator's inputs did change: the first run's blessed model is now its baseline.
     assert run.nodes[P.EVALUATOR].state == "complete"
     store = open_store(_connection(output_dir))
-    assert len(list_runs(store, "taxi_wide_deep")) == 2
+    assert len(list_runs(store, "taxi-wide-deep")) == 2
     console = {
         line.split()[0]: line.split()[1]
         for line in result.stdout.splitlines()

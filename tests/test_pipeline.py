@@ -66,3 +66,14 @@ def test_config_is_frozen_and_validated(config):
         dataclasses.replace(config, min_auc=1.5)
     with pytest.raises(ValueError, match="train_steps"):
         dataclasses.replace(config, train_steps=0)
+
+
+def test_without_the_baseline_resolver_only_the_absolute_bound_gates(config):
+    built = P.create_pipeline(dataclasses.replace(config, baseline_resolver=False))
+    assert [c.id for c in built.components if c.id == P.BASELINE_RESOLVER] == []
+    assert len(built.components) == 8
+    evaluator = {c.id: c for c in built.components}[P.EVALUATOR]
+    eval_config = evaluator.exec_properties["eval_config"]
+    assert '"lower_bound"' in eval_config
+    assert "change_threshold" not in eval_config
+    assert "baseline_model" not in evaluator.inputs
