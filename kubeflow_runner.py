@@ -10,7 +10,9 @@ runner uses with TFX's KubeflowV2DagRunner into a PipelineSpec YAML that the KFP
 and ``kfp.Client`` accept. Compiling needs no cloud credentials or network. Every
 flag can also come from the environment (``TAXI_KFP_IMAGE``, ``TAXI_KFP_PIPELINE_ROOT``,
 ``TAXI_KFP_DATA_ROOT``, ``TAXI_KFP_ENDPOINT``, ...), so nothing secret sits on a
-command line. Exit codes: 0 success, 1 the endpoint refused or failed, 2 bad input.
+command line. The TFX/TF log goes to ``<output>.log`` beside the package
+(``--verbose`` also shows it). Exit codes: 0 success, 1 the endpoint refused or
+failed, 2 bad input.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pipeline_def.config import PipelineConfig
+from pipeline_def.progress import logs_to_file
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 ENV_PREFIX = "TAXI_KFP_"
@@ -62,6 +65,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="compare with the latest blessed model (Vertex AI Pipelines only: open-source "
         "KFP cannot execute resolver steps)",
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="also show the TFX/TF log on the console"
     )
     return parser.parse_args(argv)
 
@@ -125,6 +131,13 @@ def submit(package: Path, endpoint: str, experiment: str, run_name: str | None) 
     return f"{endpoint.rstrip('/')}/#/runs/details/{result.run_id}"
 
 
+def _reason(err: Exception) -> str:
+    """The root cause of a connection error, in a few words."""
+    cause = getattr(err, "reason", None) or err  # urllib3 wraps the socket error
+    text = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+    return f"{type(cause).__name__}: {text.rsplit(': ', 1)[-1]}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: check the flags, compile, and submit when an endpoint is given."""
     args = parse_args(argv)
@@ -133,22 +146,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    package = compile_pipeline(config, args.image, args.output)
-    print(f"compiled {config.pipeline_name} to {package} (image {args.image})")
-    if not args.endpoint:
-        return EXIT_OK
-    import urllib3
-    from kfp_server_api.exceptions import ApiException
+    log_file = args.output.resolve().parent / f"{args.output.stem}.log"
+    with logs_to_file(log_file, args.verbose) as people:
+        package = compile_pipeline(config, args.image, args.output)
+        print(f"compiled {config.pipeline_name} to {package} (image {args.image})")
+        if not args.endpoint:
+            return EXIT_OK
+        import urllib3
+        from kfp_server_api.exceptions import ApiException
 
-    try:
-        url = submit(package, args.endpoint, args.experiment, args.run_name)
-    except (urllib3.exceptions.HTTPError, ApiException, OSError, ValueError) as err:
-        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        print(
-            f"error: could not reach Kubeflow Pipelines at {args.endpoint}: {reason}",
-            file=sys.stderr,
-        )
-        return EXIT_FAILED
+        try:
+            url = submit(package, args.endpoint, args.experiment, args.run_name)
+        except (urllib3.exceptions.HTTPError, ApiException, OSError, ValueError) as err:
+            reason = _reason(err)
+            print(
+                f"error: could not reach Kubeflow Pipelines at {args.endpoint}: {reason} "
+                f"(log: {log_file})",
+                file=people,
+            )
+            return EXIT_FAILED
     print(f"started run: {url}")
     return EXIT_OK
 

@@ -129,7 +129,7 @@ def test_flags_come_from_the_environment(monkeypatch, tmp_path):
     assert config.metadata is None
 
 
-def test_unreachable_endpoint_is_one_clear_line(tmp_path, capsys):
+def test_unreachable_endpoint_is_one_clear_line(tmp_path, capfd):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed again: nothing listens there
@@ -139,7 +139,8 @@ def test_unreachable_endpoint_is_one_clear_line(tmp_path, capsys):
         ["--image", IMAGE, *ROOTS, "--output", str(output), "--endpoint", endpoint]
     )
     assert code == kubeflow_runner.EXIT_FAILED
-    err = capsys.readouterr().err.strip()
+    err = capfd.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert f"could not reach Kubeflow Pipelines at {endpoint}" in err
+    assert "Connection refused" in err
     assert output.is_file()  # the compiled package is kept
