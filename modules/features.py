@@ -97,7 +97,7 @@ class Label:
 
 
 NUMERIC: tuple[Numeric, ...] = (
-    Numeric("fare", Scaling.LOG_Z),
+    Numeric("fare", Scaling.LOG_Z, bucket_count=20),
     Numeric("trip_miles", Scaling.LOG_Z),
     Numeric("trip_seconds", Scaling.LOG_Z),
     Numeric("pickup_latitude", Scaling.Z, bucket_count=10),
@@ -149,6 +149,9 @@ CROSSES: tuple[Cross, ...] = (
     Cross((bucket_name("dropoff_latitude"), bucket_name("dropoff_longitude")), 400),
     Cross(("trip_start_hour", "trip_start_day"), 200),
     Cross(("payment_type", "company"), 500),
+    Cross(("payment_type", bucket_name("fare")), 200),
+    Cross(("payment_type", "pickup_community_area"), 300),
+    Cross(("payment_type", "dropoff_community_area"), 300),
 )
 
 
