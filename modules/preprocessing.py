@@ -61,10 +61,9 @@ def _missing(x: tf.SparseTensor) -> tf.Tensor:
     return 1.0 - _dense(present, 0.0)
 
 
-def _numeric_values(spec: F.Numeric, raw: Tensor) -> tf.SparseTensor:
-    values = tf.sparse.map_values(tf.cast, _present(raw), tf.float32)
+def _scaled(spec: F.Numeric, values: tf.SparseTensor) -> tf.SparseTensor:
     if spec.scaling is F.Scaling.LOG_Z:
-        values = tf.sparse.map_values(lambda v: tf.math.log1p(tf.maximum(v, 0.0)), values)
+        return tf.sparse.map_values(lambda v: tf.math.log1p(tf.maximum(v, 0.0)), values)
     return values
 
 
@@ -73,19 +72,25 @@ def _numerics(inputs: dict[str, Tensor], out: dict[str, tf.Tensor]) -> None:
 
     The columns are stacked side by side so that one elementwise analyzer computes
     every column's mean and variance (bucketize takes no sparse elementwise input).
+    Buckets are cut on the raw values: quantiles do not change under log scaling,
+    and a computed value (log1p) can differ in its last bit between Beam's batches
+    and a serving request, which flips a value sitting on a boundary (a fare of
+    5.85, say) into the next bucket.
     """
-    values = {spec.name: _numeric_values(spec, inputs[spec.name]) for spec in F.NUMERIC}
-    stacked = tf.sparse.concat(1, [values[spec.name] for spec in F.NUMERIC])
+    raw = {
+        s.name: tf.sparse.map_values(tf.cast, _present(inputs[s.name]), tf.float32)
+        for s in F.NUMERIC
+    }
+    stacked = tf.sparse.concat(1, [_scaled(s, raw[s.name]) for s in F.NUMERIC])
     # Missing values land at 0, the mean of the present ones, after z-scoring; the
     # indicator (when declared) and the extra bucket carry the absence.
     scaled = tf.sparse.to_dense(tft.scale_to_z_score(stacked, elementwise=True))
     for i, spec in enumerate(F.NUMERIC):
         out[F.transformed_name(spec.name)] = scaled[:, i]
         if spec.missing_indicator:
-            out[F.transformed_name(F.missing_name(spec.name))] = _missing(values[spec.name])
-    for spec in F.NUMERIC:
+            out[F.transformed_name(F.missing_name(spec.name))] = _missing(raw[spec.name])
         if spec.bucket_count:
-            buckets = tft.bucketize(values[spec.name], spec.bucket_count)
+            buckets = tft.bucketize(raw[spec.name], spec.bucket_count)
             out[F.transformed_name(F.bucket_name(spec.name))] = _dense(buckets, spec.bucket_count)
 
 
