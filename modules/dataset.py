@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 import tensorflow_transform as tft
+from tfx.v1.components import DataAccessor
 from tfx_bsl.public import tfxio
 
 from modules import features as F
@@ -13,7 +14,7 @@ AUTOTUNE = tf.data.AUTOTUNE
 
 def make_dataset(
     file_pattern: list[str],
-    data_accessor: object,
+    data_accessor: DataAccessor,
     tf_transform_output: tft.TFTransformOutput,
     batch_size: int,
     *,

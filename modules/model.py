@@ -15,6 +15,9 @@ from modules import features as F
 from modules.hparams import HParams
 from modules.keras_setup import keras
 
+# What keras.Input returns: a symbolic tensor of the functional API.
+KerasTensor = type(keras.Input(shape=(1,)))
+
 PREDICTION_KEY = "tip_probability"
 
 
@@ -23,7 +26,7 @@ def embedding_dim(cardinality: int, max_dim: int) -> int:
     return max(2, min(max_dim, round(1.6 * cardinality**0.56)))
 
 
-def _inputs() -> dict[str, keras.Input]:
+def _inputs() -> dict[str, KerasTensor]:
     inputs = {
         name: keras.Input(shape=(1,), name=name, dtype="float32") for name in F.dense_features()
     }
@@ -32,7 +35,7 @@ def _inputs() -> dict[str, keras.Input]:
     return inputs
 
 
-def _wide(inputs: Mapping[str, keras.Input], cardinalities: Mapping[str, int]) -> keras.Model:
+def _wide(inputs: Mapping[str, KerasTensor], cardinalities: Mapping[str, int]) -> keras.Model:
     one_hots = [
         keras.layers.CategoryEncoding(
             cardinalities[name], output_mode="one_hot", name=f"{name}_1hot"
@@ -45,7 +48,7 @@ def _wide(inputs: Mapping[str, keras.Input], cardinalities: Mapping[str, int]) -
 
 
 def _deep(
-    inputs: Mapping[str, keras.Input], cardinalities: Mapping[str, int], hp: HParams
+    inputs: Mapping[str, KerasTensor], cardinalities: Mapping[str, int], hp: HParams
 ) -> keras.Model:
     parts = [
         keras.layers.Flatten()(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 import tensorflow_model_analysis as tfma
+from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
 from pipeline_def import pipeline as P
 from pipeline_def.progress import ComponentTiming
@@ -47,12 +48,12 @@ def overall_metrics(evaluation_uri: str) -> dict[str, float]:
     return metrics
 
 
-def _custom_int(artifact: object, name: str) -> int:
+def _custom_int(artifact: mlmd_pb2.Artifact, name: str) -> int:
     prop = artifact.custom_properties.get(name)
     return prop.int_value if prop is not None else 0
 
 
-def _custom_str(artifact: object, name: str) -> str:
+def _custom_str(artifact: mlmd_pb2.Artifact, name: str) -> str:
     prop = artifact.custom_properties.get(name)
     return prop.string_value if prop is not None else ""
 
