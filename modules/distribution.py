@@ -52,3 +52,16 @@ def choose(requested: str) -> Placement:
     if requested == "mirrored" or (requested == "auto" and len(gpus) > 1):
         return Placement(tf.distribute.MirroredStrategy(_local_devices()), True, "local")
     return Placement(tf.distribute.get_strategy(), True, "local")
+
+
+def wait_for_all(placement: Placement) -> None:
+    """Block until every worker gets here: a one-value all-reduce (no-op on one worker).
+
+    Without it a worker that finishes saving first exits while the chief is still
+    saving, and the chief's coordination service reports it as failed.
+    """
+    strategy = placement.strategy
+    if isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+        strategy.reduce(
+            tf.distribute.ReduceOp.SUM, strategy.run(lambda: tf.constant(1.0)), axis=None
+        )

@@ -161,6 +161,7 @@ def run_fn(fn_args: FnArgs) -> None:
         export.export(model, tf_transform_output, model_dir)
         if placement.is_chief:
             save_diagram(model, Path(run_dir) / MODEL_DIAGRAM)
+        distribution.wait_for_all(placement)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
