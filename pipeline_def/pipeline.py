@@ -95,7 +95,6 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         run_fn=config.run_fn,
         examples=example_gen.outputs["examples"],
         transform_graph=transform.outputs["transform_graph"],
-        schema=schema_gen.outputs["schema"],
         train_args=tfx.proto.TrainArgs(num_steps=config.train_steps),
         eval_args=tfx.proto.EvalArgs(num_steps=config.eval_steps),
         custom_config=config.hparams.to_custom_config(),
