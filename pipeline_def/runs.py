@@ -7,6 +7,7 @@ executions that share a pipeline-run context with the pipeline's context.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ml_metadata.metadata_store import metadata_store
@@ -79,11 +80,11 @@ def _node_execution(
     return node
 
 
-def list_runs(store: metadata_store.MetadataStore, pipeline_name: str) -> list[PipelineRun]:
-    """The pipeline's runs in the store, newest first (empty when it has none)."""
+def _runs(store: metadata_store.MetadataStore, pipeline_name: str) -> Iterator[PipelineRun]:
+    """The pipeline's runs, newest first, each read from the store only when reached."""
     pipeline = store.get_context_by_type_and_name(PIPELINE, pipeline_name)
     if pipeline is None:
-        return []
+        return
     in_pipeline = {e.id for e in store.get_executions_by_context(pipeline.id)}
     node_of: dict[int, str] = {}
     prefix = f"{pipeline_name}."
@@ -91,8 +92,12 @@ def list_runs(store: metadata_store.MetadataStore, pipeline_name: str) -> list[P
         if ctx.name.startswith(prefix):
             for execution in store.get_executions_by_context(ctx.id):
                 node_of[execution.id] = ctx.name[len(prefix) :]
-    runs = []
-    for ctx in store.get_contexts_by_type(PIPELINE_RUN):
+    run_contexts = sorted(
+        store.get_contexts_by_type(PIPELINE_RUN),
+        key=lambda ctx: ctx.create_time_since_epoch,
+        reverse=True,
+    )
+    for ctx in run_contexts:
         executions = [e for e in store.get_executions_by_context(ctx.id) if e.id in in_pipeline]
         if not executions:
             continue
@@ -100,11 +105,17 @@ def list_runs(store: metadata_store.MetadataStore, pipeline_name: str) -> list[P
         for execution in sorted(executions, key=lambda e: e.id):
             node_id = node_of.get(execution.id, execution.type)
             nodes[node_id] = _node_execution(store, node_id, execution)
-        runs.append(PipelineRun(ctx.name, ctx.create_time_since_epoch, nodes))
-    return sorted(runs, key=lambda r: r.started_ms, reverse=True)
+        yield PipelineRun(ctx.name, ctx.create_time_since_epoch, nodes)
+
+
+def list_runs(store: metadata_store.MetadataStore, pipeline_name: str) -> list[PipelineRun]:
+    """The pipeline's runs in the store, newest first (empty when it has none)."""
+    return list(_runs(store, pipeline_name))
 
 
 def latest_run(store: metadata_store.MetadataStore, pipeline_name: str) -> PipelineRun | None:
-    """The newest run of the pipeline, or None when the store has none."""
-    runs = list_runs(store, pipeline_name)
-    return runs[0] if runs else None
+    """The newest run of the pipeline, or None when the store has none.
+
+    Reads only that run's executions and artifacts, however many runs the store holds.
+    """
+    return next(_runs(store, pipeline_name), None)
