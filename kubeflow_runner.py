@@ -33,8 +33,13 @@ ENV_PREFIX = "TAXI_KFP_"
 REMOTE_SCHEMES = ("gs://", "s3://", "abfs://", "hdfs://")
 
 
-def _env(name: str, default: str | None = None) -> str | None:
-    return os.environ.get(ENV_PREFIX + name.upper().replace("-", "_"), default)
+def _env_name(flag: str) -> str:
+    """The environment variable a flag falls back to: --pipeline-root -> TAXI_KFP_PIPELINE_ROOT."""
+    return ENV_PREFIX + flag.upper().replace("-", "_")
+
+
+def _env(flag: str, default: str | None = None) -> str | None:
+    return os.environ.get(_env_name(flag), default)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -50,7 +55,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.add_argument(f"--{flag}", default=_env(flag), help=help_text)
     parser.add_argument("--output", type=Path, default=Path(_env("output", "pipeline.yaml")))
     parser.add_argument("--experiment", default=_env("experiment", "taxi-wide-deep"))
-    parser.add_argument("--run-name", default=_env("run_name"))
+    parser.add_argument("--run-name", default=_env("run-name"))
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
     parser.add_argument(
         "--beam-arg",
@@ -74,7 +79,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def _check_location(name: str, value: str | None) -> str:
     if not value:
-        raise ValueError(f"--{name} is required (or {ENV_PREFIX}{name.upper().replace('-', '_')})")
+        raise ValueError(f"--{name} is required (or {_env_name(name)})")
     if not (value.startswith(REMOTE_SCHEMES) or value.startswith("/")):
         raise ValueError(
             f"--{name} {value!r} must be a URI ({', '.join(REMOTE_SCHEMES)}) or an absolute "
@@ -86,7 +91,7 @@ def _check_location(name: str, value: str | None) -> str:
 def build_config(args: argparse.Namespace) -> PipelineConfig:
     """The pipeline config for a cluster; ValueError naming a bad or missing flag."""
     if not args.image:
-        raise ValueError(f"--image is required (or {ENV_PREFIX}IMAGE)")
+        raise ValueError(f"--image is required (or {_env_name('image')})")
     if args.output.suffix not in (".yaml", ".yml"):
         raise ValueError(
             f"--output {args.output} must end in .yaml: KFP uploads a PipelineSpec YAML "
