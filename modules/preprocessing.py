@@ -37,10 +37,9 @@ def _present(x: Tensor) -> tf.SparseTensor:
     """
     if not isinstance(x, tf.SparseTensor):
         dense = tf.reshape(x, [-1])
-        rows = tf.range(tf.size(dense, out_type=tf.int64))
-        x = tf.SparseTensor(
-            tf.stack([rows, tf.zeros_like(rows)], 1), dense, [tf.size(dense, out_type=tf.int64), 1]
-        )
+        count = tf.size(dense, out_type=tf.int64)
+        rows = tf.range(count)
+        x = tf.SparseTensor(tf.stack([rows, tf.zeros_like(rows)], 1), dense, [count, 1])
     x = tf.SparseTensor(x.indices, x.values, tf.stack([x.dense_shape[0], 1]))
     if x.dtype.is_floating:
         x = tf.sparse.retain(x, tf.math.is_finite(x.values))
