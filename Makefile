@@ -9,8 +9,9 @@ UV := $(VENV)/bin/uv
 STAMP := $(VENV)/.synced-from-lock
 LOCK := requirements.lock
 UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
-# The few Debian packages the tests use (model diagram, HTML report in a browser).
-SYSTEM_PACKAGES := graphviz
+# The Debian packages the tests use: model diagram, HTML report in a browser, and a
+# MySQL-compatible server for the shared metadata store.
+SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
 .PHONY: help run test test-fast lint lock bench clean system-deps
 

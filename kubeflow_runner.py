@@ -23,7 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pipeline_def.config import PipelineConfig
+from pipeline_def.config import CURATED_SCHEMA_DIR, PROJECT_ROOT, PipelineConfig
 from pipeline_def.progress import logs_to_file
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -88,6 +88,10 @@ def _check_location(name: str, value: str | None) -> str:
     return value.rstrip("/")
 
 
+# Where the Dockerfile puts the project inside the image (its WORKDIR).
+IMAGE_PROJECT_DIR = "/pipeline"
+
+
 def build_config(args: argparse.Namespace) -> PipelineConfig:
     """The pipeline config for a cluster; ValueError naming a bad or missing flag."""
     if not args.image:
@@ -106,6 +110,8 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
         train_steps=args.train_steps,
         beam_pipeline_args=tuple(args.beam_arg),
         baseline_resolver=args.baseline_resolver,
+        # The curated schema ships in the image, like the module files.
+        schema_dir=f"{IMAGE_PROJECT_DIR}/{CURATED_SCHEMA_DIR.relative_to(PROJECT_ROOT).as_posix()}",
     )
 
 

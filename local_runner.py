@@ -78,30 +78,31 @@ def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     log_file = output_dir / "logs" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.log"
     print(f"Pipeline {config.pipeline_name}: data {config.data_root}", flush=True)
     started = time.monotonic()
-    failed = None
+    failed = error = None
     with logs_to_file(log_file, verbose) as people, component_progress() as progress:
         # Imported here, not at the top: TFX takes seconds to import, and argument or
         # data errors are reported before that; its import noise goes to the log.
         from tfx import v1 as tfx
 
         from pipeline_def import summary as S
-        from pipeline_def.pipeline import create_pipeline, metadata_connection
-        from pipeline_def.runs import latest_run, open_store
+        from pipeline_def.pipeline import create_pipeline
+        from pipeline_def.runs import latest_run
+        from pipeline_def.store import open_store
 
         try:
             tfx.orchestration.LocalDagRunner().run(create_pipeline(config))
         except Exception as err:  # noqa: BLE001 - any component error ends the run here
             failed = progress.fail_current() or "pipeline"
             log.exception("component %s failed", failed)
-            print(f"error: {failed} failed: {_one_line(err)}", file=people)
-        run_record = latest_run(
-            open_store(metadata_connection(config.metadata)), config.pipeline_name
-        )
+            error = _one_line(err)
+            print(f"error: {failed} failed: {error}", file=people)
+        run_record = latest_run(open_store(config.metadata), config.pipeline_name)
         summary = S.summarize(config.pipeline_name, run_record, progress.timings, failed)
+    summary.error = error
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)
     S.write_json(summary, output_dir)
-    S.print_closing(summary, sys.stdout)
+    S.print_closing(summary, sys.stdout, f"python -m pipeline_def.review --output-dir {output_dir}")
     return EXIT_FAILED if failed else EXIT_OK
 
 

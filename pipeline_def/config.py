@@ -15,6 +15,8 @@ from modules.hparams import HParams
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_ROOT = PROJECT_ROOT / "data"
 DEFAULT_OUTPUT_DIR = PROJECT_ROOT / "outputs"
+# The curated raw-data schema (a folder holding only schema.pbtxt, as TFX reads it).
+CURATED_SCHEMA_DIR = PROJECT_ROOT / "pipeline_def" / "schema"
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,9 @@ class PipelineConfig:
     metadata: MetadataStore | None = None
     # KFP allows [a-z0-9-] only; the local runner uses the same name.
     pipeline_name: str = "taxi-wide-deep"
+    # Where the components read the curated schema at run time (Kubeflow: its path
+    # inside the image).
+    schema_dir: str = str(CURATED_SCHEMA_DIR)
     preprocessing_fn: str = "modules.preprocessing.preprocessing_fn"
     run_fn: str = "modules.training.run_fn"
     # Hash split of the input rows into train and eval, as relative bucket counts.

@@ -2,47 +2,85 @@
 
 from __future__ import annotations
 
+import json
+
 import tensorflow_model_analysis as tfma
 
 from modules import export
 from modules import features as F
 
-# Slices people look at: payment type dominates tipping, hour and company shift it.
-SLICE_COLUMNS: tuple[str, ...] = ("payment_type", "trip_start_hour", "company")
+# Slices people look at: payment type dominates tipping, hour and company shift it,
+# and the pickup area is where a driver works.
+SLICE_COLUMNS: tuple[str, ...] = (
+    "payment_type",
+    "trip_start_hour",
+    "company",
+    "pickup_community_area",
+)
 GATING_METRIC = "auc"
 
+# (TFMA class, metric name as stored). Names are pinned so the review and the
+# summary read them by name whatever TFMA's defaults become.
+METRICS: tuple[tuple[str, str], ...] = (
+    ("ExampleCount", "example_count"),
+    ("AUC", GATING_METRIC),
+    ("AUCPrecisionRecall", "auc_pr"),
+    ("BinaryAccuracy", "binary_accuracy"),
+    ("Precision", "precision"),
+    ("Recall", "recall"),
+    ("Calibration", "calibration"),
+    ("MeanLabel", "mean_label"),
+    ("MeanPrediction", "mean_prediction"),
+)
+# The confusion matrices at thresholds give the ROC and precision-recall curves;
+# 200 points draw a smooth curve at a fifth of TFMA's default cost per slice, and
+# 20 calibration buckets each hold enough examples to mean something.
+PLOTS: tuple[tuple[str, dict[str, int]], ...] = (
+    ("CalibrationPlot", {"num_buckets": 20}),
+    ("ConfusionMatrixPlot", {"num_thresholds": 200}),
+)
+# Reviews leave out smaller slices: their metrics are noise. (TFMA's own
+# min_slice_size option is not used: it makes the validator report the dropped
+# slices' metrics as missing, and the model is then not blessed.)
+MIN_SLICE_SIZE = 20
 
-def eval_config(min_auc: float, max_auc_drop: float | None) -> tfma.EvalConfig:
-    """Metrics by slice, with AUC gated by an absolute bound and a change bound.
 
-    The change bound (absent when ``max_auc_drop`` is None: no baseline is wired)
-    compares with the baseline, the latest blessed model; on the first run, with no
-    blessed model yet, TFMA applies the absolute bound only.
-    """
-    auc_threshold = tfma.MetricThreshold(
+def _gate(min_auc: float, max_auc_drop: float | None) -> tfma.MetricThreshold:
+    threshold = tfma.MetricThreshold(
         value_threshold=tfma.GenericValueThreshold(lower_bound={"value": min_auc})
     )
     if max_auc_drop is not None:
-        auc_threshold.change_threshold.CopyFrom(
+        threshold.change_threshold.CopyFrom(
             tfma.GenericChangeThreshold(
                 direction=tfma.MetricDirection.HIGHER_IS_BETTER,
                 absolute={"value": -max_auc_drop},
             )
         )
-    metrics = [
-        tfma.MetricConfig(class_name="ExampleCount"),
-        tfma.MetricConfig(
-            class_name="AUC",
-            config='{"name": "auc"}',
-            # Gate on the whole eval split: small slices are reported, not gated.
-            per_slice_thresholds=[
-                tfma.PerSliceMetricThreshold(
-                    slicing_specs=[tfma.SlicingSpec()], threshold=auc_threshold
-                )
-            ],
-        ),
-        tfma.MetricConfig(class_name="BinaryAccuracy", config='{"name": "binary_accuracy"}'),
-    ]
+    return threshold
+
+
+def _metric(
+    class_name: str, name: str, threshold: tfma.MetricThreshold | None
+) -> tfma.MetricConfig:
+    config = tfma.MetricConfig(class_name=class_name, config=json.dumps({"name": name}))
+    if threshold is not None:
+        # Gate on the whole eval split: small slices are reported, not gated.
+        config.per_slice_thresholds.append(
+            tfma.PerSliceMetricThreshold(slicing_specs=[tfma.SlicingSpec()], threshold=threshold)
+        )
+    return config
+
+
+def eval_config(min_auc: float, max_auc_drop: float | None) -> tfma.EvalConfig:
+    """Metrics and plots by slice, with AUC gated by an absolute and a change bound.
+
+    The change bound (absent when ``max_auc_drop`` is None: no baseline is wired)
+    compares with the baseline, the latest blessed model; on the first run, with no
+    blessed model yet, the Evaluator drops it and applies the absolute bound only.
+    """
+    gate = _gate(min_auc, max_auc_drop)
+    metrics = [_metric(cls, name, gate if name == GATING_METRIC else None) for cls, name in METRICS]
+    metrics += [tfma.MetricConfig(class_name=cls, config=json.dumps(cfg)) for cls, cfg in PLOTS]
     return tfma.EvalConfig(
         model_specs=[
             tfma.ModelSpec(

@@ -2,47 +2,29 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from tfx import v1 as tfx
 
-from pipeline_def.config import MysqlMetadata, PipelineConfig, SqliteMetadata
+from components.atomic_pusher import AtomicPusher
+from components.evaluation_report import EvaluationReport
+from components.gating_validator import GatingExampleValidator
+from pipeline_def.config import CURATED_SCHEMA_DIR, PipelineConfig
 from pipeline_def.evaluation import eval_config
-
-# Node ids, in data-flow order; MLMD records, the console and run_summary.json use them.
-EXAMPLE_GEN = "CsvExampleGen"
-STATISTICS_GEN = "StatisticsGen"
-SCHEMA_GEN = "SchemaGen"
-EXAMPLE_VALIDATOR = "ExampleValidator"
-TRANSFORM = "Transform"
-TRAINER = "Trainer"
-BASELINE_RESOLVER = "LatestBlessedModelResolver"
-EVALUATOR = "Evaluator"
-PUSHER = "Pusher"
-NODE_IDS: tuple[str, ...] = (
-    EXAMPLE_GEN,
-    STATISTICS_GEN,
-    SCHEMA_GEN,
-    EXAMPLE_VALIDATOR,
-    TRANSFORM,
-    TRAINER,
+from pipeline_def.node_ids import (
     BASELINE_RESOLVER,
+    CURATED_SCHEMA,
     EVALUATOR,
+    EXAMPLE_GEN,
+    EXAMPLE_VALIDATOR,
     PUSHER,
+    REPORT,
+    SCHEMA_GEN,
+    STATISTICS_GEN,
+    TRAINER,
+    TRANSFORM,
 )
-
-
-def metadata_connection(
-    store: SqliteMetadata | MysqlMetadata,
-) -> tfx.orchestration.metadata.ConnectionConfigType:
-    """The ML-Metadata connection config for a store named in the pipeline config."""
-    if isinstance(store, SqliteMetadata):
-        return tfx.orchestration.metadata.sqlite_metadata_connection_config(store.path)
-    return tfx.orchestration.metadata.mysql_metadata_connection_config(
-        host=store.host,
-        port=store.port,
-        database=store.database,
-        username=store.user,
-        password=store.password,
-    )
+from pipeline_def.store import metadata_connection
 
 
 def _example_gen(config: PipelineConfig) -> tfx.components.CsvExampleGen:
@@ -68,6 +50,22 @@ def _baseline_resolver() -> tfx.dsl.Resolver:
     ).with_id(BASELINE_RESOLVER)
 
 
+def _curated_schema(schema_dir: str) -> tfx.dsl.Importer:
+    """The shipped schema as an artifact, re-imported exactly when its content changes.
+
+    The digest is of this checkout's schema, the one a Kubeflow image is built with;
+    with it as a property the Importer reuses the artifact (and downstream nodes
+    their cache) while the content is unchanged, and registers a new one otherwise.
+    """
+    digest = hashlib.sha256((CURATED_SCHEMA_DIR / "schema.pbtxt").read_bytes()).hexdigest()
+    return tfx.dsl.Importer(
+        source_uri=schema_dir,
+        artifact_type=tfx.types.standard_artifacts.Schema,
+        reimport=False,
+        custom_properties={"sha256": digest},
+    ).with_id(CURATED_SCHEMA)
+
+
 def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     """The TFX pipeline: ExampleGen through Pusher, as the config describes."""
     example_gen = _example_gen(config).with_id(EXAMPLE_GEN)
@@ -79,18 +77,24 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     schema_gen = tfx.components.SchemaGen(
         statistics=statistics_gen.outputs["statistics"], infer_feature_shape=False
     ).with_id(SCHEMA_GEN)
-    example_validator = tfx.components.ExampleValidator(
-        statistics=statistics_gen.outputs["statistics"], schema=schema_gen.outputs["schema"]
+    # SchemaGen's inference is kept for people to compare with the curated schema
+    # (python -m pipeline_def.schema_review); the data is judged by the curated one.
+    curated_schema = _curated_schema(config.schema_dir)
+    example_validator = GatingExampleValidator(
+        statistics=statistics_gen.outputs["statistics"],
+        schema=curated_schema.outputs["result"],
     ).with_id(EXAMPLE_VALIDATOR)
     # Transform only analyzes; the Trainer applies its graph to the raw examples in
     # tf.data, through the same layer serving uses (no materialized copy to write).
     transform = tfx.components.Transform(
         examples=example_gen.outputs["examples"],
-        schema=schema_gen.outputs["schema"],
+        schema=curated_schema.outputs["result"],
         preprocessing_fn=config.preprocessing_fn,
         materialize=False,
         disable_statistics=not config.transform_statistics,
     ).with_id(TRANSFORM)
+    # Bad data stops the run here: nothing learns from what the validator rejected.
+    transform.add_upstream_node(example_validator)
     trainer = tfx.components.Trainer(
         run_fn=config.run_fn,
         examples=example_gen.outputs["examples"],
@@ -106,13 +110,18 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         baseline_model=baseline.outputs["model"] if baseline else None,
         eval_config=eval_config(config.min_auc, config.max_auc_drop if baseline else None),
     ).with_id(EVALUATOR)
-    pusher = tfx.components.Pusher(
+    pusher = AtomicPusher(
         model=trainer.outputs["model"],
         model_blessing=evaluator.outputs["blessing"],
         push_destination=tfx.proto.PushDestination(
             filesystem=tfx.proto.PushDestination.Filesystem(base_directory=config.serving_dir)
         ),
     ).with_id(PUSHER)
+    report = EvaluationReport(
+        evaluation=evaluator.outputs["evaluation"],
+        blessing=evaluator.outputs["blessing"],
+        pushed_model=pusher.outputs["pushed_model"],
+    ).with_id(REPORT)
     return tfx.dsl.Pipeline(
         pipeline_name=config.pipeline_name,
         pipeline_root=config.pipeline_root,
@@ -122,12 +131,14 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
                 example_gen,
                 statistics_gen,
                 schema_gen,
+                curated_schema,
                 example_validator,
                 transform,
                 trainer,
                 baseline,
                 evaluator,
                 pusher,
+                report,
             )
             if node is not None
         ],

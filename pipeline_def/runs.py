@@ -14,6 +14,8 @@ from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
 PIPELINE, PIPELINE_RUN, NODE = "pipeline", "pipeline_run", "node"
+# Custom property our Pusher sets on PushedModel: 1 when the model was already serving.
+ALREADY_SERVING = "already_serving"
 
 STATE_NAMES = {
     mlmd_pb2.Execution.UNKNOWN: "unknown",
@@ -53,11 +55,6 @@ class PipelineRun:
     run_id: str
     started_ms: int
     nodes: dict[str, NodeExecution]
-
-
-def open_store(connection_config: mlmd_pb2.ConnectionConfig) -> metadata_store.MetadataStore:
-    """An MLMD store client; read-only use leaves the store as it was."""
-    return metadata_store.MetadataStore(connection_config)
 
 
 def _output_key(event: mlmd_pb2.Event) -> str:
@@ -119,3 +116,47 @@ def latest_run(store: metadata_store.MetadataStore, pipeline_name: str) -> Pipel
     Reads only that run's executions and artifacts, however many runs the store holds.
     """
     return next(_runs(store, pipeline_name), None)
+
+
+def find_run(
+    store: metadata_store.MetadataStore, pipeline_name: str, run_id: str | None
+) -> PipelineRun | None:
+    """The run named ``run_id`` (the newest when None), or None when there is none."""
+    if run_id is None:
+        return latest_run(store, pipeline_name)
+    return next((run for run in _runs(store, pipeline_name) if run.run_id == run_id), None)
+
+
+def int_property(artifact: mlmd_pb2.Artifact, name: str) -> int:
+    """An artifact's integer custom property (0 when absent), e.g. ``blessed``."""
+    prop = artifact.custom_properties.get(name)
+    return prop.int_value if prop is not None else 0
+
+
+def str_property(artifact: mlmd_pb2.Artifact, name: str) -> str:
+    """An artifact's string custom property ("" when absent)."""
+    prop = artifact.custom_properties.get(name)
+    return prop.string_value if prop is not None else ""
+
+
+@dataclass(frozen=True)
+class PushRecord:
+    """What the Pusher did with the candidate."""
+
+    pushed: bool
+    destination: str | None = None
+    already_serving: bool = False
+
+
+def push_record(pushed_model: mlmd_pb2.Artifact) -> PushRecord:
+    """The Pusher's outcome, from its PushedModel artifact."""
+    return PushRecord(
+        pushed=int_property(pushed_model, "pushed") == 1,
+        destination=str_property(pushed_model, "pushed_destination") or None,
+        already_serving=int_property(pushed_model, ALREADY_SERVING) == 1,
+    )
+
+
+def is_blessed(blessing: mlmd_pb2.Artifact) -> bool:
+    """Whether a ModelBlessing artifact blesses its model."""
+    return int_property(blessing, "blessed") == 1

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import TextIO
 
 import tensorflow_model_analysis as tfma
-from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
-from pipeline_def import pipeline as P
+from pipeline_def import node_ids as P
 from pipeline_def.progress import ComponentTiming
-from pipeline_def.runs import PipelineRun
+from pipeline_def.runs import ALREADY_SERVING, PipelineRun, int_property, is_blessed, str_property
 
 SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED = "succeeded", "failed"
@@ -29,7 +28,11 @@ class RunSummary:
     metrics: dict[str, float]
     blessed: bool
     pushed_model_path: str | None
+    # True when the blessed model was identical to the one serving: nothing copied.
+    already_serving: bool = False
     failed_component: str | None = None
+    # The failed component's error, in one line (e.g. each data anomaly).
+    error: str | None = None
     log_file: str | None = None
     seconds: float = 0.0
 
@@ -48,16 +51,6 @@ def overall_metrics(evaluation_uri: str) -> dict[str, float]:
     return metrics
 
 
-def _custom_int(artifact: mlmd_pb2.Artifact, name: str) -> int:
-    prop = artifact.custom_properties.get(name)
-    return prop.int_value if prop is not None else 0
-
-
-def _custom_str(artifact: mlmd_pb2.Artifact, name: str) -> str:
-    prop = artifact.custom_properties.get(name)
-    return prop.string_value if prop is not None else ""
-
-
 def summarize(
     pipeline_name: str,
     run: PipelineRun | None,
@@ -68,17 +61,19 @@ def summarize(
     metrics: dict[str, float] = {}
     blessed = False
     pushed: str | None = None
+    already_serving = False
     if run is not None:
         evaluator = run.nodes.get(P.EVALUATOR)
         if evaluator and evaluator.outputs.get("evaluation"):
             metrics = overall_metrics(evaluator.outputs["evaluation"][0].uri)
         if evaluator and evaluator.outputs.get("blessing"):
-            blessed = _custom_int(evaluator.outputs["blessing"][0], "blessed") == 1
+            blessed = is_blessed(evaluator.outputs["blessing"][0])
         pusher = run.nodes.get(P.PUSHER)
         if pusher and pusher.outputs.get("pushed_model"):
             artifact = pusher.outputs["pushed_model"][0]
-            if _custom_int(artifact, "pushed") == 1:
-                pushed = _custom_str(artifact, "pushed_destination") or None
+            if int_property(artifact, "pushed") == 1:
+                pushed = str_property(artifact, "pushed_destination") or None
+                already_serving = int_property(artifact, ALREADY_SERVING) == 1
     return RunSummary(
         pipeline_name=pipeline_name,
         run_id=run.run_id if run else None,
@@ -89,6 +84,7 @@ def summarize(
         metrics=metrics,
         blessed=blessed,
         pushed_model_path=pushed,
+        already_serving=already_serving,
         failed_component=failed_component,
     )
 
@@ -102,7 +98,7 @@ def write_json(summary: RunSummary, output_dir: Path) -> Path:
     return path
 
 
-def print_closing(summary: RunSummary, out: TextIO) -> None:
+def print_closing(summary: RunSummary, out: TextIO, review_command: str | None = None) -> None:
     """The closing lines people read after the per-component lines."""
     m = summary.metrics
     print("", file=out)
@@ -119,6 +115,14 @@ def print_closing(summary: RunSummary, out: TextIO) -> None:
         )
     if summary.status == SUCCEEDED:
         print(f"  model {'blessed' if summary.blessed else 'NOT blessed'}", file=out)
-        where = summary.pushed_model_path or "nothing pushed"
-        print(f"  pushed: {where}", file=out)
+        if summary.already_serving:
+            print(
+                f"  pushed: nothing new, this model already serves as {summary.pushed_model_path}",
+                file=out,
+            )
+        else:
+            print(f"  pushed: {summary.pushed_model_path or 'nothing pushed'}", file=out)
+
+    if review_command and summary.metrics:
+        print(f"  review: {review_command}", file=out)
     print(f"  full log: {summary.log_file}", file=out)

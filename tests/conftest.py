@@ -141,3 +141,19 @@ def first_run(small_data_root, tmp_path_factory) -> tuple[Path, subprocess.Compl
     result = _run_local_runner(small_data_root, output_dir)
     assert result.returncode == 0, result.stdout + result.stderr
     return output_dir, result
+
+
+@pytest.fixture(scope="session")
+def failed_run(
+    sample_rows, tmp_path_factory, run_pipeline
+) -> tuple[Path, subprocess.CompletedProcess]:
+    """A real run whose data lacks the fare column, so Transform fails: (output dir, process)."""
+    root = tmp_path_factory.mktemp("failed")
+    (root / "data").mkdir()
+    with (root / "data" / "taxi.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(
+            f, [c for c in sample_rows[0] if c != "fare"], extrasaction="ignore"
+        )
+        writer.writeheader()
+        writer.writerows(sample_rows)
+    return root / "out", run_pipeline(root / "data", root / "out")

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 import tensorflow as tf
 
-from pipeline_def import pipeline as P
+from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
-from pipeline_def.runs import PipelineRun, latest_run, list_runs, open_store
+from pipeline_def.runs import PipelineRun, latest_run, list_runs
+from pipeline_def.store import open_store
 from pipeline_def.summary import SUMMARY_FILE
 
 pytestmark = pytest.mark.slow
@@ -28,7 +29,7 @@ UPSTREAM_OF_EVALUATION = (
 
 
 def _store_run(output_dir: Path) -> PipelineRun:
-    store = open_store(_connection(output_dir))
+    store = open_store(_sqlite(output_dir))
     run = latest_run(store, "taxi-wide-deep")
     assert run is not None
     return run
@@ -95,7 +96,7 @@ def test_rerun_with_unchanged_inputs_reuses_everything_upstream(
         assert run.nodes[node].state == "cached", node
     # The Evaluator's inputs did change: the first run's blessed model is now its baseline.
     assert run.nodes[P.EVALUATOR].state == "complete"
-    store = open_store(_connection(output_dir))
+    store = open_store(_sqlite(output_dir))
     assert len(list_runs(store, "taxi-wide-deep")) == 2
     console = {
         line.split()[0]: line.split()[1]
@@ -105,10 +106,8 @@ def test_rerun_with_unchanged_inputs_reuses_everything_upstream(
     assert all(console[node] == "cached" for node in UPSTREAM_OF_EVALUATION)
 
 
-def _connection(output_dir: Path):
-    from pipeline_def.pipeline import metadata_connection
-
-    return metadata_connection(SqliteMetadata(str(output_dir / "metadata.sqlite")))
+def _sqlite(output_dir: Path) -> SqliteMetadata:
+    return SqliteMetadata(str(output_dir / "metadata.sqlite"))
 
 
 def test_sample_rows_fixture_matches_the_shipped_header(sample_rows):
@@ -116,23 +115,16 @@ def test_sample_rows_fixture_matches_the_shipped_header(sample_rows):
         assert list(sample_rows[0]) == next(csv.reader(f))
 
 
-def test_a_failing_component_is_named_and_exits_1(tmp_path, sample_rows, run_pipeline):
-    data_root = tmp_path / "data"
-    data_root.mkdir()
-    columns = [c for c in sample_rows[0] if c != "fare"]
-    with (data_root / "taxi.csv").open("w", newline="") as f:
-        writer = csv.DictWriter(f, columns, extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(sample_rows)
-    result = run_pipeline(data_root, tmp_path / "out")
+def test_a_failing_component_is_named_and_exits_1(failed_run):
+    output_dir, result = failed_run
     assert result.returncode == 1
     assert f"error: {P.TRANSFORM} failed" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
-    summary = json.loads((tmp_path / "out" / SUMMARY_FILE).read_text())
+    summary = json.loads((output_dir / SUMMARY_FILE).read_text())
     assert summary["status"] == "failed"
     assert summary["failed_component"] == P.TRANSFORM
     assert summary["pushed_model_path"] is None
-    assert not (tmp_path / "out" / "serving").exists()
+    assert not (output_dir / "serving").exists()
 
 
 def _scalar_tags(folder: Path) -> set[str]:

@@ -14,7 +14,8 @@ from google.protobuf import json_format
 from kfp.pipeline_spec import pipeline_spec_pb2
 
 import kubeflow_runner
-from pipeline_def import pipeline as P
+from pipeline_def import node_ids as P
+from pipeline_def.pipeline import create_pipeline
 
 IMAGE = "registry.example.com/taxi-wide-deep:1.0"
 PROJECT = Path(__file__).resolve().parent.parent
@@ -49,7 +50,7 @@ def _local_edges(baseline_resolver: bool) -> dict[str, set[str]]:
     args = kubeflow_runner.parse_args(
         ["--image", IMAGE, *ROOTS, *(["--baseline-resolver"] if baseline_resolver else [])]
     )
-    built = P.create_pipeline(kubeflow_runner.build_config(args))
+    built = create_pipeline(kubeflow_runner.build_config(args))
     return {c.id: {u.id for u in c.upstream_nodes} for c in built.components}
 
 
@@ -71,7 +72,13 @@ def test_every_executor_runs_the_configured_image(spec):
     deployment = spec.deployment_spec
     executors = deployment["executors"]
     assert executors
-    for name, executor in executors.items():
+    containers = {name: e for name, e in executors.items() if "container" in e}
+    # Importer and resolver steps run in KFP's own driver, not in a container.
+    assert set(executors) - set(containers) == {
+        name for name, e in executors.items() if "importer" in e or "resolver" in e
+    }
+    assert len(containers) >= 8
+    for name, executor in containers.items():
         assert executor["container"]["image"] == IMAGE, name
 
 

@@ -2,8 +2,9 @@ import dataclasses
 
 import pytest
 
-from pipeline_def import pipeline as P
+from pipeline_def import node_ids as P
 from pipeline_def.config import PipelineConfig, SqliteMetadata
+from pipeline_def.pipeline import create_pipeline
 
 
 @pytest.fixture(scope="module")
@@ -19,17 +20,17 @@ def config(tmp_path_factory) -> PipelineConfig:
 
 @pytest.fixture(scope="module")
 def built(config):
-    return P.create_pipeline(config)
+    return create_pipeline(config)
 
 
 def _upstream(pipeline) -> dict[str, set[str]]:
     return {c.id: {u.id for u in c.upstream_nodes} for c in pipeline.components}
 
 
-def test_nine_nodes_with_explicit_ids_in_data_flow_order(built):
+def test_eleven_nodes_with_explicit_ids_in_data_flow_order(built):
     ids = [c.id for c in built.components]
     assert sorted(ids) == sorted(P.NODE_IDS)
-    assert len(ids) == 9
+    assert len(ids) == 11
     position = {node: i for i, node in enumerate(ids)}
     for node, parents in _upstream(built).items():
         assert all(position[p] < position[node] for p in parents)
@@ -40,12 +41,15 @@ def test_edges(built):
         P.EXAMPLE_GEN: set(),
         P.STATISTICS_GEN: {P.EXAMPLE_GEN},
         P.SCHEMA_GEN: {P.STATISTICS_GEN},
-        P.EXAMPLE_VALIDATOR: {P.STATISTICS_GEN, P.SCHEMA_GEN},
-        P.TRANSFORM: {P.EXAMPLE_GEN, P.SCHEMA_GEN},
+        P.CURATED_SCHEMA: set(),
+        P.EXAMPLE_VALIDATOR: {P.STATISTICS_GEN, P.CURATED_SCHEMA},
+        # Transform waits for the validator: bad data stops the run before it.
+        P.TRANSFORM: {P.EXAMPLE_GEN, P.CURATED_SCHEMA, P.EXAMPLE_VALIDATOR},
         P.TRAINER: {P.EXAMPLE_GEN, P.TRANSFORM},
         P.BASELINE_RESOLVER: set(),
         P.EVALUATOR: {P.EXAMPLE_GEN, P.TRAINER, P.BASELINE_RESOLVER},
         P.PUSHER: {P.TRAINER, P.EVALUATOR},
+        P.REPORT: {P.EVALUATOR, P.PUSHER},
     }
 
 
@@ -69,9 +73,9 @@ def test_config_is_frozen_and_validated(config):
 
 
 def test_without_the_baseline_resolver_only_the_absolute_bound_gates(config):
-    built = P.create_pipeline(dataclasses.replace(config, baseline_resolver=False))
+    built = create_pipeline(dataclasses.replace(config, baseline_resolver=False))
     assert [c.id for c in built.components if c.id == P.BASELINE_RESOLVER] == []
-    assert len(built.components) == 8
+    assert len(built.components) == 10
     evaluator = {c.id: c for c in built.components}[P.EVALUATOR]
     eval_config = evaluator.exec_properties["eval_config"]
     assert '"lower_bound"' in eval_config

@@ -1,0 +1,131 @@
+"""A Pusher whose version directories never appear half-written or get overwritten.
+
+TFX's filesystem Pusher copies the model straight into ``<base>/<unix time>/``: a
+crash mid-copy leaves a partial version that TF Serving may try to load, two pushes
+in one second share a directory (the second is then recorded as pushed to the
+first's model), and a rerun that blesses the same model again pushes a duplicate.
+This one copies into a hidden temporary sibling and renames it into place, always
+picks a version above every existing one (TF Serving serves the highest), and does
+not push a model identical to the one already served (same SavedModel fingerprint).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import tensorflow as tf
+from tfx import v1 as tfx
+
+# The executor hooks are not in tfx.v1: customizing a standard component's executor
+# means subclassing it (what TFX's own Pusher docs recommend over the deprecated
+# custom_executor_spec argument).
+from tfx.components.pusher import executor as pusher_executor
+from tfx.dsl.components.base import executor_spec
+from tfx.dsl.io import fileio
+from tfx.types import artifact_utils, standard_component_specs
+from tfx.utils import proto_utils
+
+from pipeline_def.runs import ALREADY_SERVING
+
+
+@dataclass(frozen=True)
+class Push:
+    """Where a model now serves: its version directory, and whether it was copied."""
+
+    version: str
+    path: str
+    already_serving: bool
+
+
+def _versions(base_dir: str) -> list[int]:
+    """The numeric version directories under ``base_dir`` (what TF Serving loads)."""
+    if not fileio.exists(base_dir):
+        return []
+    return sorted(
+        int(name.rstrip("/")) for name in fileio.listdir(base_dir) if name.rstrip("/").isdigit()
+    )
+
+
+def _fingerprint(model_dir: str) -> str | None:
+    """The SavedModel's fingerprint (graph, signatures and weights), or None if it has none."""
+    if not fileio.exists(os.path.join(model_dir, "fingerprint.pb")):
+        return None
+    return tf.saved_model.experimental.read_fingerprint(model_dir).singleprint()
+
+
+def _copy_tree(source: str, target: str) -> None:
+    fileio.makedirs(target)
+    for name in fileio.listdir(source):
+        name = name.rstrip("/")
+        src, dst = os.path.join(source, name), os.path.join(target, name)
+        if fileio.isdir(src):
+            _copy_tree(src, dst)
+        else:
+            fileio.copy(src, dst)
+
+
+def push_model(model_dir: str, base_dir: str, now: float | None = None) -> Push:
+    """Publish the SavedModel at ``model_dir`` as a new version under ``base_dir``.
+
+    The version is the Unix time, raised above the highest existing version when
+    needed. If the highest existing version holds an identical model, nothing is
+    copied and that version is returned with ``already_serving=True``.
+    """
+    versions = _versions(base_dir)
+    if versions:
+        served = os.path.join(base_dir, str(versions[-1]))
+        candidate_print = _fingerprint(model_dir)
+        if candidate_print is not None and candidate_print == _fingerprint(served):
+            return Push(str(versions[-1]), served, already_serving=True)
+    version = max(int(now if now is not None else time.time()), versions[-1] + 1 if versions else 0)
+    staging = os.path.join(base_dir, f".push-{version}-{uuid.uuid4().hex}")
+    try:
+        _copy_tree(model_dir, staging)
+        target = os.path.join(base_dir, str(version))
+        # Another push may have taken this version since we looked: never overwrite.
+        while fileio.exists(target):
+            version += 1
+            target = os.path.join(base_dir, str(version))
+        fileio.rename(staging, target, overwrite=False)
+    finally:
+        if fileio.exists(staging):
+            fileio.rmtree(staging)
+    return Push(str(version), target, already_serving=False)
+
+
+class AtomicPushExecutor(pusher_executor.Executor):
+    """Pusher executor: blessed models only, published with ``push_model``."""
+
+    def Do(  # noqa: N802 - TFX's executor interface
+        self,
+        input_dict: dict[str, list[tfx.dsl.Artifact]],
+        output_dict: dict[str, list[tfx.dsl.Artifact]],
+        exec_properties: dict[str, Any],
+    ) -> None:
+        """Push the model if the Evaluator blessed it; record where in the artifact."""
+        model_push = artifact_utils.get_single_instance(
+            output_dict[standard_component_specs.PUSHED_MODEL_KEY]
+        )
+        if not self.CheckBlessing(input_dict):
+            self._MarkNotPushed(model_push)
+            return
+        destination = tfx.proto.PushDestination()
+        proto_utils.json_to_proto(
+            exec_properties[standard_component_specs.PUSH_DESTINATION_KEY], destination
+        )
+        if destination.WhichOneof("destination") != "filesystem":
+            raise ValueError("AtomicPusher pushes to a filesystem destination only")
+        push = push_model(self.GetModelPath(input_dict), destination.filesystem.base_directory)
+        # The model itself stays in the Trainer's artifact; the serving copy is the push.
+        self._MarkPushed(model_push, pushed_destination=push.path, pushed_version=push.version)
+        model_push.set_int_custom_property(ALREADY_SERVING, int(push.already_serving))
+
+
+class AtomicPusher(tfx.components.Pusher):
+    """tfx.components.Pusher with ``AtomicPushExecutor``."""
+
+    EXECUTOR_SPEC = executor_spec.ExecutorClassSpec(AtomicPushExecutor)

@@ -1,0 +1,45 @@
+"""EvaluationReport: the evaluation review as an HTML artifact of every run.
+
+TFMA's own viewers need a notebook; this component writes the same review the
+``python -m pipeline_def.review`` command prints, as one self-contained page
+beside the model, so a Kubeflow user can open it from the run's artifacts.
+"""
+
+# No `from __future__ import annotations`: TFX's @component reads the real type hints.
+import os
+
+from tfx import v1 as tfx
+from tfx.v1.dsl.components import InputArtifact, OutputArtifact
+
+from pipeline_def.evaluation_review import load_review
+from pipeline_def.review_html import render_html
+from pipeline_def.runs import is_blessed, push_record
+
+REPORT_FILE = "report.html"
+_artifacts = tfx.types.standard_artifacts
+
+
+class HtmlReport(tfx.dsl.Artifact):
+    """A directory holding ``report.html``."""
+
+    # KFP v2 wants custom type names as "<namespace>.<Name>".
+    TYPE_NAME = "taxi_wide_deep.HtmlReport"
+
+
+@tfx.dsl.components.component
+def EvaluationReport(  # noqa: N802 - TFX names the component after the function
+    evaluation: InputArtifact[_artifacts.ModelEvaluation],
+    blessing: InputArtifact[_artifacts.ModelBlessing],
+    pushed_model: InputArtifact[_artifacts.PushedModel],
+    report: OutputArtifact[HtmlReport],
+) -> None:
+    """Write the evaluation review (verdict, curves, metrics by slice) as report.html."""
+    review = load_review(
+        evaluation.uri,
+        blessed=is_blessed(blessing.mlmd_artifact),
+        push=push_record(pushed_model.mlmd_artifact),
+    )
+    # fileio, not pathlib: on Kubeflow the artifact lives in gs:// or s3://.
+    tfx.dsl.io.fileio.makedirs(report.uri)
+    with tfx.dsl.io.fileio.open(os.path.join(report.uri, REPORT_FILE), "w") as f:
+        f.write(render_html(review))

@@ -1,0 +1,120 @@
+"""An ExampleValidator that stops the run on anomalies, and checks train/eval drift.
+
+TFX's ExampleValidator writes its anomalies and succeeds, so Transform and Trainer
+go on to learn from bad data. This one validates every split against the curated
+schema, also compares the eval split with the train split through the schema's
+drift comparators, and fails with every anomaly named (split, feature, what is
+wrong) when there is any. The anomalies files are written first, for people.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import tensorflow_data_validation as tfdv
+from tensorflow_metadata.proto.v0 import anomalies_pb2
+from tfx import v1 as tfx
+
+# The executor hooks are not in tfx.v1: a standard component's executor is
+# customized by subclassing it.
+from tfx.components.example_validator import executor as validator_executor
+from tfx.components.statistics_gen import stats_artifact_utils
+from tfx.dsl.components.base import executor_spec
+from tfx.types import artifact_utils, standard_component_specs
+from tfx.utils import io_utils
+
+TRAIN, EVAL = "train", "eval"
+DRIFT_FILE = "DriftFromTrain.pb"
+
+
+class DataValidationError(RuntimeError):
+    """The data broke the curated schema; the message lists each anomaly."""
+
+
+def describe(anomalies: anomalies_pb2.Anomalies, split: str) -> list[str]:
+    """One line per anomaly: ``split: feature: description``."""
+    lines = []
+    for feature, info in sorted(anomalies.anomaly_info.items()):
+        reasons = "; ".join(r.description or r.short_description for r in info.reason)
+        lines.append(f"{split}: {feature}: {reasons or info.description}")
+    if anomalies.HasField("dataset_anomaly_info"):
+        reasons = "; ".join(r.description for r in anomalies.dataset_anomaly_info.reason)
+        lines.append(f"{split}: whole split: {reasons}")
+    return lines
+
+
+def drift_problems(
+    train: Any, evaluation: Any, schema: Any
+) -> tuple[anomalies_pb2.Anomalies, list[str]]:
+    """Drift of the eval split from the train split, by the schema's comparators."""
+    anomalies = tfdv.validate_statistics(evaluation, schema, previous_statistics=train)
+    lines = []
+    for info in anomalies.drift_skew_info:
+        feature = ".".join(info.path.step)
+        for m in info.drift_measurements:
+            if m.value > m.threshold:
+                lines.append(
+                    f"eval vs train: {feature}: distribution drift "
+                    f"{anomalies_pb2.DriftSkewInfo.Measurement.Type.Name(m.type)} "
+                    f"{m.value:.3f} > {m.threshold:.3f}"
+                )
+    return anomalies, lines
+
+
+class GatingValidatorExecutor(validator_executor.Executor):
+    """ExampleValidator's executor, failing the run on any anomaly or drift."""
+
+    def _Validate(  # noqa: N802 - TFX's executor interface
+        self, inputs: dict[str, Any], outputs: dict[str, Any]
+    ) -> anomalies_pb2.Anomalies:
+        anomalies = super()._Validate(inputs, outputs)
+        self._found.append(anomalies)
+        return anomalies
+
+    def Do(  # noqa: N802 - TFX's executor interface
+        self,
+        input_dict: dict[str, list[tfx.dsl.Artifact]],
+        output_dict: dict[str, list[tfx.dsl.Artifact]],
+        exec_properties: dict[str, Any],
+    ) -> Any:
+        """Validate like ExampleValidator, add the drift check, raise on any problem."""
+        self._found: list[anomalies_pb2.Anomalies] = []
+        result = super().Do(input_dict, output_dict, exec_properties)
+        statistics = artifact_utils.get_single_instance(
+            input_dict[standard_component_specs.STATISTICS_KEY]
+        )
+        splits = artifact_utils.decode_split_names(statistics.split_names)
+        problems = [
+            line
+            for split, anomalies in zip(splits, self._found, strict=True)
+            for line in describe(anomalies, split)
+        ]
+        if TRAIN in splits and EVAL in splits:
+            schema = io_utils.SchemaReader().read(
+                io_utils.get_only_uri_in_dir(
+                    artifact_utils.get_single_uri(input_dict[standard_component_specs.SCHEMA_KEY])
+                )
+            )
+            drift, lines = drift_problems(
+                stats_artifact_utils.load_statistics(statistics, TRAIN).proto(),
+                stats_artifact_utils.load_statistics(statistics, EVAL).proto(),
+                schema,
+            )
+            uri = artifact_utils.get_split_uri(
+                output_dict[standard_component_specs.ANOMALIES_KEY], EVAL
+            )
+            io_utils.write_bytes_file(os.path.join(uri, DRIFT_FILE), drift.SerializeToString())
+            problems += lines
+        if problems:
+            raise DataValidationError(
+                f"{len(problems)} data anomal{'y' if len(problems) == 1 else 'ies'} "
+                f"against the curated schema: {' | '.join(problems)}"
+            )
+        return result
+
+
+class GatingExampleValidator(tfx.components.ExampleValidator):
+    """tfx.components.ExampleValidator with ``GatingValidatorExecutor``."""
+
+    EXECUTOR_SPEC = executor_spec.ExecutorClassSpec(GatingValidatorExecutor)

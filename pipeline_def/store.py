@@ -1,0 +1,127 @@
+"""Where a pipeline's ML-Metadata lives, and how the commands find it.
+
+The embedded default is ``<output-dir>/metadata.sqlite``. A team points every
+command at a shared MySQL-compatible server with ``--metadata mysql://...`` or the
+``TAXI_METADATA`` environment variable; the password may come from
+``TAXI_METADATA_PASSWORD`` so that it never sits on a command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from ml_metadata.metadata_store import metadata_store
+from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
+
+from pipeline_def.config import DEFAULT_OUTPUT_DIR, MetadataStore, MysqlMetadata, SqliteMetadata
+
+METADATA_FILE = "metadata.sqlite"
+METADATA_ENV = "TAXI_METADATA"
+PASSWORD_ENV = "TAXI_METADATA_PASSWORD"
+MYSQL_DEFAULT_PORT = 3306
+
+
+class MetadataUriError(ValueError):
+    """A --metadata / TAXI_METADATA value that names no usable store."""
+
+
+def parse_metadata_uri(uri: str, env: Mapping[str, str] = os.environ) -> MysqlMetadata:
+    """``mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE`` as a MysqlMetadata."""
+    parts = urlsplit(uri)
+    if parts.scheme != "mysql":
+        raise MetadataUriError(
+            f"metadata URI {_redact(uri)!r}: the scheme must be mysql:// "
+            "(leave it unset for the embedded SQLite store)"
+        )
+    database = parts.path.lstrip("/")
+    missing = [
+        name
+        for name, value in (
+            ("user", parts.username),
+            ("host", parts.hostname),
+            ("database", database),
+        )
+        if not value
+    ]
+    if missing:
+        raise MetadataUriError(
+            f"metadata URI {_redact(uri)!r} has no {', '.join(missing)}: "
+            "expected mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
+        )
+    try:
+        port = parts.port or MYSQL_DEFAULT_PORT
+    except ValueError as err:
+        raise MetadataUriError(f"metadata URI {_redact(uri)!r}: bad port ({err})") from None
+    password = unquote(parts.password) if parts.password else env.get(PASSWORD_ENV, "")
+    return MysqlMetadata(
+        host=parts.hostname or "",
+        port=port,
+        database=database,
+        user=unquote(parts.username or ""),
+        password=password,
+    )
+
+
+def _redact(uri: str) -> str:
+    parts = urlsplit(uri)
+    if parts.password:
+        return uri.replace(f":{parts.password}@", ":***@", 1)
+    return uri
+
+
+def metadata_for(
+    output_dir: Path, uri: str | None, env: Mapping[str, str] = os.environ
+) -> MetadataStore:
+    """The store a command uses: the URI (or TAXI_METADATA) if given, else SQLite in output_dir."""
+    uri = uri or env.get(METADATA_ENV)
+    if uri:
+        return parse_metadata_uri(uri, env)
+    return SqliteMetadata(str(output_dir.resolve() / METADATA_FILE))
+
+
+def describe(store: MetadataStore) -> str:
+    """The store in words, without its password."""
+    if isinstance(store, SqliteMetadata):
+        return f"SQLite {store.path}"
+    return f"MySQL {store.user}@{store.host}:{store.port}/{store.database}"
+
+
+def metadata_connection(store: MetadataStore) -> mlmd_pb2.ConnectionConfig:
+    """The ML-Metadata connection config for a store."""
+    config = mlmd_pb2.ConnectionConfig()
+    if isinstance(store, SqliteMetadata):
+        config.sqlite.filename_uri = store.path
+        config.sqlite.connection_mode = mlmd_pb2.SqliteMetadataSourceConfig.READWRITE_OPENCREATE
+        return config
+    config.mysql.host = store.host
+    config.mysql.port = store.port
+    config.mysql.database = store.database
+    config.mysql.user = store.user
+    config.mysql.password = store.password
+    return config
+
+
+def open_store(store: MetadataStore) -> metadata_store.MetadataStore:
+    """An MLMD client on the store (reading leaves it as it was)."""
+    return metadata_store.MetadataStore(metadata_connection(store))
+
+
+def add_store_arguments(parser: argparse.ArgumentParser) -> None:
+    """--output-dir and --metadata, shared by the runner and the read-only commands."""
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        default=DEFAULT_OUTPUT_DIR,
+        help="the run outputs; the embedded metadata store is <output-dir>/metadata.sqlite",
+    )
+    parser.add_argument(
+        "--metadata",
+        default=None,
+        help=f"mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE for a shared store "
+        f"(default: ${METADATA_ENV}, else the embedded SQLite); "
+        f"the password may come from ${PASSWORD_ENV}",
+    )
