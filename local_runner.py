@@ -11,23 +11,19 @@ machines. Exit codes: 0 success, 1 a component failed, 2 bad input.
 from __future__ import annotations
 
 import argparse
+import datetime
 import logging
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from pipeline_def.config import (
-    DEFAULT_DATA_ROOT,
-    DEFAULT_OUTPUT_DIR,
-    PipelineConfig,
-    SqliteMetadata,
-)
+from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig
 from pipeline_def.data_check import DataRootError, check_data_root
 from pipeline_def.progress import component_progress, logs_to_file
+from pipeline_def.store import add_store_arguments, metadata_for
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-METADATA_FILE = "metadata.sqlite"
 
 log = logging.getLogger("local_runner")
 
@@ -41,12 +37,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=DEFAULT_DATA_ROOT,
         help="folder of CSV files (default: the shipped sample)",
     )
-    parser.add_argument(
-        "--output-dir",
-        type=Path,
-        default=DEFAULT_OUTPUT_DIR,
-        help="where artifacts, metadata, logs and served models go",
-    )
+    add_store_arguments(parser)
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
     parser.add_argument("--eval-steps", type=int, default=PipelineConfig.eval_steps)
     parser.add_argument(
@@ -62,7 +53,7 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
         pipeline_root=str(out / "pipeline"),
         data_root=str(args.data_root.resolve()),
         serving_dir=str(out / "serving"),
-        metadata=SqliteMetadata(str(out / METADATA_FILE)),
+        metadata=metadata_for(out, args.metadata),
         train_steps=args.train_steps,
         eval_steps=args.eval_steps,
     )
@@ -86,9 +77,12 @@ def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
 
         from pipeline_def import summary as S
         from pipeline_def.pipeline import create_pipeline
-        from pipeline_def.runs import latest_run
+        from pipeline_def.runs import run_started_since
         from pipeline_def.store import open_store
 
+        # The run id LocalDagRunner gives is the ISO time it starts: with it, this
+        # run is told apart from others writing to a shared store at the same time.
+        since = datetime.datetime.now().isoformat()
         try:
             tfx.orchestration.LocalDagRunner().run(create_pipeline(config))
         except Exception as err:  # noqa: BLE001 - any component error ends the run here
@@ -96,7 +90,7 @@ def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
             log.exception("component %s failed", failed)
             error = _one_line(err)
             print(f"error: {failed} failed: {error}", file=people)
-        run_record = latest_run(open_store(config.metadata), config.pipeline_name)
+        run_record = run_started_since(open_store(config.metadata), config.pipeline_name, since)
         summary = S.summarize(config.pipeline_name, run_record, progress.timings, failed)
     summary.error = error
     summary.seconds = round(time.monotonic() - started, 2)

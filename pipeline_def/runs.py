@@ -118,6 +118,18 @@ def latest_run(store: metadata_store.MetadataStore, pipeline_name: str) -> Pipel
     return next(_runs(store, pipeline_name), None)
 
 
+def run_started_since(
+    store: metadata_store.MetadataStore, pipeline_name: str, since_iso: str
+) -> PipelineRun | None:
+    """The first run whose id (LocalDagRunner's ISO start time) is at or after ``since_iso``."""
+    found = None
+    for run in _runs(store, pipeline_name):
+        if run.run_id < since_iso:
+            break
+        found = run
+    return found
+
+
 def find_run(
     store: metadata_store.MetadataStore, pipeline_name: str, run_id: str | None
 ) -> PipelineRun | None:

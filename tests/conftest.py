@@ -5,9 +5,13 @@ from __future__ import annotations
 import csv
 import itertools
 import math
+import random
+import shutil
+import socket
 import subprocess
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +27,7 @@ from pipeline_def.config import DEFAULT_DATA_ROOT
 
 SHIPPED_CSV = DEFAULT_DATA_ROOT / "taxi.csv"
 PROJECT = Path(__file__).resolve().parent.parent
-RunPipeline = Callable[[Path, Path], subprocess.CompletedProcess]
+RunPipeline = Callable[..., subprocess.CompletedProcess]
 
 
 def write_head(rows: int, folder: Path) -> Path:
@@ -109,7 +113,9 @@ def transformed(sample_rows, tmp_path_factory) -> TransformRun:
     return TransformRun(sample_rows, instances, rows, spec, output, vocab_sizes)
 
 
-def _run_local_runner(data_root: Path, output_dir: Path) -> subprocess.CompletedProcess:
+def _run_local_runner(
+    data_root: Path, output_dir: Path, *extra: str
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [
             sys.executable,
@@ -120,6 +126,7 @@ def _run_local_runner(data_root: Path, output_dir: Path) -> subprocess.Completed
             str(output_dir),
             "--train-steps",
             "300",
+            *extra,
         ],
         capture_output=True,
         text=True,
@@ -130,7 +137,7 @@ def _run_local_runner(data_root: Path, output_dir: Path) -> subprocess.Completed
 
 @pytest.fixture(scope="session")
 def run_pipeline() -> RunPipeline:
-    """Runs ``local_runner.py`` in a subprocess on (data root, output dir), 300 steps."""
+    """Runs ``local_runner.py`` in a subprocess: (data root, output dir, *more flags), 300 steps."""
     return _run_local_runner
 
 
@@ -147,7 +154,7 @@ def first_run(small_data_root, tmp_path_factory) -> tuple[Path, subprocess.Compl
 def failed_run(
     sample_rows, tmp_path_factory, run_pipeline
 ) -> tuple[Path, subprocess.CompletedProcess]:
-    """A real run whose data lacks the fare column, so Transform fails: (output dir, process)."""
+    """A real run on data without the fare column, stopped by the validator: (output, process)."""
     root = tmp_path_factory.mktemp("failed")
     (root / "data").mkdir()
     with (root / "data" / "taxi.csv").open("w", newline="") as f:
@@ -157,3 +164,78 @@ def failed_run(
         writer.writeheader()
         writer.writerows(sample_rows)
     return root / "out", run_pipeline(root / "data", root / "out")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def mysql_server(tmp_path_factory) -> Iterator[str]:
+    """A throwaway MariaDB server on 127.0.0.1; yields its mysql:// metadata URI.
+
+    Uses Debian's mariadb-server (installed by ``make system-deps``); skips, saying
+    so, where the package is missing.
+    """
+    server = shutil.which("mariadbd") or (
+        Path("/usr/sbin/mariadbd") if Path("/usr/sbin/mariadbd").exists() else None
+    )
+    install = shutil.which("mariadb-install-db")
+    if not (server and install):
+        pytest.skip("Debian's mariadb-server is not installed (make system-deps installs it)")
+    data = tmp_path_factory.mktemp("mariadb")
+    subprocess.run(
+        [install, "--no-defaults", f"--datadir={data}", "--auth-root-authentication-method=normal",
+         "--skip-test-db"],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    port = _free_port()
+    process = subprocess.Popen(
+        [str(server), "--no-defaults", f"--datadir={data}", f"--port={port}",
+         "--bind-address=127.0.0.1", f"--socket={data}/sock", "--user=root",
+         "--skip-grant-tables"],
+        stdout=subprocess.DEVNULL, stderr=(data / "server.log").open("w"),
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while True:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        if process.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"MariaDB did not start: {(data / 'server.log').read_text()[-2000:]}")
+        time.sleep(0.2)
+    yield f"mysql://root@127.0.0.1:{port}/mlmd"
+    process.terminate()
+    process.wait(timeout=60)
+
+
+def _serving_listing(serving: Path) -> dict[str, list[str]]:
+    return {v.name: sorted(p.name for p in v.rglob("*")) for v in sorted(serving.iterdir())}
+
+
+@pytest.fixture(scope="session")
+def regression(first_run, small_data_root, tmp_path_factory) -> tuple[Path, dict, dict]:
+    """A copy of the first run's store and serving dir, then a run on shuffled labels.
+
+    Returns (output dir, serving listing before, serving listing after).
+    """
+    source, _ = first_run
+    output_dir = tmp_path_factory.mktemp("regression") / "out"
+    shutil.copytree(source, output_dir)
+    before = _serving_listing(output_dir / "serving")
+    # The same rows with the labels' source column shuffled: the model learns noise.
+    shuffled = output_dir.parent / "shuffled"
+    shuffled.mkdir()
+    with (small_data_root / "taxi.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    tips = [row["tips"] for row in rows]
+    random.Random(7).shuffle(tips)
+    with (shuffled / "taxi.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, list(rows[0]))
+        writer.writeheader()
+        writer.writerows({**row, "tips": tip} for row, tip in zip(rows, tips, strict=True))
+    result = _run_local_runner(shuffled, output_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return output_dir, before, _serving_listing(output_dir / "serving")

@@ -118,11 +118,11 @@ def test_sample_rows_fixture_matches_the_shipped_header(sample_rows):
 def test_a_failing_component_is_named_and_exits_1(failed_run):
     output_dir, result = failed_run
     assert result.returncode == 1
-    assert f"error: {P.TRANSFORM} failed" in result.stderr
+    assert f"error: {P.EXAMPLE_VALIDATOR} failed" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
     assert summary["status"] == "failed"
-    assert summary["failed_component"] == P.TRANSFORM
+    assert summary["failed_component"] == P.EXAMPLE_VALIDATOR
     assert summary["pushed_model_path"] is None
     assert not (output_dir / "serving").exists()
 

@@ -1,0 +1,429 @@
+"""Read the pipeline's ML-Metadata: runs, artifacts, lineage, and what differs between runs.
+
+    python -m pipeline_def.inspect [--output-dir DIR | --metadata URI] runs
+    python -m pipeline_def.inspect artifacts [--type TYPE] [--run RUN_ID]
+    python -m pipeline_def.inspect lineage (ARTIFACT_ID | --pushed-model latest) [--format json]
+    python -m pipeline_def.inspect diff RUN_A RUN_B
+
+The store is found as the local runner finds it. Exit codes: 0 shown, 2 no such
+store, run or artifact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from ml_metadata.metadata_store import metadata_store
+from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
+
+from pipeline_def import node_ids as ids
+from pipeline_def.config import PipelineConfig
+from pipeline_def.quiet import quiet_libraries
+from pipeline_def.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs
+from pipeline_def.store import (
+    MetadataUriError,
+    SqliteMetadata,
+    add_store_arguments,
+    describe,
+    metadata_for,
+    open_store,
+)
+
+EXIT_OK, EXIT_NOT_FOUND = 0, 2
+# Artifact properties worth a column: splits, blessing, push, schema version.
+KEY_PROPERTIES = (
+    "split_names",
+    "span",
+    "blessed",
+    "pushed",
+    "pushed_version",
+    "already_serving",
+    "sha256",
+)
+# Execution properties too bulky for a tree line (the JSON output keeps them).
+BULKY = {"eval_config", "input_config", "output_config", "module_path", "artifact_uri"}
+MAX_VALUE_CHARS = 160
+
+
+class InspectError(Exception):
+    """Nothing to show, and why; exit code 2."""
+
+
+def _value(prop: mlmd_pb2.Value) -> Any:
+    kind = prop.WhichOneof("value")
+    if kind is None:
+        return None
+    value = getattr(prop, kind)
+    if kind == "struct_value":
+        return json.loads(json.dumps(dict(value)))
+    if kind == "proto_value":
+        return str(value)
+    return value
+
+
+def properties(item: mlmd_pb2.Artifact | mlmd_pb2.Execution) -> dict[str, Any]:
+    """An artifact's or execution's properties, custom and typed, as plain values."""
+    found = {k: _value(v) for k, v in item.properties.items()}
+    found.update({k: _value(v) for k, v in item.custom_properties.items()})
+    return {k: v for k, v in found.items() if not k.startswith("__") and k != "tfx_version"}
+
+
+def _fmt_time(ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms / 1000))
+
+
+def run_status(run: PipelineRun) -> str:
+    """The run's status (failed / running / canceled / complete) from its executions."""
+    states = {e.state for e in run.nodes.values()}
+    for state in ("failed", "running", "canceled"):
+        if state in states:
+            return state
+    return "complete"
+
+
+def run_seconds(run: PipelineRun) -> float:
+    """Wall time from the first execution's start to the last one's end."""
+    starts = [e.execution.create_time_since_epoch for e in run.nodes.values()]
+    ends = [e.execution.last_update_time_since_epoch for e in run.nodes.values()]
+    return (max(ends) - min(starts)) / 1000 if starts else 0.0
+
+
+def print_runs(runs: list[PipelineRun], out: TextIO) -> None:
+    """Runs newest first, each with its components' states and seconds."""
+    for run in runs:
+        print(
+            f"{run.run_id}  started {_fmt_time(run.started_ms)}  "
+            f"{run_seconds(run):6.1f} s  {run_status(run)}",
+            file=out,
+        )
+        for node in ids.NODE_IDS:
+            if node in run.nodes:
+                e = run.nodes[node]
+                print(f"    {node:<28} {e.state:<9} {e.seconds:6.1f} s", file=out)
+
+
+@dataclass
+class ArtifactRow:
+    """One artifact with where it came from."""
+
+    artifact: mlmd_pb2.Artifact
+    type_name: str
+    producer: str
+    run_id: str
+
+
+def artifact_rows(runs: list[PipelineRun], type_names: dict[int, str]) -> list[ArtifactRow]:
+    """Every output artifact of the runs (an artifact reused by a cached run appears once)."""
+    rows, seen = [], set()
+    for run in runs:
+        for node, execution in run.nodes.items():
+            for artifacts in execution.outputs.values():
+                for a in artifacts:
+                    if a.id not in seen:
+                        seen.add(a.id)
+                        rows.append(
+                            ArtifactRow(a, type_names.get(a.type_id, "?"), node, run.run_id)
+                        )
+    return sorted(rows, key=lambda r: r.artifact.id)
+
+
+def print_artifacts(rows: list[ArtifactRow], out: TextIO) -> None:
+    """A line per artifact: id, type, producer, run, key properties, URI."""
+    for row in rows:
+        props = properties(row.artifact)
+        key = " ".join(f"{k}={props[k]}" for k in KEY_PROPERTIES if k in props)
+        print(
+            f"#{row.artifact.id:<5} {row.type_name:<18} {row.producer:<22} {row.run_id}  {key}",
+            file=out,
+        )
+        print(f"       {row.artifact.uri}", file=out)
+
+
+class Lineage:
+    """Walks MLMD events from an artifact back to the input files."""
+
+    def __init__(self, store: metadata_store.MetadataStore) -> None:
+        self.store = store
+        self.type_names = {t.id: t.name for t in store.get_artifact_types()}
+        self.seen: set[int] = set()
+
+    def _producer(self, artifact_id: int) -> mlmd_pb2.Execution | None:
+        events = self.store.get_events_by_artifact_ids([artifact_id])
+        outputs = [e for e in events if e.type == mlmd_pb2.Event.OUTPUT]
+        if not outputs:
+            return None
+        # The first execution that output it; cached reuses come later.
+        first = min(outputs, key=lambda e: e.execution_id)
+        return self.store.get_executions_by_id([first.execution_id])[0]
+
+    def _node_and_run(self, execution: mlmd_pb2.Execution) -> tuple[str, str]:
+        node, run = execution.type, ""
+        for ctx in self.store.get_contexts_by_execution(execution.id):
+            ctx_type = self.store.get_context_types_by_id([ctx.type_id])[0].name
+            if ctx_type == NODE:
+                node = ctx.name.split(".", 1)[-1]
+            elif ctx_type == PIPELINE_RUN:
+                run = ctx.name
+        return node, run
+
+    def tree(self, artifact: mlmd_pb2.Artifact, key: str = "") -> dict[str, Any]:
+        """The artifact, the execution that made it, and its inputs, recursively."""
+        node: dict[str, Any] = {
+            "key": key,
+            "id": artifact.id,
+            "type": self.type_names.get(artifact.type_id, "?"),
+            "uri": artifact.uri,
+            "properties": properties(artifact),
+        }
+        if artifact.id in self.seen:
+            node["see_above"] = True
+            return node
+        self.seen.add(artifact.id)
+        execution = self._producer(artifact.id)
+        if execution is None:
+            return node
+        component, run = self._node_and_run(execution)
+        inputs = [
+            e
+            for e in self.store.get_events_by_execution_ids([execution.id])
+            if e.type == mlmd_pb2.Event.INPUT
+        ]
+        by_id = {a.id: a for a in self.store.get_artifacts_by_id([e.artifact_id for e in inputs])}
+        node["produced_by"] = {
+            "component": component,
+            "run": run,
+            "execution_id": execution.id,
+            "parameters": properties(execution),
+            "inputs": [
+                self.tree(by_id[e.artifact_id], e.path.steps[0].key if e.path.steps else "")
+                for e in sorted(inputs, key=lambda e: e.artifact_id)
+            ],
+        }
+        return node
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 3] + "..."
+
+
+def print_tree(node: dict[str, Any], out: TextIO, prefix: str = "", last: bool = True) -> None:
+    """The lineage as an indented tree, newest artifact at the top."""
+    branch = "" if not prefix and last else ("└─ " if last else "├─ ")
+    key = f"{node['key']}: " if node["key"] else ""
+    props = " ".join(
+        f"{k}={_short(v)}" for k, v in node["properties"].items() if k in KEY_PROPERTIES
+    )
+    print(f"{prefix}{branch}{key}{node['type']} #{node['id']} {props}".rstrip(), file=out)
+    child = prefix + ("" if not branch else ("   " if last else "│  "))
+    if node.get("see_above"):
+        print(f"{child}   (lineage shown above)", file=out)
+        return
+    print(f"{child}   {node['uri']}", file=out)
+    made = node.get("produced_by")
+    if made is None:
+        return
+    print(f"{child}   made by {made['component']} (run {made['run']})", file=out)
+    for name, value in made["parameters"].items():
+        if name not in BULKY:
+            print(f"{child}     {name} = {_short(value)}", file=out)
+    for i, sub in enumerate(made["inputs"]):
+        print_tree(sub, out, child + "   ", i == len(made["inputs"]) - 1)
+
+
+def latest_pushed_model(runs: list[PipelineRun]) -> mlmd_pb2.Artifact:
+    """The newest PushedModel that was pushed (or already serving)."""
+    for run in runs:
+        pusher = run.nodes.get(ids.PUSHER)
+        for artifact in pusher.outputs.get("pushed_model", []) if pusher else []:
+            if (
+                artifact.custom_properties.get("pushed")
+                and artifact.custom_properties["pushed"].int_value
+            ):
+                return artifact
+    raise InspectError("no run has pushed a model yet")
+
+
+def _run_parameters(run: PipelineRun) -> dict[str, dict[str, Any]]:
+    return {node: properties(e.execution) for node, e in run.nodes.items()}
+
+
+def _run_metrics(run: PipelineRun) -> dict[str, float]:
+    evaluator = run.nodes.get(ids.EVALUATOR)
+    if evaluator is None or not evaluator.outputs.get("evaluation"):
+        return {}
+    from pipeline_def.summary import overall_metrics
+
+    return overall_metrics(evaluator.outputs["evaluation"][0].uri)
+
+
+def diff_runs(a: PipelineRun, b: PipelineRun) -> dict[str, Any]:
+    """What differs between two runs: component states, parameters (inputs included), metrics."""
+    params_a, params_b = _run_parameters(a), _run_parameters(b)
+    parameters = {}
+    for node in ids.NODE_IDS:
+        pa, pb = params_a.get(node, {}), params_b.get(node, {})
+        changed = {
+            k: [pa.get(k), pb.get(k)] for k in sorted(set(pa) | set(pb)) if pa.get(k) != pb.get(k)
+        }
+        if changed:
+            parameters[node] = changed
+    states = {
+        node: [
+            a.nodes[node].state if node in a.nodes else None,
+            b.nodes[node].state if node in b.nodes else None,
+        ]
+        for node in ids.NODE_IDS
+        if node in a.nodes or node in b.nodes
+    }
+    ma, mb = _run_metrics(a), _run_metrics(b)
+    metrics = {k: [ma.get(k), mb.get(k)] for k in sorted(set(ma) | set(mb))}
+    return {
+        "runs": [a.run_id, b.run_id],
+        "inputs": {
+            "input_fingerprint": [
+                params_a.get(ids.EXAMPLE_GEN, {}).get("input_fingerprint"),
+                params_b.get(ids.EXAMPLE_GEN, {}).get("input_fingerprint"),
+            ],
+            "span": [
+                params_a.get(ids.EXAMPLE_GEN, {}).get("span"),
+                params_b.get(ids.EXAMPLE_GEN, {}).get("span"),
+            ],
+        },
+        "states": {k: v for k, v in states.items() if v[0] != v[1]},
+        "parameters": parameters,
+        "metrics": metrics,
+    }
+
+
+def print_diff(diff: dict[str, Any], out: TextIO) -> None:
+    """The diff for people: only what changed, A then B."""
+    a, b = diff["runs"]
+    print(f"A = {a}\nB = {b}", file=out)
+    fp_a, fp_b = diff["inputs"]["input_fingerprint"]
+    print("\nInput data:", "same" if fp_a == fp_b else "DIFFERENT", file=out)
+    if fp_a != fp_b:
+        print(f"  A: {fp_a}\n  B: {fp_b}", file=out)
+    print(
+        "\nComponent states that differ:" if diff["states"] else "\nComponent states: same",
+        file=out,
+    )
+    for node, (sa, sb) in diff["states"].items():
+        print(f"  {node:<28} {sa or '-':<9} -> {sb or '-'}", file=out)
+    print("\nParameters that differ:" if diff["parameters"] else "\nParameters: same", file=out)
+    for node, changed in diff["parameters"].items():
+        for key, (va, vb) in changed.items():
+            print(f"  {node}.{key}:\n    A: {_short(va)}\n    B: {_short(vb)}", file=out)
+    print("\nMetrics (overall eval split):", file=out)
+    for name, (va, vb) in diff["metrics"].items():
+        delta = f"{vb - va:+.4f}" if va is not None and vb is not None else ""
+        fa = f"{va:.4f}" if va is not None else "-"
+        fb = f"{vb:.4f}" if vb is not None else "-"
+        print(f"  {name:<18} {fa:>10} {fb:>10} {delta:>9}", file=out)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(
+        prog="python -m pipeline_def.inspect", description=__doc__.split("\n\n")[0]
+    )
+    add_store_arguments(parser)
+    parser.add_argument("--pipeline-name", default=PipelineConfig.pipeline_name)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("runs", help="the runs, newest first")
+    artifacts = sub.add_parser("artifacts", help="artifacts with producer and key properties")
+    artifacts.add_argument("--type", default=None, help="e.g. Model, PushedModel, Examples")
+    artifacts.add_argument("--run", default=None)
+    lineage = sub.add_parser("lineage", help="from an artifact back to the input files")
+    lineage.add_argument("artifact_id", nargs="?", type=int)
+    lineage.add_argument("--pushed-model", choices=["latest"], default=None)
+    lineage.add_argument("--format", choices=["text", "json"], default="text")
+    diff = sub.add_parser("diff", help="what differs between two runs")
+    diff.add_argument("run_a")
+    diff.add_argument("run_b")
+    diff.add_argument("--format", choices=["text", "json"], default="text")
+    args = parser.parse_args(argv)
+    if args.command == "lineage" and (args.artifact_id is None) == (args.pushed_model is None):
+        parser.error("lineage needs an ARTIFACT_ID or --pushed-model latest (one of them)")
+    return args
+
+
+def _store(args: argparse.Namespace) -> tuple[metadata_store.MetadataStore, str]:
+    try:
+        store = metadata_for(args.output_dir, args.metadata)
+    except MetadataUriError as err:
+        raise InspectError(str(err)) from None
+    if isinstance(store, SqliteMetadata) and not Path(store.path).is_file():
+        raise InspectError(f"no metadata store at {store.path}: run the pipeline first")
+    return open_store(store), describe(store)
+
+
+def _run(store: metadata_store.MetadataStore, name: str, run_id: str, where: str) -> PipelineRun:
+    run = find_run(store, name, run_id)
+    if run is None:
+        raise InspectError(f"no run {run_id!r} of pipeline {name} in {where}")
+    return run
+
+
+def execute(args: argparse.Namespace, out: TextIO) -> None:
+    """Run the sub-command; InspectError when there is nothing to show."""
+    store, where = _store(args)
+    runs = list_runs(store, args.pipeline_name)
+    if not runs:
+        raise InspectError(f"the store ({where}) has no runs of pipeline {args.pipeline_name}")
+    if args.command == "runs":
+        print_runs(runs, out)
+    elif args.command == "artifacts":
+        chosen = [_run(store, args.pipeline_name, args.run, where)] if args.run else runs
+        rows = artifact_rows(chosen, {t.id: t.name for t in store.get_artifact_types()})
+        if args.type:
+            rows = [r for r in rows if r.type_name.split(".")[-1] == args.type]
+            if not rows:
+                raise InspectError(f"no artifacts of type {args.type} in {where}")
+        print_artifacts(rows, out)
+    elif args.command == "lineage":
+        if args.pushed_model:
+            artifact = latest_pushed_model(runs)
+        else:
+            found = store.get_artifacts_by_id([args.artifact_id])
+            if not found:
+                raise InspectError(f"no artifact #{args.artifact_id} in {where}")
+            artifact = found[0]
+        tree = Lineage(store).tree(artifact)
+        if args.format == "json":
+            print(json.dumps(tree, indent=2, sort_keys=True), file=out)
+        else:
+            print_tree(tree, out)
+    elif args.command == "diff":
+        quiet_libraries()
+        diff = diff_runs(
+            _run(store, args.pipeline_name, args.run_a, where),
+            _run(store, args.pipeline_name, args.run_b, where),
+        )
+        if args.format == "json":
+            print(json.dumps(diff, indent=2, sort_keys=True), file=out)
+        else:
+            print_diff(diff, out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point."""
+    args = parse_args(argv)
+    try:
+        execute(args, sys.stdout)
+    except InspectError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_NOT_FOUND
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""The MLMD inspector on real runs: runs, artifacts, lineage, diff, and its errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from commands import inspect_cli, lineage_components
+
+from pipeline_def import node_ids as P
+from pipeline_def.summary import SUMMARY_FILE
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def _run_id(output_dir: Path) -> str:
+    return json.loads((output_dir / SUMMARY_FILE).read_text())["run_id"]
+
+
+def test_no_store_and_empty_store_are_clear_errors(tmp_path):
+    result = inspect_cli("--output-dir", str(tmp_path), "runs")
+    assert result.returncode == 2 and "no metadata store at" in result.stderr
+    (tmp_path / "metadata.sqlite").touch()
+    result = inspect_cli("--output-dir", str(tmp_path), "runs")
+    assert result.returncode == 2 and "has no runs of pipeline taxi-wide-deep" in result.stderr
+
+
+def test_lineage_needs_one_target(tmp_path):
+    result = inspect_cli("--output-dir", str(tmp_path), "lineage")
+    assert result.returncode == 2 and "ARTIFACT_ID or --pushed-model latest" in result.stderr
+
+
+@pytest.mark.slow
+def test_runs_lists_each_component_with_state_and_seconds(first_run):
+    output_dir, _ = first_run
+    result = inspect_cli("--output-dir", str(output_dir), "runs")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    ours = next(i for i, line in enumerate(lines) if line.startswith(_run_id(output_dir)))
+    assert lines[ours].split()[-1] in ("complete", "failed")
+    block = lines[ours + 1 : ours + 1 + len(P.NODE_IDS)]
+    assert [line.split()[0] for line in block] == list(P.NODE_IDS)
+    assert all(line.split()[1] in ("complete", "cached") for line in block)
+
+
+@pytest.mark.slow
+def test_artifacts_by_type_show_the_push(first_run):
+    output_dir, _ = first_run
+    result = inspect_cli("--output-dir", str(output_dir), "artifacts", "--type", "PushedModel")
+    assert result.returncode == 0, result.stderr
+    assert "pushed_version=" in result.stdout and "Pusher" in result.stdout
+    assert (
+        inspect_cli("--output-dir", str(output_dir), "artifacts", "--type", "Nope").returncode == 2
+    )
+
+
+@pytest.mark.slow
+def test_lineage_of_the_pushed_model_reaches_the_input_files(first_run, small_data_root):
+    output_dir, _ = first_run
+    result = inspect_cli("--output-dir", str(output_dir), "lineage", "--pushed-model", "latest",
+                     "--format", "json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    tree = json.loads(result.stdout)
+    assert tree["type"] == "PushedModel" and tree["properties"]["pushed"] == 1
+    assert {P.PUSHER, P.EVALUATOR, P.TRAINER, P.TRANSFORM, P.EXAMPLE_GEN, P.CURATED_SCHEMA} <= (
+        lineage_components(tree)
+    )
+    trainer = next(i for i in tree["produced_by"]["inputs"] if i["key"] == "model")
+    assert json.loads(trainer["produced_by"]["parameters"]["train_args"])["num_steps"] == 300
+    examples = trainer["produced_by"]["inputs"][0]
+    assert examples["type"] == "Examples"
+    params = examples["produced_by"]["parameters"]
+    assert params["input_base"] == str(small_data_root)
+    assert params["input_fingerprint"].startswith("split:single_split,num_files:1")
+    text = inspect_cli("--output-dir", str(output_dir), "lineage", "--pushed-model", "latest")
+    assert "made by Trainer" in text.stdout and "(lineage shown above)" in text.stdout
+
+
+@pytest.mark.slow
+def test_diff_names_what_changed_between_two_runs(first_run, regression):
+    output_dir, _, _ = regression
+    first, worse = _run_id(first_run[0]), _run_id(output_dir)
+    result = inspect_cli("--output-dir", str(output_dir), "diff", first, worse, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    diff = json.loads(result.stdout)
+    # The regression run read a copy of the data with the labels' column shuffled.
+    fingerprints = diff["inputs"]["input_fingerprint"]
+    assert fingerprints[0] != fingerprints[1] and all(fingerprints)
+    input_base = diff["parameters"][P.EXAMPLE_GEN]["input_base"]
+    assert input_base[0] != input_base[1]
+    assert P.TRAINER not in diff["states"]  # both trained
+    auc_a, auc_b = diff["metrics"]["auc"]
+    assert auc_a > 0.9 and auc_b < 0.7
+    unknown = inspect_cli("--output-dir", str(output_dir), "diff", first, "no-such-run")
+    assert unknown.returncode == 2 and "no run 'no-such-run'" in unknown.stderr
