@@ -5,7 +5,7 @@
 
 Prints one line per component and a closing summary; the full log goes to
 ``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
-machines. Exit codes: 0 success, 1 a component failed, 2 bad input.
+machines. Exit codes: 0 success, 1 a component failed, 2 bad input, 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -13,10 +13,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import logging
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
 from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig
 from pipeline_def.data_check import DataRootError, check_data_root
@@ -24,6 +27,7 @@ from pipeline_def.progress import component_progress, logs_to_file
 from pipeline_def.store import add_store_arguments, metadata_for
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 
 log = logging.getLogger("local_runner")
 
@@ -64,12 +68,25 @@ def _one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text[-1] if text else ''}"
 
 
+def _watch_ctrl_c() -> threading.Event:
+    """An event set by Ctrl-C, which still raises KeyboardInterrupt as usual."""
+    pressed = threading.Event()
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        pressed.set()
+        signal.default_int_handler(signum, frame)
+
+    signal.signal(signal.SIGINT, handler)
+    return pressed
+
+
 def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     """Run the pipeline, print progress and the summary; the process exit code."""
     log_file = output_dir / "logs" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.log"
     print(f"Pipeline {config.pipeline_name}: data {config.data_root}", flush=True)
     started = time.monotonic()
     failed = error = None
+    interrupted = False
     with logs_to_file(log_file, verbose) as people, component_progress() as progress:
         # Imported here, not at the top: TFX takes seconds to import, and argument or
         # data errors are reported before that; its import noise goes to the log.
@@ -77,26 +94,50 @@ def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
 
         from pipeline_def import summary as S
         from pipeline_def.pipeline import create_pipeline
-        from pipeline_def.runs import run_started_since
+        from pipeline_def.runs import cancel_unfinished, run_started_since
         from pipeline_def.store import open_store
 
         # The run id LocalDagRunner gives is the ISO time it starts: with it, this
         # run is told apart from others writing to a shared store at the same time.
         since = datetime.datetime.now().isoformat()
+        ctrl_c = _watch_ctrl_c()
         try:
             tfx.orchestration.LocalDagRunner().run(create_pipeline(config))
         except Exception as err:  # noqa: BLE001 - any component error ends the run here
             failed = progress.fail_current() or "pipeline"
-            log.exception("component %s failed", failed)
-            error = _one_line(err)
-            print(f"error: {failed} failed: {error}", file=people)
-        run_record = run_started_since(open_store(config.metadata), config.pipeline_name, since)
+            if ctrl_c.is_set():
+                # Ctrl-C raised inside TF or Beam code can surface as another error.
+                interrupted = True
+                log.warning("interrupted by the user during %s (%s)", failed, _one_line(err))
+            else:
+                log.exception("component %s failed", failed)
+                error = _one_line(err)
+                print(f"error: {failed} failed: {error}", file=people)
+        except KeyboardInterrupt:
+            failed = progress.fail_current() or "pipeline"
+            interrupted = True
+            log.warning("interrupted by the user during %s", failed)
+        if interrupted:
+            error = f"interrupted during {failed}"
+            print(
+                f"interrupted: stopped during {failed}; the next run reuses what finished",
+                file=people,
+                flush=True,
+            )
+        store = open_store(config.metadata)
+        run_record = run_started_since(store, config.pipeline_name, since)
+        if interrupted and run_record is not None:
+            cancel_unfinished(store, run_record, failed)
         summary = S.summarize(config.pipeline_name, run_record, progress.timings, failed)
     summary.error = error
+    if interrupted:
+        summary.status = S.INTERRUPTED
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)
     S.write_json(summary, output_dir)
     S.print_closing(summary, sys.stdout, f"python -m pipeline_def.review --output-dir {output_dir}")
+    if interrupted:
+        return EXIT_INTERRUPTED
     return EXIT_FAILED if failed else EXIT_OK
 
 

@@ -84,6 +84,9 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         statistics=statistics_gen.outputs["statistics"],
         schema=curated_schema.outputs["result"],
     ).with_id(EXAMPLE_VALIDATOR)
+    # SchemaGen first even when the validator stops the run: its inference of the
+    # rejected data is what people compare with the curated schema.
+    example_validator.add_upstream_node(schema_gen)
     # Transform only analyzes; the Trainer applies its graph to the raw examples in
     # tf.data, through the same layer serving uses (no materialized copy to write).
     transform = tfx.components.Transform(

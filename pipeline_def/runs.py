@@ -172,3 +172,26 @@ def push_record(pushed_model: mlmd_pb2.Artifact) -> PushRecord:
 def is_blessed(blessing: mlmd_pb2.Artifact) -> bool:
     """Whether a ModelBlessing artifact blesses its model."""
     return int_property(blessing, "blessed") == 1
+
+
+def cancel_unfinished(
+    store: metadata_store.MetadataStore, run: PipelineRun, interrupted_node: str | None
+) -> list[str]:
+    """Record the run's unfinished executions as canceled (after a Ctrl-C); their node ids.
+
+    That is every new or running execution, and the interrupted node's, which TFX
+    records as failed when the interrupt surfaced as an error. None of their
+    outputs were published, so no later run consumes them; the state keeps
+    ``inspect runs`` from showing a stopped run as running or broken.
+    """
+    unfinished = (mlmd_pb2.Execution.NEW, mlmd_pb2.Execution.RUNNING)
+    stopped = []
+    for node, execution in run.nodes.items():
+        e = execution.execution
+        if e.last_known_state in unfinished or (
+            node == interrupted_node and e.last_known_state == mlmd_pb2.Execution.FAILED
+        ):
+            e.last_known_state = mlmd_pb2.Execution.CANCELED
+            store.put_executions([e])
+            stopped.append(node)
+    return stopped

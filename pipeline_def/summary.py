@@ -14,7 +14,7 @@ from pipeline_def.progress import ComponentTiming
 from pipeline_def.runs import ALREADY_SERVING, PipelineRun, int_property, is_blessed, str_property
 
 SUMMARY_FILE = "run_summary.json"
-SUCCEEDED, FAILED = "succeeded", "failed"
+SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"
 
 
 @dataclass
@@ -104,6 +104,8 @@ def print_closing(summary: RunSummary, out: TextIO, review_command: str | None =
     print("", file=out)
     if summary.status == FAILED:
         print(f"Run {summary.run_id} FAILED in {summary.failed_component}.", file=out)
+    elif summary.status == INTERRUPTED:
+        print(f"Run {summary.run_id} interrupted during {summary.failed_component}.", file=out)
     else:
         print(f"Run {summary.run_id} succeeded in {summary.seconds:.1f} s.", file=out)
     if m:

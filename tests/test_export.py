@@ -105,3 +105,35 @@ def test_transform_features_signature_gives_the_label_for_evaluation(transformed
     expected = [row[label] for row in transformed.rows[:40]]
     assert features[label].numpy().tolist() == expected
     assert sum(expected) > 0
+
+
+def test_a_malformed_serialized_example_is_an_error_not_a_prediction(transformed, exported):
+    _, saved = exported
+    good = _example(transformed.instances[0], transformed.spec)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse example input"):
+        saved.signatures[export.SERVING_DEFAULT](examples=tf.constant([good, b"not a tf.Example"]))
+
+
+def test_a_feature_of_the_wrong_type_is_an_error_naming_it(transformed, exported):
+    _, saved = exported
+    example = tf.train.Example.FromString(_example(transformed.instances[0], transformed.spec))
+    example.features.feature["fare"].Clear()
+    example.features.feature["fare"].bytes_list.value.append(b"twelve dollars")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="fare"):
+        saved.signatures[export.SERVING_DEFAULT](
+            examples=tf.constant([example.SerializeToString()])
+        )
+
+
+def test_raw_tensors_of_the_wrong_dtype_are_refused(transformed, exported):
+    _, saved = exported
+    first = transformed.instances[0]
+    columns = {
+        name: tf.constant(
+            [first[name][0] if first[name] else 0], dtype=transformed.spec[name].dtype
+        )
+        for name in SERVED
+    }
+    columns["fare"] = tf.constant(["12.5"])
+    with pytest.raises((TypeError, tf.errors.InvalidArgumentError), match="float"):
+        saved.signatures[export.SERVING_RAW](**columns)

@@ -42,7 +42,7 @@ def test_edges(built):
         P.STATISTICS_GEN: {P.EXAMPLE_GEN},
         P.SCHEMA_GEN: {P.STATISTICS_GEN},
         P.CURATED_SCHEMA: set(),
-        P.EXAMPLE_VALIDATOR: {P.STATISTICS_GEN, P.CURATED_SCHEMA},
+        P.EXAMPLE_VALIDATOR: {P.STATISTICS_GEN, P.CURATED_SCHEMA, P.SCHEMA_GEN},
         # Transform waits for the validator: bad data stops the run before it.
         P.TRANSFORM: {P.EXAMPLE_GEN, P.CURATED_SCHEMA, P.EXAMPLE_VALIDATOR},
         P.TRAINER: {P.EXAMPLE_GEN, P.TRANSFORM},

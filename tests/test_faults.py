@@ -1,0 +1,99 @@
+"""Runs killed or interrupted midway: the next run completes and nothing partial is used."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pipeline_def import node_ids as P
+from pipeline_def.config import SqliteMetadata
+from pipeline_def.runs import list_runs
+from pipeline_def.store import open_store
+from pipeline_def.summary import SUMMARY_FILE
+
+pytestmark = pytest.mark.slow
+
+PROJECT = Path(__file__).resolve().parent.parent
+FINISHED_BEFORE_TRANSFORM = (P.EXAMPLE_GEN, P.STATISTICS_GEN, P.SCHEMA_GEN, P.EXAMPLE_VALIDATOR)
+
+
+def _start(data_root: Path, output_dir: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, str(PROJECT / "local_runner.py"), "--data-root", str(data_root),
+         "--output-dir", str(output_dir), "--train-steps", "300"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def _wait_for_line(process: subprocess.Popen, node: str) -> None:
+    """Read the console until ``node``'s line (it finished); the next node is then running."""
+    for line in process.stdout:
+        if line.split()[:1] == [node]:
+            return
+    pytest.fail(f"the run ended before {node} finished: {process.stderr.read()}")
+
+
+def _store_runs(output_dir: Path):
+    return list_runs(
+        open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
+    )
+
+
+def test_killed_then_interrupted_then_a_run_that_completes(small_data_root, tmp_path, run_pipeline):
+    out = tmp_path / "out"
+    # 1. SIGKILL during Transform: no chance to clean up.
+    killed = _start(small_data_root, out)
+    _wait_for_line(killed, P.EXAMPLE_VALIDATOR)
+    time.sleep(3)
+    killed.kill()
+    killed.wait(timeout=30)
+    (killed_run,) = _store_runs(out)
+    assert killed_run.nodes[P.TRANSFORM].state in ("running", "new")  # never completed
+    assert P.TRAINER not in killed_run.nodes
+
+    # 2. Ctrl-C during the Trainer: a one-line message within seconds, exit 130.
+    interrupted = _start(small_data_root, out)
+    _wait_for_line(interrupted, P.TRANSFORM)
+    time.sleep(3)
+    sent = time.monotonic()
+    interrupted.send_signal(signal.SIGINT)
+    stdout, stderr = interrupted.communicate(timeout=60)
+    assert time.monotonic() - sent < 20
+    assert interrupted.returncode == 130, stdout + stderr
+    assert stderr.strip() == (
+        f"interrupted: stopped during {P.TRAINER}; the next run reuses what finished"
+    )
+    assert "Traceback" not in stdout
+    summary = json.loads((out / SUMMARY_FILE).read_text())
+    assert summary["status"] == "interrupted" and summary["pushed_model_path"] is None
+    second = _store_runs(out)[0]
+    assert second.nodes[P.TRAINER].state == "canceled"
+    for node in FINISHED_BEFORE_TRANSFORM:
+        assert second.nodes[node].state == "cached", node
+    assert second.nodes[P.TRANSFORM].state == "complete"  # the killed one was not reused
+
+    # 3. The next run completes, reusing what finished and nothing that did not.
+    result = run_pipeline(small_data_root, out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    third, second, first = _store_runs(out)
+    for node in (*FINISHED_BEFORE_TRANSFORM, P.TRANSFORM):
+        assert third.nodes[node].state == "cached", node
+    assert third.nodes[P.TRAINER].state == "complete"
+    (graph_used,) = (
+        a
+        for a in open_store(
+            SqliteMetadata(str(out / "metadata.sqlite"))
+        ).get_events_by_execution_ids([third.nodes[P.TRAINER].execution.id])
+        if a.type == a.INPUT and a.path.steps[0].key == "transform_graph"
+    )
+    (second_graph,) = second.nodes[P.TRANSFORM].outputs["transform_graph"]
+    assert graph_used.artifact_id == second_graph.id
+    killed_outputs = [a.id for arts in first.nodes[P.TRANSFORM].outputs.values() for a in arts]
+    assert graph_used.artifact_id not in killed_outputs
+    assert json.loads((out / SUMMARY_FILE).read_text())["blessed"] is True

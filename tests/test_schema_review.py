@@ -1,0 +1,48 @@
+"""The curated schema: it accepts the shipped data, and the review command's comparison."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import tensorflow_data_validation as tfdv
+from tensorflow_metadata.proto.v0 import schema_pb2
+
+from pipeline_def.config import CURATED_SCHEMA_DIR
+from pipeline_def.schema_review import differences
+
+
+@pytest.fixture(scope="module")
+def curated():
+    return tfdv.load_schema_text(str(CURATED_SCHEMA_DIR / "schema.pbtxt"))
+
+
+def test_the_curated_schema_is_alone_in_its_folder(curated):
+    # TFX reads "the only file" of a Schema artifact's directory.
+    assert [p.name for p in CURATED_SCHEMA_DIR.iterdir()] == ["schema.pbtxt"]
+    assert {f.name for f in curated.feature} >= {"fare", "tips", "payment_type", "company"}
+
+
+def test_the_label_source_is_absent_from_serving(curated):
+    tips = next(f for f in curated.feature if f.name == "tips")
+    assert list(tips.not_in_environment) == ["SERVING"]
+
+
+def test_no_difference_with_itself(curated):
+    assert differences(curated, curated) == []
+
+
+def test_differences_name_each_feature(curated):
+    inferred = copy.deepcopy(curated)
+    miles = next(f for f in inferred.feature if f.name == "trip_miles")
+    inferred.feature.remove(miles)
+    extra = inferred.feature.add(name="rating")
+    extra.type = schema_pb2.INT
+    fare = next(f for f in inferred.feature if f.name == "fare")
+    fare.type = schema_pb2.BYTES
+    next(d for d in inferred.string_domain if d.name == "payment_type").value.append("Bitcoin")
+    lines = differences(curated, inferred)
+    assert "+ rating: in the data (INT), not in the curated schema" in lines
+    assert "- trip_miles: in the curated schema, not in the data" in lines
+    assert "~ fare: type FLOAT (curated) but BYTES in the data" in lines
+    assert "~ payment_type: values outside the curated domain: Bitcoin" in lines
