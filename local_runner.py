@@ -1,7 +1,8 @@
 """Run the pipeline on this machine with TFX's LocalDagRunner.
 
-    python local_runner.py [--data-root DIR] [--output-dir DIR] [--train-steps N]
-                           [--eval-steps N] [--verbose]
+    python local_runner.py [--data-root DIR] [--output-dir DIR] [--metadata URI]
+                           [--train-steps N] [--eval-steps N] [--hparam NAME=VALUE ...]
+                           [--beam-arg ARG ...] [--verbose]
 
 Prints one line per component and a closing summary; the full log goes to
 ``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import logging
+import os
 import signal
 import sys
 import threading
@@ -21,7 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
-from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig
+from modules.hparams import HParams
+from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig, beam_args_for
 from pipeline_def.data_check import DataRootError, check_data_root
 from pipeline_def.progress import component_progress, logs_to_file
 from pipeline_def.store import add_store_arguments, metadata_for
@@ -42,6 +46,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="folder of CSV files (default: the shipped sample)",
     )
     add_store_arguments(parser)
+    parser.add_argument(
+        "--beam-arg",
+        action="append",
+        default=None,
+        metavar="ARG",
+        help="a Beam pipeline argument for every Beam component (repeat the flag); "
+        "default: in-process for small data, one worker process per core for large",
+    )
+    parser.add_argument(
+        "--hparam",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a hyperparameter (modules/hparams.py), VALUE in JSON, e.g. "
+        "dropout=0.2 or hidden_units=[64,32]; repeat the flag for several",
+    )
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
     parser.add_argument("--eval-steps", type=int, default=PipelineConfig.eval_steps)
     parser.add_argument(
@@ -50,10 +70,33 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def build_config(args: argparse.Namespace) -> PipelineConfig:
+def parse_hparams(pairs: Sequence[str]) -> dict[str, object]:
+    """``NAME=VALUE`` pairs (VALUE in JSON) as a dict; ValueError naming a bad one."""
+    overrides = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--hparam {pair!r}: expected NAME=VALUE")
+        try:
+            overrides[name.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            raise ValueError(
+                f"--hparam {pair!r}: VALUE must be JSON (a number, true, [1, 2])"
+            ) from None
+    return overrides
+
+
+def build_config(args: argparse.Namespace, input_bytes: int) -> PipelineConfig:
     """The pipeline config for a local run: everything under the output dir."""
     out = args.output_dir.resolve()
+    beam_args = (
+        args.beam_arg
+        if args.beam_arg is not None
+        else beam_args_for(input_bytes, os.cpu_count() or 1)
+    )
     return PipelineConfig(
+        beam_pipeline_args=tuple(beam_args),
+        hparams=HParams.with_overrides(parse_hparams(args.hparam)),
         pipeline_root=str(out / "pipeline"),
         data_root=str(args.data_root.resolve()),
         serving_dir=str(out / "serving"),
@@ -145,8 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: check the input, build the config, run."""
     args = parse_args(argv)
     try:
-        check_data_root(args.data_root, PipelineConfig.input_pattern)
-        config = build_config(args)
+        files = check_data_root(args.data_root, PipelineConfig.input_pattern)
+        config = build_config(args, sum(f.stat().st_size for f in files))
     except (DataRootError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -256,6 +256,13 @@ def _run_parameters(run: PipelineRun) -> dict[str, dict[str, Any]]:
     return {node: properties(e.execution) for node, e in run.nodes.items()}
 
 
+def _examples_properties(run: PipelineRun) -> dict[str, Any]:
+    """The ExampleGen output's properties (fingerprint, span), cached runs included."""
+    node = run.nodes.get(ids.EXAMPLE_GEN)
+    examples = node.outputs.get("examples", []) if node else []
+    return properties(examples[0]) if examples else {}
+
+
 def _run_metrics(run: PipelineRun) -> dict[str, float]:
     evaluator = run.nodes.get(ids.EVALUATOR)
     if evaluator is None or not evaluator.outputs.get("evaluation"):
@@ -285,18 +292,12 @@ def diff_runs(a: PipelineRun, b: PipelineRun) -> dict[str, Any]:
         if node in a.nodes or node in b.nodes
     }
     ma, mb = _run_metrics(a), _run_metrics(b)
+    inputs_a, inputs_b = _examples_properties(a), _examples_properties(b)
     metrics = {k: [ma.get(k), mb.get(k)] for k in sorted(set(ma) | set(mb))}
     return {
         "runs": [a.run_id, b.run_id],
         "inputs": {
-            "input_fingerprint": [
-                params_a.get(ids.EXAMPLE_GEN, {}).get("input_fingerprint"),
-                params_b.get(ids.EXAMPLE_GEN, {}).get("input_fingerprint"),
-            ],
-            "span": [
-                params_a.get(ids.EXAMPLE_GEN, {}).get("span"),
-                params_b.get(ids.EXAMPLE_GEN, {}).get("span"),
-            ],
+            key: [inputs_a.get(key), inputs_b.get(key)] for key in ("input_fingerprint", "span")
         },
         "states": {k: v for k, v in states.items() if v[0] != v[1]},
         "parameters": parameters,

@@ -80,7 +80,7 @@ EV = P.EXAMPLE_VALIDATOR
 PIPELINE_CASES = {
     "missing-column": Case(
         _one_file(lambda r: r, columns=[c for c in _rows()[0] if c != "trip_miles"]),
-        1, EV, "trip_miles: The feature was not present in any examples",
+        1, EV, "trip_miles: Column is completely missing",
     ),
     "unknown-column": Case(
         _one_file(lambda r: [{**row, "rating": "5"} for row in r], columns=[*_rows()[0], "rating"]),

@@ -84,13 +84,11 @@ def test_diff_names_what_changed_between_two_runs(first_run, regression):
     result = inspect_cli("--output-dir", str(output_dir), "diff", first, worse, "--format", "json")
     assert result.returncode == 0, result.stderr
     diff = json.loads(result.stdout)
-    # The regression run read a copy of the data with the labels' column shuffled.
     fingerprints = diff["inputs"]["input_fingerprint"]
-    assert fingerprints[0] != fingerprints[1] and all(fingerprints)
-    input_base = diff["parameters"][P.EXAMPLE_GEN]["input_base"]
-    assert input_base[0] != input_base[1]
-    assert P.TRAINER not in diff["states"]  # both trained
+    assert fingerprints[0] == fingerprints[1] and fingerprints[0].startswith("split:")
+    hparams = [json.loads(v)["hparams"] for v in diff["parameters"][P.TRAINER]["custom_config"]]
+    assert hparams[0]["deep_learning_rate"] > 1e-4 and hparams[1]["deep_learning_rate"] == 1e-9
     auc_a, auc_b = diff["metrics"]["auc"]
-    assert auc_a > 0.9 and auc_b < 0.7
+    assert auc_a > 0.9 and auc_b < 0.8
     unknown = inspect_cli("--output-dir", str(output_dir), "diff", first, "no-such-run")
     assert unknown.returncode == 2 and "no run 'no-such-run'" in unknown.stderr

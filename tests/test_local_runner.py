@@ -41,3 +41,43 @@ def test_non_positive_steps_are_bad_input(tmp_path, capsys, small_data_root):
     )
     assert code == local_runner.EXIT_BAD_INPUT
     assert "train_steps" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "input_bytes", "expected"),
+    [
+        ([], 2_000_000, ()),
+        ([], 200_000_000, ("--direct_running_mode=multi_processing", "--direct_num_workers=")),
+        (["--beam-arg=--runner=DirectRunner"], 200_000_000, ("--runner=DirectRunner",)),
+    ],
+    ids=["small-in-process", "large-multi-process", "flags-win"],
+)
+def test_beam_arguments_by_data_size_or_flags(flags, input_bytes, expected, monkeypatch):
+    monkeypatch.setattr(local_runner.os, "cpu_count", lambda: 4)
+    config = local_runner.build_config(local_runner.parse_args(flags), input_bytes)
+    assert len(config.beam_pipeline_args) == len(expected)
+    for arg, start in zip(config.beam_pipeline_args, expected, strict=True):
+        assert arg.startswith(start)
+    if "--direct_num_workers=" in expected:
+        assert config.beam_pipeline_args[-1] == "--direct_num_workers=4"
+
+
+def test_hyperparameters_from_the_command_line(small_data_root):
+    args = local_runner.parse_args(
+        ["--hparam", "dropout=0.25", "--hparam", "hidden_units=[64, 32]"]
+    )
+    config = local_runner.build_config(args, 1000)
+    assert config.hparams.dropout == 0.25 and config.hparams.hidden_units == (64, 32)
+
+
+@pytest.mark.parametrize(
+    ("pair", "message"),
+    [("dropout", "expected NAME=VALUE"), ("dropout=high", "must be JSON"),
+     ("nope=1", "unknown hyperparameter"), ("dropout=[1]", "must be float")],
+)  # fmt: skip
+def test_bad_hyperparameters_are_bad_input(pair, message, small_data_root, tmp_path, capsys):
+    code = local_runner.main(
+        ["--data-root", str(small_data_root), "--output-dir", str(tmp_path / "o"), "--hparam", pair]
+    )
+    assert code == local_runner.EXIT_BAD_INPUT
+    assert message in capsys.readouterr().err

@@ -81,3 +81,26 @@ def test_without_the_baseline_resolver_only_the_absolute_bound_gates(config):
     assert '"lower_bound"' in eval_config
     assert "change_threshold" not in eval_config
     assert "baseline_model" not in evaluator.inputs
+
+
+def _beam_args_by_node(pipeline) -> dict[str, list[str]]:
+    from tfx.dsl.compiler.compiler import Compiler
+    from tfx.proto.orchestration import executable_spec_pb2, pipeline_pb2
+
+    deployment = pipeline_pb2.IntermediateDeploymentConfig()
+    Compiler().compile(pipeline).deployment_config.Unpack(deployment)
+    found = {}
+    for node, spec in deployment.executor_specs.items():
+        if spec.Is(executable_spec_pb2.BeamExecutableSpec.DESCRIPTOR):
+            beam = executable_spec_pb2.BeamExecutableSpec()
+            spec.Unpack(beam)
+            found[node] = list(beam.beam_pipeline_args)
+    return found
+
+
+def test_beam_arguments_reach_every_beam_component(config):
+    flink = ("--runner=FlinkRunner", "--flink_master=localhost:8081", "--parallelism=4")
+    built = create_pipeline(dataclasses.replace(config, beam_pipeline_args=flink))
+    by_node = _beam_args_by_node(built)
+    assert set(by_node) == {P.EXAMPLE_GEN, P.STATISTICS_GEN, P.TRANSFORM, P.EVALUATOR}
+    assert all(args == list(flink) for args in by_node.values())

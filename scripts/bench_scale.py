@@ -1,0 +1,160 @@
+"""How the pipeline's cost grows with the data: a full run at each size, fresh each time.
+
+    python scripts/bench_scale.py [--rows 15000 150000 1500000] [--out DIR]
+
+For each size: generate the data (scripts/generate_data.py, kept between
+benchmark runs), run ``local_runner.py`` in a fresh output dir, and sample the
+resident memory of every process it starts. Writes ``scale.json`` (per component
+seconds and rows/s, peak RSS, end-to-end seconds, AUC, the Trainer's examples/s)
+and ``scale.png`` (seconds per component against rows, log-log) into DIR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parent.parent
+DATA_COMPONENTS = ("CsvExampleGen", "StatisticsGen", "Transform", "Evaluator")
+EVAL_SHARE = 1 / 3  # the hash split: train 2, eval 1
+THROUGHPUT = re.compile(r"training throughput: (\d+) examples/s")
+
+
+def _children(pid: int) -> set[int]:
+    found, frontier = {pid}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        try:
+            tasks = Path(f"/proc/{parent}/task").iterdir()
+            kids = {int(k) for t in tasks for k in (t / "children").read_text().split()}
+        except OSError:
+            continue
+        frontier += list(kids - found)
+        found |= kids
+    return found
+
+
+def _rss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class PeakMemory(threading.Thread):
+    """Samples the RSS of a process and its descendants; the largest single process."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak_mib, self.stopped = pid, 0.0, threading.Event()
+
+    def run(self) -> None:
+        """Sample every 0.2 s until stopped."""
+        while not self.stopped.wait(0.2):
+            for pid in _children(self.pid):
+                self.peak_mib = max(self.peak_mib, _rss_mib(pid))
+
+
+def data_for(rows: int, cache: Path) -> Path:
+    """The generated data for ``rows`` rows (made once, then reused)."""
+    folder = cache / f"rows-{rows}"
+    if not (folder / "MANIFEST.json").exists():
+        subprocess.run(
+            [sys.executable, str(PROJECT / "scripts" / "generate_data.py"), "--rows", str(rows),
+             "--out", str(folder)],
+            check=True,
+        )  # fmt: skip
+    return folder
+
+
+def one_size(rows: int, data_root: Path) -> dict:
+    """One fresh end-to-end run on ``data_root``; its figures."""
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as out:
+        started = time.monotonic()
+        process = subprocess.Popen(
+            [sys.executable, str(PROJECT / "local_runner.py"), "--data-root", str(data_root),
+             "--output-dir", out],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        memory = PeakMemory(process.pid)
+        memory.start()
+        stdout, stderr = process.communicate()
+        memory.stopped.set()
+        wall = time.monotonic() - started
+        if process.returncode != 0:
+            sys.exit(f"{rows} rows: run failed (exit {process.returncode}):\n{stdout}{stderr}")
+        summary = json.loads((Path(out) / "run_summary.json").read_text())
+        rates = THROUGHPUT.findall(Path(summary["log_file"]).read_text())
+    components = {}
+    for name, figures in summary["components"].items():
+        entry = {"seconds": figures["seconds"]}
+        if name in DATA_COMPONENTS and figures["seconds"] > 0:
+            share = EVAL_SHARE if name == "Evaluator" else 1.0
+            entry["rows_per_second"] = round(rows * share / figures["seconds"])
+        components[name] = entry
+    return {
+        "rows": rows,
+        "wall_seconds": round(wall, 1),
+        "pipeline_seconds": summary["seconds"],
+        "peak_rss_mib_largest_process": round(memory.peak_mib),
+        "auc": summary["metrics"].get("auc"),
+        "trainer_examples_per_second": int(rates[-1]) if rates else None,
+        "components": components,
+    }
+
+
+def plot(results: list[dict], path: Path) -> None:
+    """Seconds per component against rows, log-log."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r["rows"] for r in results]
+    figure, axes = plt.subplots(figsize=(7, 5))
+    for name in results[0]["components"]:
+        seconds = [max(r["components"][name]["seconds"], 0.05) for r in results]
+        if max(seconds) >= 1:
+            axes.plot(rows, seconds, marker="o", label=name)
+    axes.plot(rows, [r["wall_seconds"] for r in results], "k--", marker="s", label="end to end")
+    axes.set(xscale="log", yscale="log", xlabel="rows", ylabel="seconds",
+             title="Pipeline time per component by data size")  # fmt: skip
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.savefig(path, dpi=100, bbox_inches="tight")
+
+
+def main() -> None:
+    """Run every size, print a table, write the JSON and the plot."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[15_000, 150_000, 1_500_000])
+    parser.add_argument("--out", type=Path, default=PROJECT / "outputs" / "bench_scale")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for rows in args.rows:
+        results.append(one_size(rows, data_for(rows, args.out / "data")))
+        r = results[-1]
+        print(
+            f"{rows:>9} rows: {r['wall_seconds']:7.1f} s end to end, "
+            f"peak RSS {r['peak_rss_mib_largest_process']} MiB, AUC {r['auc']:.4f}, "
+            + ", ".join(f"{k} {v['seconds']:.1f}" for k, v in r["components"].items()),
+            flush=True,
+        )
+        (args.out / "scale.json").write_text(json.dumps(results, indent=2) + "\n")
+    plot(results, args.out / "scale.png")
+    print(f"wrote {args.out / 'scale.json'} and {args.out / 'scale.png'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""The Trainer's input pipeline against its ceiling: the same model fed from memory.
+
+    python scripts/bench_trainer.py [--output-dir outputs] [--epochs 8] [--rounds 3]
+
+Uses the newest run in the output dir (its Transform graph and ExampleGen train
+split). Trains the pipeline's model with the pipeline's tf.data input (raw
+examples through Transform's layer, cached), then with the same transformed
+batches held as in-memory tensors, and prints training examples/s for each (epochs
+after the first, validation excluded, as the Trainer logs it) and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+from modules import keras_setup  # noqa: E402, F401 - selects Keras 2 before TF loads
+from pipeline_def import node_ids as ids  # noqa: E402
+from pipeline_def.config import DEFAULT_OUTPUT_DIR, PipelineConfig  # noqa: E402
+from pipeline_def.quiet import quiet_libraries  # noqa: E402
+from pipeline_def.runs import latest_run  # noqa: E402
+from pipeline_def.store import metadata_for, open_store  # noqa: E402
+
+
+class _Accessor:
+    """The one DataAccessor method make_dataset uses, over tfx_bsl's record reader."""
+
+    @staticmethod
+    def tf_dataset_factory(files, options, schema):  # noqa: ANN001, ANN205 - TFX's interface
+        from tfx_bsl.public import tfxio
+
+        return tfxio.TFExampleRecord(file_pattern=files, schema=schema).TensorFlowDataset(options)
+
+
+def _rate(model, data, steps: int, epochs: int, batch: int) -> float:  # noqa: ANN001
+    """Training examples/s over the epochs after the first, timed as the Trainer does."""
+    from modules.training import EpochLog
+
+    timer = EpochLog(steps * batch)
+    model.fit(data, steps_per_epoch=steps, epochs=epochs, callbacks=[timer], verbose=0)
+    return steps * batch * (epochs - 1) / sum(timer.seconds[1:])
+
+
+def main() -> None:
+    """Measure both inputs and print the figures as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR)
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    quiet_libraries()
+    import tensorflow as tf
+    import tensorflow_transform as tft
+
+    from modules import dataset
+    from modules.hparams import HParams
+    from modules.model import build_model
+    from modules.training import cardinalities
+
+    run = latest_run(open_store(metadata_for(args.output_dir, None)), PipelineConfig.pipeline_name)
+    if run is None or ids.TRANSFORM not in run.nodes:
+        raise SystemExit(f"no finished run in {args.output_dir}: run the pipeline first")
+    graph = tft.TFTransformOutput(run.nodes[ids.TRANSFORM].outputs["transform_graph"][0].uri)
+    examples = run.nodes[ids.EXAMPLE_GEN].outputs["examples"][0].uri
+    files = [str(p) for p in sorted(Path(examples, "Split-train").glob("*"))]
+    hp = HParams()
+    piped = dataset.make_dataset(
+        files, _Accessor(), graph, hp.batch_size, training=True, cache=True,
+        shuffle_buffer=hp.shuffle_buffer, seed=hp.seed,
+    )  # fmt: skip
+    # The ceiling: the same transformed batches, materialized once as tensors in
+    # memory and replayed with no reading, parsing, transforming or shuffling.
+    batches = list(piped.take(hp.steps_per_epoch * 4))
+    in_memory = tf.data.Dataset.from_tensor_slices(
+        (
+            {k: tf.stack([b[0][k] for b in batches]) for k in batches[0][0]},
+            tf.stack([b[1] for b in batches]),
+        )
+    ).repeat()
+    rates: dict[str, list[float]] = {"pipeline": [], "in_memory": []}
+    for _ in range(args.rounds):  # alternate, so that machine noise hits both alike
+        for name, data in (("pipeline", piped), ("in_memory", in_memory)):
+            model = build_model(cardinalities(graph), hp)
+            rates[name].append(_rate(model, data, hp.steps_per_epoch, args.epochs, hp.batch_size))
+    pipeline_rate, ceiling = (statistics.median(rates[k]) for k in ("pipeline", "in_memory"))
+    print(json.dumps({
+        "pipeline_input_examples_per_s": round(pipeline_rate),
+        "in_memory_examples_per_s": round(ceiling),
+        "ratio": round(pipeline_rate / ceiling, 3),
+        "batch_size": hp.batch_size,
+        "steps_per_epoch": hp.steps_per_epoch,
+        "epochs_measured": args.epochs - 1,
+        "rounds": args.rounds,
+    }))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
