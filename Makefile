@@ -13,7 +13,7 @@ UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench clean system-deps
+.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer clean system-deps
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -48,6 +48,12 @@ lock:  ## Re-resolve requirements.lock from pyproject.toml.
 
 bench: $(STAMP)  ## Median of 3 fresh end-to-end runs, with per-component seconds.
 	$(PY) scripts/bench_run.py
+
+bench-scale: $(STAMP)  ## Full runs on 15k, 150k and 1.5M generated rows (about 20 minutes).
+	$(PY) scripts/bench_scale.py $(ARGS)
+
+bench-trainer: $(STAMP)  ## The Trainer's input pipeline against in-memory tensors (after make run).
+	$(PY) scripts/bench_trainer.py $(ARGS)
 
 clean:  ## Remove run outputs (not the environment).
 	rm -rf outputs

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import FrameType
 
 from modules.hparams import HParams
-from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig, beam_args_for
+from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig, beam_args_for, split_for
 from pipeline_def.data_check import DataRootError, check_data_root
 from pipeline_def.progress import component_progress, logs_to_file
 from pipeline_def.store import add_store_arguments, metadata_for
@@ -97,6 +97,7 @@ def build_config(args: argparse.Namespace, input_bytes: int) -> PipelineConfig:
     return PipelineConfig(
         beam_pipeline_args=tuple(beam_args),
         hparams=HParams.with_overrides(parse_hparams(args.hparam)),
+        split_buckets=split_for(input_bytes),
         pipeline_root=str(out / "pipeline"),
         data_root=str(args.data_root.resolve()),
         serving_dir=str(out / "serving"),

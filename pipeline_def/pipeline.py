@@ -66,6 +66,44 @@ def _curated_schema(schema_dir: str) -> tfx.dsl.Importer:
     ).with_id(CURATED_SCHEMA)
 
 
+def _validation(
+    config: PipelineConfig,
+    statistics_gen: tfx.components.StatisticsGen,
+    schema_gen: tfx.components.SchemaGen,
+) -> tuple[tfx.dsl.Importer, GatingExampleValidator]:
+    """The curated schema and the validator that judges the data by it."""
+    # SchemaGen's inference is kept for people to compare with the curated schema
+    # (python -m pipeline_def.schema_review); the data is judged by the curated one.
+    curated_schema = _curated_schema(config.schema_dir)
+    example_validator = GatingExampleValidator(
+        statistics=statistics_gen.outputs["statistics"],
+        schema=curated_schema.outputs["result"],
+    ).with_id(EXAMPLE_VALIDATOR)
+    # SchemaGen first even when the validator stops the run: its inference of the
+    # rejected data is what people compare with the curated schema.
+    example_validator.add_upstream_node(schema_gen)
+    return curated_schema, example_validator
+
+
+def _push_and_report(
+    config: PipelineConfig, trainer: tfx.components.Trainer, evaluator: tfx.components.Evaluator
+) -> tuple[AtomicPusher, tfx.types.BaseNode]:
+    """The Pusher (a blessed model only) and the evaluation report of every run."""
+    pusher = AtomicPusher(
+        model=trainer.outputs["model"],
+        model_blessing=evaluator.outputs["blessing"],
+        push_destination=tfx.proto.PushDestination(
+            filesystem=tfx.proto.PushDestination.Filesystem(base_directory=config.serving_dir)
+        ),
+    ).with_id(PUSHER)
+    report = EvaluationReport(
+        evaluation=evaluator.outputs["evaluation"],
+        blessing=evaluator.outputs["blessing"],
+        pushed_model=pusher.outputs["pushed_model"],
+    ).with_id(REPORT)
+    return pusher, report
+
+
 def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     """The TFX pipeline: ExampleGen through Pusher, as the config describes."""
     example_gen = _example_gen(config).with_id(EXAMPLE_GEN)
@@ -77,16 +115,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     schema_gen = tfx.components.SchemaGen(
         statistics=statistics_gen.outputs["statistics"], infer_feature_shape=False
     ).with_id(SCHEMA_GEN)
-    # SchemaGen's inference is kept for people to compare with the curated schema
-    # (python -m pipeline_def.schema_review); the data is judged by the curated one.
-    curated_schema = _curated_schema(config.schema_dir)
-    example_validator = GatingExampleValidator(
-        statistics=statistics_gen.outputs["statistics"],
-        schema=curated_schema.outputs["result"],
-    ).with_id(EXAMPLE_VALIDATOR)
-    # SchemaGen first even when the validator stops the run: its inference of the
-    # rejected data is what people compare with the curated schema.
-    example_validator.add_upstream_node(schema_gen)
+    curated_schema, example_validator = _validation(config, statistics_gen, schema_gen)
     # Transform only analyzes; the Trainer applies its graph to the raw examples in
     # tf.data, through the same layer serving uses (no materialized copy to write).
     transform = tfx.components.Transform(
@@ -113,18 +142,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         baseline_model=baseline.outputs["model"] if baseline else None,
         eval_config=eval_config(config.min_auc, config.max_auc_drop if baseline else None),
     ).with_id(EVALUATOR)
-    pusher = AtomicPusher(
-        model=trainer.outputs["model"],
-        model_blessing=evaluator.outputs["blessing"],
-        push_destination=tfx.proto.PushDestination(
-            filesystem=tfx.proto.PushDestination.Filesystem(base_directory=config.serving_dir)
-        ),
-    ).with_id(PUSHER)
-    report = EvaluationReport(
-        evaluation=evaluator.outputs["evaluation"],
-        blessing=evaluator.outputs["blessing"],
-        pushed_model=pusher.outputs["pushed_model"],
-    ).with_id(REPORT)
+    pusher, report = _push_and_report(config, trainer, evaluator)
     return tfx.dsl.Pipeline(
         pipeline_name=config.pipeline_name,
         pipeline_root=config.pipeline_root,

@@ -1,0 +1,43 @@
+"""The Evaluator's config: derived from the features module, gated on the whole split."""
+
+from __future__ import annotations
+
+import json
+
+from google.protobuf import json_format
+
+from modules import features as F
+from pipeline_def import evaluation as E
+from pipeline_def.review import SLICE_COLUMNS_SHOWN
+from pipeline_def.review_html import TABLE_COLUMNS
+
+
+def test_slices_are_raw_columns_and_the_label_is_derived():
+    config = E.eval_config(min_auc=0.9, max_auc_drop=0.01)
+    assert set(E.SLICE_COLUMNS) <= set(F.raw_feature_columns())
+    assert [list(s.feature_keys) for s in config.slicing_specs] == [[]] + [
+        [c] for c in E.SLICE_COLUMNS
+    ]
+    assert config.model_specs[0].label_key == F.transformed_name(F.LABEL.name)
+
+
+def test_only_auc_is_gated_and_only_on_the_whole_split():
+    config = json_format.MessageToDict(E.eval_config(min_auc=0.9, max_auc_drop=0.01))
+    gated = [m for m in config["metricsSpecs"][0]["metrics"] if "perSliceThresholds" in m]
+    assert [json.loads(m["config"])["name"] for m in gated] == [E.GATING_METRIC]
+    (threshold,) = gated[0]["perSliceThresholds"]
+    assert threshold["slicingSpecs"] == [{}]
+    assert threshold["threshold"]["valueThreshold"]["lowerBound"] == 0.9
+    assert threshold["threshold"]["changeThreshold"]["absolute"] == -0.01
+
+
+def test_without_a_baseline_there_is_no_change_threshold():
+    config = json_format.MessageToDict(E.eval_config(min_auc=0.8, max_auc_drop=None))
+    (gated,) = [m for m in config["metricsSpecs"][0]["metrics"] if "perSliceThresholds" in m]
+    assert "changeThreshold" not in gated["perSliceThresholds"][0]["threshold"]
+
+
+def test_every_metric_the_reviews_show_is_computed():
+    computed = {name for _, name in E.METRICS}
+    assert {name for name, _ in TABLE_COLUMNS} <= computed
+    assert {name for name, _ in SLICE_COLUMNS_SHOWN} <= computed
