@@ -64,6 +64,7 @@ class EpochLog(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         """Log this epoch's train and validation metrics."""
+        self.on_test_begin()  # an epoch without validation stops the clock here
         metrics = ", ".join(f"{k} {v:.4f}" for k, v in sorted((logs or {}).items()))
         log.info("epoch %d (train %.2f s): %s", epoch + 1, self.seconds[-1], metrics)
 
