@@ -2,7 +2,7 @@
 
     python kubeflow_runner.py --image IMAGE --pipeline-root URI --data-root URI
         [--output pipeline.yaml] [--serving-dir URI] [--train-steps N]
-        [--beam-arg=--runner=... ...] [--baseline-resolver]
+        [--beam-arg=--runner=... ...] [--resolvers]
         [--endpoint URL [--experiment NAME] [--run-name NAME]]
 
 Builds a cluster PipelineConfig and compiles the same ``create_pipeline`` the local
@@ -66,10 +66,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "e.g. --beam-arg=--runner=DataflowRunner",
     )
     parser.add_argument(
-        "--baseline-resolver",
+        "--resolvers",
         action="store_true",
-        help="compare with the latest blessed model (Vertex AI Pipelines only: open-source "
-        "KFP cannot execute resolver steps)",
+        help="compare with the latest blessed model and the previous run's statistics "
+        "(Vertex AI Pipelines only: open-source KFP cannot execute resolver steps)",
     )
     parser.add_argument(
         "--verbose", action="store_true", help="also show the TFX/TF log on the console"
@@ -109,7 +109,7 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
         metadata=None,  # Kubeflow provides the ML-Metadata store.
         train_steps=args.train_steps,
         beam_pipeline_args=tuple(args.beam_arg),
-        baseline_resolver=args.baseline_resolver,
+        resolvers=args.resolvers,
         # The curated schema ships in the image, like the module files.
         schema_dir=f"{IMAGE_PROJECT_DIR}/{CURATED_SCHEMA_DIR.relative_to(PROJECT_ROOT).as_posix()}",
     )

@@ -1,10 +1,11 @@
-"""An ExampleValidator that stops the run on anomalies, and checks train/eval drift.
+"""An ExampleValidator that stops the run on anomalies, and checks drift.
 
 TFX's ExampleValidator writes its anomalies and succeeds, so Transform and Trainer
 go on to learn from bad data. This one validates every split against the curated
-schema, also compares the eval split with the train split through the schema's
-drift comparators, and fails with every anomaly named (split, feature, what is
-wrong) when there is any. The anomalies files are written first, for people.
+schema and, through the schema's drift comparators, compares the eval split with
+the train split and this run's train split with the previous run's (the optional
+``previous_statistics`` input); it fails with every anomaly named (split, feature,
+what is wrong) when there is any. The anomalies files are written first, for people.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from tfx import v1 as tfx
 # customized by subclassing it.
 from tfx.components.example_validator import executor as validator_executor
 from tfx.components.statistics_gen import stats_artifact_utils
-from tfx.dsl.components.base import executor_spec
-from tfx.types import artifact_utils, standard_component_specs
-from tfx.utils import io_utils
+from tfx.dsl.components.base import base_component, executor_spec
+from tfx.types import artifact_utils, component_spec, standard_component_specs
+from tfx.types.component_spec import ChannelParameter
+from tfx.utils import io_utils, json_utils
 
 TRAIN, EVAL = "train", "eval"
 DRIFT_FILE = "DriftFromTrain.pb"
+PREVIOUS_DRIFT_FILE = "DriftFromPreviousRun.pb"
+PREVIOUS_STATISTICS_KEY = "previous_statistics"
 
 
 class DataValidationError(RuntimeError):
@@ -45,17 +49,17 @@ def describe(anomalies: anomalies_pb2.Anomalies, split: str) -> list[str]:
 
 
 def drift_problems(
-    train: Any, evaluation: Any, schema: Any
+    current: Any, previous: Any, schema: Any, label: str
 ) -> tuple[anomalies_pb2.Anomalies, list[str]]:
-    """Drift of the eval split from the train split, by the schema's comparators."""
-    anomalies = tfdv.validate_statistics(evaluation, schema, previous_statistics=train)
+    """Drift of ``current`` statistics from ``previous``, by the schema's comparators."""
+    anomalies = tfdv.validate_statistics(current, schema, previous_statistics=previous)
     lines = []
     for info in anomalies.drift_skew_info:
         feature = ".".join(info.path.step)
         for m in info.drift_measurements:
             if m.value > m.threshold:
                 lines.append(
-                    f"eval vs train: {feature}: distribution drift "
+                    f"{label}: {feature}: distribution drift "
                     f"{anomalies_pb2.DriftSkewInfo.Measurement.Type.Name(m.type)} "
                     f"{m.value:.3f} > {m.threshold:.3f}"
                 )
@@ -71,6 +75,46 @@ class GatingValidatorExecutor(validator_executor.Executor):
         anomalies = super()._Validate(inputs, outputs)
         self._found.append(anomalies)
         return anomalies
+
+    def _drift(
+        self,
+        input_dict: dict[str, list[tfx.dsl.Artifact]],
+        output_dict: dict[str, list[tfx.dsl.Artifact]],
+        statistics: tfx.dsl.Artifact,
+        splits: list[str],
+    ) -> list[str]:
+        """Eval-vs-train and train-vs-previous-run drift; writes both results, returns problems."""
+        problems: list[str] = []
+        schema = io_utils.SchemaReader().read(
+            io_utils.get_only_uri_in_dir(
+                artifact_utils.get_single_uri(input_dict[standard_component_specs.SCHEMA_KEY])
+            )
+        )
+        anomalies_out = output_dict[standard_component_specs.ANOMALIES_KEY]
+        if TRAIN in splits and EVAL in splits:
+            drift, lines = drift_problems(
+                stats_artifact_utils.load_statistics(statistics, EVAL).proto(),
+                stats_artifact_utils.load_statistics(statistics, TRAIN).proto(),
+                schema,
+                "eval vs train",
+            )
+            uri = artifact_utils.get_split_uri(anomalies_out, EVAL)
+            io_utils.write_bytes_file(os.path.join(uri, DRIFT_FILE), drift.SerializeToString())
+            problems += lines
+        previous = input_dict.get(PREVIOUS_STATISTICS_KEY) or []
+        if previous and TRAIN in splits and previous[0].id != statistics.id:
+            drift, lines = drift_problems(
+                stats_artifact_utils.load_statistics(statistics, TRAIN).proto(),
+                stats_artifact_utils.load_statistics(previous[0], TRAIN).proto(),
+                schema,
+                "train vs the previous run's train",
+            )
+            uri = artifact_utils.get_split_uri(anomalies_out, TRAIN)
+            io_utils.write_bytes_file(
+                os.path.join(uri, PREVIOUS_DRIFT_FILE), drift.SerializeToString()
+            )
+            problems += lines
+        return problems
 
     def Do(  # noqa: N802 - TFX's executor interface
         self,
@@ -90,22 +134,7 @@ class GatingValidatorExecutor(validator_executor.Executor):
             for split, anomalies in zip(splits, self._found, strict=True)
             for line in describe(anomalies, split)
         ]
-        if TRAIN in splits and EVAL in splits:
-            schema = io_utils.SchemaReader().read(
-                io_utils.get_only_uri_in_dir(
-                    artifact_utils.get_single_uri(input_dict[standard_component_specs.SCHEMA_KEY])
-                )
-            )
-            drift, lines = drift_problems(
-                stats_artifact_utils.load_statistics(statistics, TRAIN).proto(),
-                stats_artifact_utils.load_statistics(statistics, EVAL).proto(),
-                schema,
-            )
-            uri = artifact_utils.get_split_uri(
-                output_dict[standard_component_specs.ANOMALIES_KEY], EVAL
-            )
-            io_utils.write_bytes_file(os.path.join(uri, DRIFT_FILE), drift.SerializeToString())
-            problems += lines
+        problems += self._drift(input_dict, output_dict, statistics, splits)
         if problems:
             raise DataValidationError(
                 f"{len(problems)} data anomal{'y' if len(problems) == 1 else 'ies'} "
@@ -114,7 +143,38 @@ class GatingValidatorExecutor(validator_executor.Executor):
         return result
 
 
-class GatingExampleValidator(tfx.components.ExampleValidator):
-    """tfx.components.ExampleValidator with ``GatingValidatorExecutor``."""
+class GatingValidatorSpec(component_spec.ComponentSpec):
+    """ExampleValidator's spec, plus the previous run's statistics (optional)."""
 
+    PARAMETERS = standard_component_specs.ExampleValidatorSpec.PARAMETERS
+    INPUTS = {
+        **standard_component_specs.ExampleValidatorSpec.INPUTS,
+        PREVIOUS_STATISTICS_KEY: ChannelParameter(
+            type=tfx.types.standard_artifacts.ExampleStatistics, optional=True
+        ),
+    }
+    OUTPUTS = standard_component_specs.ExampleValidatorSpec.OUTPUTS
+
+
+class GatingExampleValidator(base_component.BaseComponent):
+    """ExampleValidator with ``GatingValidatorExecutor`` and the previous-run input."""
+
+    SPEC_CLASS = GatingValidatorSpec
     EXECUTOR_SPEC = executor_spec.ExecutorClassSpec(GatingValidatorExecutor)
+
+    def __init__(
+        self,
+        statistics: tfx.types.BaseChannel,
+        schema: tfx.types.BaseChannel,
+        previous_statistics: tfx.types.BaseChannel | None = None,
+    ) -> None:
+        """Validate ``statistics`` by ``schema``; drift from ``previous_statistics`` if given."""
+        super().__init__(
+            spec=GatingValidatorSpec(
+                statistics=statistics,
+                schema=schema,
+                previous_statistics=previous_statistics,
+                exclude_splits=json_utils.dumps([]),
+                anomalies=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ExampleAnomalies),
+            )
+        )

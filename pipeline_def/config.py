@@ -96,10 +96,12 @@ class PipelineConfig:
     # than max_auc_drop below the latest blessed model's (when there is one).
     min_auc: float = 0.90
     max_auc_drop: float = 0.01
-    # Compare with the latest blessed model, found by a Resolver node. Open-source
-    # Kubeflow Pipelines cannot execute resolvers (its v2 backend answers "resolver
-    # not implemented yet"); without one, only the absolute bound gates.
-    baseline_resolver: bool = True
+    # Resolver nodes: the latest blessed model (the Evaluator's baseline) and the
+    # previous run's statistics (the validator's drift check). Open-source Kubeflow
+    # Pipelines cannot execute resolvers (its v2 backend answers "resolver not
+    # implemented yet"); without them, only the absolute AUC bound gates and drift
+    # is checked between the splits of the run only.
+    resolvers: bool = True
     # Empty: Beam's DirectRunner in this process. For data of the sample's size that
     # beats starting worker processes, and TFX then skips building an sdist of
     # itself for remote workers, which it does whenever any Beam argument is given.

@@ -8,6 +8,7 @@ EXAMPLE_GEN = "CsvExampleGen"
 STATISTICS_GEN = "StatisticsGen"
 SCHEMA_GEN = "SchemaGen"
 CURATED_SCHEMA = "CuratedSchema"
+PREVIOUS_STATISTICS = "PreviousStatisticsResolver"
 EXAMPLE_VALIDATOR = "ExampleValidator"
 TRANSFORM = "Transform"
 TRAINER = "Trainer"
@@ -20,6 +21,7 @@ NODE_IDS: tuple[str, ...] = (
     STATISTICS_GEN,
     SCHEMA_GEN,
     CURATED_SCHEMA,
+    PREVIOUS_STATISTICS,
     EXAMPLE_VALIDATOR,
     TRANSFORM,
     TRAINER,

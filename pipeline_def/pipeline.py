@@ -17,6 +17,7 @@ from pipeline_def.node_ids import (
     EVALUATOR,
     EXAMPLE_GEN,
     EXAMPLE_VALIDATOR,
+    PREVIOUS_STATISTICS,
     PUSHER,
     REPORT,
     SCHEMA_GEN,
@@ -50,6 +51,17 @@ def _baseline_resolver() -> tfx.dsl.Resolver:
     ).with_id(BASELINE_RESOLVER)
 
 
+def _previous_statistics_resolver() -> tfx.dsl.Resolver:
+    """The newest statistics StatisticsGen published before this run, for drift."""
+    return tfx.dsl.Resolver(
+        strategy_class=tfx.dsl.experimental.LatestArtifactStrategy,
+        statistics=tfx.dsl.Channel(
+            type=tfx.types.standard_artifacts.ExampleStatistics,
+            producer_component_id=STATISTICS_GEN,
+        ),
+    ).with_id(PREVIOUS_STATISTICS)
+
+
 def _curated_schema(schema_dir: str) -> tfx.dsl.Importer:
     """The shipped schema as an artifact, re-imported exactly when its content changes.
 
@@ -70,19 +82,21 @@ def _validation(
     config: PipelineConfig,
     statistics_gen: tfx.components.StatisticsGen,
     schema_gen: tfx.components.SchemaGen,
-) -> tuple[tfx.dsl.Importer, GatingExampleValidator]:
-    """The curated schema and the validator that judges the data by it."""
+) -> tuple[tfx.dsl.Importer, tfx.dsl.Resolver | None, GatingExampleValidator]:
+    """The curated schema, the previous run's statistics, and the validator using both."""
     # SchemaGen's inference is kept for people to compare with the curated schema
     # (python -m pipeline_def.schema_review); the data is judged by the curated one.
     curated_schema = _curated_schema(config.schema_dir)
+    previous = _previous_statistics_resolver() if config.resolvers else None
     example_validator = GatingExampleValidator(
         statistics=statistics_gen.outputs["statistics"],
         schema=curated_schema.outputs["result"],
+        previous_statistics=previous.outputs["statistics"] if previous else None,
     ).with_id(EXAMPLE_VALIDATOR)
     # SchemaGen first even when the validator stops the run: its inference of the
     # rejected data is what people compare with the curated schema.
     example_validator.add_upstream_node(schema_gen)
-    return curated_schema, example_validator
+    return curated_schema, previous, example_validator
 
 
 def _push_and_report(
@@ -115,7 +129,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     schema_gen = tfx.components.SchemaGen(
         statistics=statistics_gen.outputs["statistics"], infer_feature_shape=False
     ).with_id(SCHEMA_GEN)
-    curated_schema, example_validator = _validation(config, statistics_gen, schema_gen)
+    curated_schema, previous, example_validator = _validation(config, statistics_gen, schema_gen)
     # Transform only analyzes; the Trainer applies its graph to the raw examples in
     # tf.data, through the same layer serving uses (no materialized copy to write).
     transform = tfx.components.Transform(
@@ -135,7 +149,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         eval_args=tfx.proto.EvalArgs(num_steps=config.eval_steps),
         custom_config=config.hparams.to_custom_config(),
     ).with_id(TRAINER)
-    baseline = _baseline_resolver() if config.baseline_resolver else None
+    baseline = _baseline_resolver() if config.resolvers else None
     evaluator = tfx.components.Evaluator(
         examples=example_gen.outputs["examples"],
         model=trainer.outputs["model"],
@@ -153,6 +167,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
                 statistics_gen,
                 schema_gen,
                 curated_schema,
+                previous,
                 example_validator,
                 transform,
                 trainer,

@@ -65,6 +65,14 @@ def _one_file(change: Callable[[Rows], Rows], **kw: object) -> Callable[[Path, R
     return lambda root, rows: _write(root / "taxi.csv", change(rows), **kw)
 
 
+def _cash_to_card(rows: Rows) -> Rows:
+    """Half the cash trips paid by card instead: values in the domain, shares shifted."""
+    cash = [row for row in rows if row["payment_type"] == "Cash"]
+    for row in cash[::2]:
+        row["payment_type"] = "Credit Card"
+    return rows
+
+
 def _with_bytes(placeholder: str, raw: bytes) -> Callable[[Path, Rows], None]:
     """Write the rows with ``placeholder`` in some company cells, then put ``raw`` there."""
 
@@ -96,6 +104,10 @@ PIPELINE_CASES = {
     "inf-fares": Case(_one_file(_set("fare", "inf")), 1, EV, "fare: "),
     "negative-fares": Case(
         _one_file(_set("fare", "-4.5")), 1, EV, "fare: Unexpectedly low values: -4.5<0",
+    ),
+    "payment-type-drift-from-previous-run": Case(
+        _one_file(_cash_to_card), 1, EV,
+        "train vs the previous run's train: payment_type: distribution drift L_INFTY",
     ),
     "unknown-payment-type": Case(
         _one_file(_set("payment_type", "Bitcoin", every=10)), 1, EV, "payment_type: ",

@@ -46,9 +46,9 @@ def spec(package) -> pipeline_spec_pb2.PipelineSpec:
     )
 
 
-def _local_edges(baseline_resolver: bool) -> dict[str, set[str]]:
+def _local_edges(resolvers: bool) -> dict[str, set[str]]:
     args = kubeflow_runner.parse_args(
-        ["--image", IMAGE, *ROOTS, *(["--baseline-resolver"] if baseline_resolver else [])]
+        ["--image", IMAGE, *ROOTS, *(["--resolvers"] if resolvers else [])]
     )
     built = create_pipeline(kubeflow_runner.build_config(args))
     return {c.id: {u.id for u in c.upstream_nodes} for c in built.components}
@@ -62,7 +62,7 @@ def test_package_is_a_pipeline_spec_kfp_loads(package, spec):
 
 def test_one_task_per_local_node_with_the_same_edges(spec):
     tasks = spec.root.dag.tasks
-    expected = _local_edges(baseline_resolver=False)
+    expected = _local_edges(resolvers=False)
     assert set(tasks) == set(expected)
     for name, task in tasks.items():
         assert set(task.dependent_tasks) == expected[name], name
@@ -92,14 +92,12 @@ def test_no_path_from_the_compiling_machine(package):
 
 def test_baseline_resolver_compiles_to_resolver_steps(tmp_path):
     spec = json_format.ParseDict(
-        yaml.safe_load(_compile(tmp_path, "--baseline-resolver").read_text()),
+        yaml.safe_load(_compile(tmp_path, "--resolvers").read_text()),
         pipeline_spec_pb2.PipelineSpec(),
     )
     tasks = set(spec.root.dag.tasks)
     assert tasks >= RESOLVER_TASKS
-    assert tasks - RESOLVER_TASKS == set(_local_edges(baseline_resolver=True)) - {
-        P.BASELINE_RESOLVER
-    }
+    assert tasks - RESOLVER_TASKS == set(_local_edges(resolvers=True)) - {P.BASELINE_RESOLVER}
     executors = spec.deployment_spec["executors"]
     # These are what open-source KFP's backend cannot run ("resolver not implemented yet").
     assert all("resolver" in executors[f"{t}_executor"] for t in RESOLVER_TASKS)

@@ -27,10 +27,10 @@ def _upstream(pipeline) -> dict[str, set[str]]:
     return {c.id: {u.id for u in c.upstream_nodes} for c in pipeline.components}
 
 
-def test_eleven_nodes_with_explicit_ids_in_data_flow_order(built):
+def test_twelve_nodes_with_explicit_ids_in_data_flow_order(built):
     ids = [c.id for c in built.components]
     assert sorted(ids) == sorted(P.NODE_IDS)
-    assert len(ids) == 11
+    assert len(ids) == 12
     position = {node: i for i, node in enumerate(ids)}
     for node, parents in _upstream(built).items():
         assert all(position[p] < position[node] for p in parents)
@@ -42,7 +42,13 @@ def test_edges(built):
         P.STATISTICS_GEN: {P.EXAMPLE_GEN},
         P.SCHEMA_GEN: {P.STATISTICS_GEN},
         P.CURATED_SCHEMA: set(),
-        P.EXAMPLE_VALIDATOR: {P.STATISTICS_GEN, P.CURATED_SCHEMA, P.SCHEMA_GEN},
+        P.PREVIOUS_STATISTICS: set(),
+        P.EXAMPLE_VALIDATOR: {
+            P.STATISTICS_GEN,
+            P.CURATED_SCHEMA,
+            P.SCHEMA_GEN,
+            P.PREVIOUS_STATISTICS,
+        },
         # Transform waits for the validator: bad data stops the run before it.
         P.TRANSFORM: {P.EXAMPLE_GEN, P.CURATED_SCHEMA, P.EXAMPLE_VALIDATOR},
         P.TRAINER: {P.EXAMPLE_GEN, P.TRANSFORM},
@@ -73,8 +79,8 @@ def test_config_is_frozen_and_validated(config):
 
 
 def test_without_the_baseline_resolver_only_the_absolute_bound_gates(config):
-    built = create_pipeline(dataclasses.replace(config, baseline_resolver=False))
-    assert [c.id for c in built.components if c.id == P.BASELINE_RESOLVER] == []
+    built = create_pipeline(dataclasses.replace(config, resolvers=False))
+    assert {P.BASELINE_RESOLVER, P.PREVIOUS_STATISTICS}.isdisjoint(c.id for c in built.components)
     assert len(built.components) == 10
     evaluator = {c.id: c for c in built.components}[P.EVALUATOR]
     eval_config = evaluator.exec_properties["eval_config"]
