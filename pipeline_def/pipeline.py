@@ -9,6 +9,7 @@ from tfx import v1 as tfx
 from components.atomic_pusher import AtomicPusher
 from components.evaluation_report import EvaluationReport
 from components.gating_validator import GatingExampleValidator
+from components.latest_or_none import LatestOrNoneStrategy
 from pipeline_def.config import CURATED_SCHEMA_DIR, PipelineConfig
 from pipeline_def.evaluation import eval_config
 from pipeline_def.node_ids import (
@@ -51,10 +52,16 @@ def _baseline_resolver() -> tfx.dsl.Resolver:
     ).with_id(BASELINE_RESOLVER)
 
 
-def _previous_statistics_resolver() -> tfx.dsl.Resolver:
-    """The newest statistics StatisticsGen published before this run, for drift."""
+def _previous_statistics_resolver(local: bool) -> tfx.dsl.Resolver:
+    """The newest statistics StatisticsGen published before this run, for drift.
+
+    Cluster orchestrators compile only TFX's built-in strategies; with them the first
+    run, which has no previous statistics, records a failed (skipped) resolver step.
+    """
     return tfx.dsl.Resolver(
-        strategy_class=tfx.dsl.experimental.LatestArtifactStrategy,
+        strategy_class=(
+            LatestOrNoneStrategy if local else tfx.dsl.experimental.LatestArtifactStrategy
+        ),
         statistics=tfx.dsl.Channel(
             type=tfx.types.standard_artifacts.ExampleStatistics,
             producer_component_id=STATISTICS_GEN,
@@ -87,7 +94,8 @@ def _validation(
     # SchemaGen's inference is kept for people to compare with the curated schema
     # (python -m pipeline_def.schema_review); the data is judged by the curated one.
     curated_schema = _curated_schema(config.schema_dir)
-    previous = _previous_statistics_resolver() if config.resolvers else None
+    local = config.metadata is not None  # None: the orchestrator provides the store
+    previous = _previous_statistics_resolver(local) if config.resolvers else None
     example_validator = GatingExampleValidator(
         statistics=statistics_gen.outputs["statistics"],
         schema=curated_schema.outputs["result"],

@@ -74,8 +74,10 @@ def test_killed_then_interrupted_then_a_run_that_completes(small_data_root, tmp_
     assert summary["status"] == "interrupted" and summary["pushed_model_path"] is None
     second = _store_runs(out)[0]
     assert second.nodes[P.TRAINER].state == "canceled"
-    for node in FINISHED_BEFORE_TRANSFORM:
+    for node in (P.EXAMPLE_GEN, P.STATISTICS_GEN, P.SCHEMA_GEN):
         assert second.nodes[node].state == "cached", node
+    # The validator ran again: it now has the killed run's statistics as previous ones.
+    assert second.nodes[P.EXAMPLE_VALIDATOR].state == "complete"
     assert second.nodes[P.TRANSFORM].state == "complete"  # the killed one was not reused
 
     # 3. The next run completes, reusing what finished and nothing that did not.
