@@ -21,6 +21,7 @@ from tfx import v1 as tfx
 # customized by subclassing it.
 from tfx.components.example_validator import executor as validator_executor
 from tfx.components.statistics_gen import stats_artifact_utils
+from tfx.components.util import value_utils
 from tfx.dsl.components.base import base_component, executor_spec
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.types.component_spec import ChannelParameter
@@ -73,48 +74,19 @@ class GatingValidatorExecutor(validator_executor.Executor):
         self, inputs: dict[str, Any], outputs: dict[str, Any]
     ) -> anomalies_pb2.Anomalies:
         anomalies = super()._Validate(inputs, outputs)
-        self._found.append(anomalies)
+        # Kept for the drift checks, which need the same statistics and schema.
+        self._schema = value_utils.GetSoleValue(inputs, standard_component_specs.SCHEMA_KEY)
+        statistics = value_utils.GetSoleValue(inputs, standard_component_specs.STATISTICS_KEY)
+        self._validated.append((statistics, anomalies))
         return anomalies
 
     def _drift(
-        self,
-        input_dict: dict[str, list[tfx.dsl.Artifact]],
-        output_dict: dict[str, list[tfx.dsl.Artifact]],
-        statistics: tfx.dsl.Artifact,
-        splits: list[str],
+        self, current: Any, previous: Any, label: str, split_uri: str, file_name: str
     ) -> list[str]:
-        """Eval-vs-train and train-vs-previous-run drift; writes both results, returns problems."""
-        problems: list[str] = []
-        schema = io_utils.SchemaReader().read(
-            io_utils.get_only_uri_in_dir(
-                artifact_utils.get_single_uri(input_dict[standard_component_specs.SCHEMA_KEY])
-            )
-        )
-        anomalies_out = output_dict[standard_component_specs.ANOMALIES_KEY]
-        if TRAIN in splits and EVAL in splits:
-            drift, lines = drift_problems(
-                stats_artifact_utils.load_statistics(statistics, EVAL).proto(),
-                stats_artifact_utils.load_statistics(statistics, TRAIN).proto(),
-                schema,
-                "eval vs train",
-            )
-            uri = artifact_utils.get_split_uri(anomalies_out, EVAL)
-            io_utils.write_bytes_file(os.path.join(uri, DRIFT_FILE), drift.SerializeToString())
-            problems += lines
-        previous = input_dict.get(PREVIOUS_STATISTICS_KEY) or []
-        if previous and TRAIN in splits and previous[0].id != statistics.id:
-            drift, lines = drift_problems(
-                stats_artifact_utils.load_statistics(statistics, TRAIN).proto(),
-                stats_artifact_utils.load_statistics(previous[0], TRAIN).proto(),
-                schema,
-                "train vs the previous run's train",
-            )
-            uri = artifact_utils.get_split_uri(anomalies_out, TRAIN)
-            io_utils.write_bytes_file(
-                os.path.join(uri, PREVIOUS_DRIFT_FILE), drift.SerializeToString()
-            )
-            problems += lines
-        return problems
+        """Drift of ``current`` from ``previous``, written beside the anomalies; the problems."""
+        drift, lines = drift_problems(current, previous, self._schema, label)
+        io_utils.write_bytes_file(os.path.join(split_uri, file_name), drift.SerializeToString())
+        return lines
 
     def Do(  # noqa: N802 - TFX's executor interface
         self,
@@ -122,19 +94,37 @@ class GatingValidatorExecutor(validator_executor.Executor):
         output_dict: dict[str, list[tfx.dsl.Artifact]],
         exec_properties: dict[str, Any],
     ) -> Any:
-        """Validate like ExampleValidator, add the drift check, raise on any problem."""
-        self._found: list[anomalies_pb2.Anomalies] = []
+        """Validate like ExampleValidator, add the drift checks, raise on any problem."""
+        self._validated: list[tuple[Any, anomalies_pb2.Anomalies]] = []
         result = super().Do(input_dict, output_dict, exec_properties)
         statistics = artifact_utils.get_single_instance(
             input_dict[standard_component_specs.STATISTICS_KEY]
         )
         splits = artifact_utils.decode_split_names(statistics.split_names)
+        by_split = dict(zip(splits, self._validated, strict=True))
         problems = [
             line
-            for split, anomalies in zip(splits, self._found, strict=True)
+            for split, (_, anomalies) in by_split.items()
             for line in describe(anomalies, split)
         ]
-        problems += self._drift(input_dict, output_dict, statistics, splits)
+        anomalies_out = output_dict[standard_component_specs.ANOMALIES_KEY]
+        if TRAIN in by_split and EVAL in by_split:
+            problems += self._drift(
+                by_split[EVAL][0],
+                by_split[TRAIN][0],
+                "eval vs train",
+                artifact_utils.get_split_uri(anomalies_out, EVAL),
+                DRIFT_FILE,
+            )
+        previous = input_dict.get(PREVIOUS_STATISTICS_KEY) or []
+        if previous and TRAIN in by_split and previous[0].id != statistics.id:
+            problems += self._drift(
+                by_split[TRAIN][0],
+                stats_artifact_utils.load_statistics(previous[0], TRAIN).proto(),
+                "train vs the previous run's train",
+                artifact_utils.get_split_uri(anomalies_out, TRAIN),
+                PREVIOUS_DRIFT_FILE,
+            )
         if problems:
             raise DataValidationError(
                 f"{len(problems)} data anomal{'y' if len(problems) == 1 else 'ies'} "
