@@ -26,7 +26,7 @@ from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 from pipeline_def import node_ids as ids
 from pipeline_def.config import PipelineConfig
 from pipeline_def.quiet import quiet_libraries
-from pipeline_def.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs
+from pipeline_def.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs, push_record
 from pipeline_def.store import (
     MetadataUriError,
     SqliteMetadata,
@@ -242,13 +242,9 @@ def print_tree(node: dict[str, Any], out: TextIO, prefix: str = "", last: bool =
 def latest_pushed_model(runs: list[PipelineRun]) -> mlmd_pb2.Artifact:
     """The newest PushedModel that was pushed (or already serving)."""
     for run in runs:
-        pusher = run.nodes.get(ids.PUSHER)
-        for artifact in pusher.outputs.get("pushed_model", []) if pusher else []:
-            if (
-                artifact.custom_properties.get("pushed")
-                and artifact.custom_properties["pushed"].int_value
-            ):
-                return artifact
+        artifact = run.output(ids.PUSHER, "pushed_model")
+        if artifact is not None and push_record(artifact).pushed:
+            return artifact
     raise InspectError("no run has pushed a model yet")
 
 
@@ -258,18 +254,17 @@ def _run_parameters(run: PipelineRun) -> dict[str, dict[str, Any]]:
 
 def _examples_properties(run: PipelineRun) -> dict[str, Any]:
     """The ExampleGen output's properties (fingerprint, span), cached runs included."""
-    node = run.nodes.get(ids.EXAMPLE_GEN)
-    examples = node.outputs.get("examples", []) if node else []
-    return properties(examples[0]) if examples else {}
+    examples = run.output(ids.EXAMPLE_GEN, "examples")
+    return properties(examples) if examples is not None else {}
 
 
 def _run_metrics(run: PipelineRun) -> dict[str, float]:
-    evaluator = run.nodes.get(ids.EVALUATOR)
-    if evaluator is None or not evaluator.outputs.get("evaluation"):
+    evaluation = run.output(ids.EVALUATOR, "evaluation")
+    if evaluation is None:
         return {}
     from pipeline_def.summary import overall_metrics
 
-    return overall_metrics(evaluator.outputs["evaluation"][0].uri)
+    return overall_metrics(evaluation.uri)
 
 
 def diff_runs(a: PipelineRun, b: PipelineRun) -> dict[str, Any]:

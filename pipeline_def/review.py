@@ -58,29 +58,19 @@ def review_of_run(run: PipelineRun) -> Review:
     from pipeline_def.evaluation_review import load_review
 
     evaluator = run.nodes.get(ids.EVALUATOR)
-    if (
-        evaluator is None
-        or not evaluator.outputs.get("evaluation")
-        or evaluator.state
-        not in (
-            "complete",
-            "cached",
-        )
-    ):
+    evaluation = run.output(ids.EVALUATOR, "evaluation")
+    if evaluation is None or evaluator.state not in ("complete", "cached"):
         failed = [node for node, e in run.nodes.items() if e.state == "failed"]
         why = f"{failed[0]} failed" if failed else "the Evaluator did not finish"
         raise ReviewError(
             f"run {run.run_id} has no evaluation to review: {why}.", EXIT_NO_EVALUATION
         )
-    blessing = evaluator.outputs.get("blessing", [])
-    pusher = run.nodes.get(ids.PUSHER)
-    push = None
-    if pusher is not None and pusher.outputs.get("pushed_model"):
-        push = push_record(pusher.outputs["pushed_model"][0])
+    blessing = run.output(ids.EVALUATOR, "blessing")
+    pushed_model = run.output(ids.PUSHER, "pushed_model")
     return load_review(
-        evaluator.outputs["evaluation"][0].uri,
-        blessed=bool(blessing) and is_blessed(blessing[0]),
-        push=push,
+        evaluation.uri,
+        blessed=blessing is not None and is_blessed(blessing),
+        push=push_record(pushed_model) if pushed_model is not None else None,
         run_id=run.run_id,
     )
 

@@ -56,6 +56,12 @@ class PipelineRun:
     started_ms: int
     nodes: dict[str, NodeExecution]
 
+    def output(self, node_id: str, key: str) -> mlmd_pb2.Artifact | None:
+        """The first artifact a node output under ``key`` in this run, or None."""
+        node = self.nodes.get(node_id)
+        found = node.outputs.get(key) if node is not None else None
+        return found[0] if found else None
+
 
 def _output_key(event: mlmd_pb2.Event) -> str:
     steps = [s.key for s in event.path.steps if s.HasField("key")]

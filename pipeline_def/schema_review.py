@@ -78,9 +78,9 @@ def latest_inferred_schema_uri(args: argparse.Namespace) -> str:
     if isinstance(store, SqliteMetadata) and not Path(store.path).is_file():
         raise LookupError(f"no metadata store at {store.path}: run the pipeline first")
     for run in list_runs(open_store(store), args.pipeline_name):
-        node = run.nodes.get(ids.SCHEMA_GEN)
-        if node is not None and node.outputs.get("schema"):
-            return node.outputs["schema"][0].uri
+        schema = run.output(ids.SCHEMA_GEN, "schema")
+        if schema is not None:
+            return schema.uri
     raise LookupError("no run has a SchemaGen output yet: run the pipeline first")
 
 

@@ -11,7 +11,7 @@ import tensorflow_model_analysis as tfma
 
 from pipeline_def import node_ids as P
 from pipeline_def.progress import ComponentTiming
-from pipeline_def.runs import ALREADY_SERVING, PipelineRun, int_property, is_blessed, str_property
+from pipeline_def.runs import PipelineRun, is_blessed, push_record
 
 SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"
@@ -63,17 +63,15 @@ def summarize(
     pushed: str | None = None
     already_serving = False
     if run is not None:
-        evaluator = run.nodes.get(P.EVALUATOR)
-        if evaluator and evaluator.outputs.get("evaluation"):
-            metrics = overall_metrics(evaluator.outputs["evaluation"][0].uri)
-        if evaluator and evaluator.outputs.get("blessing"):
-            blessed = is_blessed(evaluator.outputs["blessing"][0])
-        pusher = run.nodes.get(P.PUSHER)
-        if pusher and pusher.outputs.get("pushed_model"):
-            artifact = pusher.outputs["pushed_model"][0]
-            if int_property(artifact, "pushed") == 1:
-                pushed = str_property(artifact, "pushed_destination") or None
-                already_serving = int_property(artifact, ALREADY_SERVING) == 1
+        evaluation = run.output(P.EVALUATOR, "evaluation")
+        if evaluation is not None:
+            metrics = overall_metrics(evaluation.uri)
+        blessing = run.output(P.EVALUATOR, "blessing")
+        blessed = blessing is not None and is_blessed(blessing)
+        pushed_model = run.output(P.PUSHER, "pushed_model")
+        push = push_record(pushed_model) if pushed_model is not None else None
+        if push is not None and push.pushed:
+            pushed, already_serving = push.destination, push.already_serving
     return RunSummary(
         pipeline_name=pipeline_name,
         run_id=run.run_id if run else None,

@@ -65,8 +65,8 @@ def main() -> None:
     run = latest_run(open_store(metadata_for(args.output_dir, None)), PipelineConfig.pipeline_name)
     if run is None or ids.TRANSFORM not in run.nodes:
         raise SystemExit(f"no finished run in {args.output_dir}: run the pipeline first")
-    graph = tft.TFTransformOutput(run.nodes[ids.TRANSFORM].outputs["transform_graph"][0].uri)
-    examples = run.nodes[ids.EXAMPLE_GEN].outputs["examples"][0].uri
+    graph = tft.TFTransformOutput(run.output(ids.TRANSFORM, "transform_graph").uri)
+    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
     files = [str(p) for p in sorted(Path(examples, "Split-train").glob("*"))]
     hp = HParams()
     piped = dataset.make_dataset(
