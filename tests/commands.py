@@ -2,11 +2,38 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+from pipeline_def.summary import SUMMARY_FILE
+
 PROJECT = Path(__file__).resolve().parent.parent
+TEST_TRAIN_STEPS = "300"
+
+
+def runner_command(data_root: Path, output_dir: Path, *extra: str) -> list[str]:
+    """``local_runner.py`` on (data root, output dir) with 300 steps; later flags win."""
+    return [
+        sys.executable, str(PROJECT / "local_runner.py"), "--data-root", str(data_root),
+        "--output-dir", str(output_dir), "--train-steps", TEST_TRAIN_STEPS, *extra,
+    ]  # fmt: skip
+
+
+def start_runner(
+    data_root: Path, output_dir: Path, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.Popen:
+    """The runner started in the background, stdout and stderr piped as text."""
+    return subprocess.Popen(
+        runner_command(data_root, output_dir, *extra),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+
+
+def summary_run_id(output_dir: Path) -> str:
+    """The run id the runner wrote to ``<output_dir>/run_summary.json``."""
+    return json.loads((output_dir / SUMMARY_FILE).read_text())["run_id"]
 
 
 def _module(

@@ -8,7 +8,6 @@ import math
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ import pytest
 import tensorflow as tf
 import tensorflow_transform as tft
 import tensorflow_transform.beam as tft_beam
+from commands import runner_command
 from tensorflow_transform.tf_metadata import metadata_io
 
 from modules import features as F
@@ -25,7 +25,6 @@ from modules.preprocessing import preprocessing_fn
 from pipeline_def.config import DEFAULT_DATA_ROOT
 
 SHIPPED_CSV = DEFAULT_DATA_ROOT / "taxi.csv"
-PROJECT = Path(__file__).resolve().parent.parent
 RunPipeline = Callable[..., subprocess.CompletedProcess]
 
 
@@ -116,17 +115,7 @@ def _run_local_runner(
     data_root: Path, output_dir: Path, *extra: str
 ) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [
-            sys.executable,
-            str(PROJECT / "local_runner.py"),
-            "--data-root",
-            str(data_root),
-            "--output-dir",
-            str(output_dir),
-            "--train-steps",
-            "300",
-            *extra,
-        ],
+        runner_command(data_root, output_dir, *extra),
         capture_output=True,
         text=True,
         timeout=900,

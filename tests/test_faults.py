@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from commands import start_runner
 
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
@@ -19,16 +19,7 @@ from pipeline_def.summary import SUMMARY_FILE
 
 pytestmark = pytest.mark.slow
 
-PROJECT = Path(__file__).resolve().parent.parent
 FINISHED_BEFORE_TRANSFORM = (P.EXAMPLE_GEN, P.STATISTICS_GEN, P.SCHEMA_GEN, P.EXAMPLE_VALIDATOR)
-
-
-def _start(data_root: Path, output_dir: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, str(PROJECT / "local_runner.py"), "--data-root", str(data_root),
-         "--output-dir", str(output_dir), "--train-steps", "300"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
 
 
 def _wait_for_line(process: subprocess.Popen, node: str) -> None:
@@ -48,7 +39,7 @@ def _store_runs(output_dir: Path):
 def test_killed_then_interrupted_then_a_run_that_completes(small_data_root, tmp_path, run_pipeline):
     out = tmp_path / "out"
     # 1. SIGKILL during Transform: no chance to clean up.
-    killed = _start(small_data_root, out)
+    killed = start_runner(small_data_root, out)
     _wait_for_line(killed, P.EXAMPLE_VALIDATOR)
     time.sleep(3)
     killed.kill()
@@ -58,7 +49,7 @@ def test_killed_then_interrupted_then_a_run_that_completes(small_data_root, tmp_
     assert P.TRAINER not in killed_run.nodes
 
     # 2. Ctrl-C during the Trainer: a one-line message within seconds, exit 130.
-    interrupted = _start(small_data_root, out)
+    interrupted = start_runner(small_data_root, out)
     _wait_for_line(interrupted, P.TRANSFORM)
     time.sleep(3)
     sent = time.monotonic()

@@ -6,16 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from commands import inspect_cli, lineage_components
+from commands import inspect_cli, lineage_components, summary_run_id
 
 from pipeline_def import node_ids as P
-from pipeline_def.summary import SUMMARY_FILE
 
 PROJECT = Path(__file__).resolve().parent.parent
-
-
-def _run_id(output_dir: Path) -> str:
-    return json.loads((output_dir / SUMMARY_FILE).read_text())["run_id"]
 
 
 def test_no_store_and_empty_store_are_clear_errors(tmp_path):
@@ -37,7 +32,7 @@ def test_runs_lists_each_component_with_state_and_seconds(first_run):
     result = inspect_cli("--output-dir", str(output_dir), "runs")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    ours = next(i for i, line in enumerate(lines) if line.startswith(_run_id(output_dir)))
+    ours = next(i for i, line in enumerate(lines) if line.startswith(summary_run_id(output_dir)))
     assert lines[ours].split()[-1] in ("complete", "failed")
     block = lines[ours + 1 : ours + 1 + len(P.NODE_IDS)]
     assert [line.split()[0] for line in block] == list(P.NODE_IDS)
@@ -80,7 +75,7 @@ def test_lineage_of_the_pushed_model_reaches_the_input_files(first_run, small_da
 @pytest.mark.slow
 def test_diff_names_what_changed_between_two_runs(first_run, regression):
     output_dir, _, _ = regression
-    first, worse = _run_id(first_run[0]), _run_id(output_dir)
+    first, worse = summary_run_id(first_run[0]), summary_run_id(output_dir)
     result = inspect_cli("--output-dir", str(output_dir), "diff", first, worse, "--format", "json")
     assert result.returncode == 0, result.stderr
     diff = json.loads(result.stdout)
