@@ -6,6 +6,7 @@ import hashlib
 
 from tfx import v1 as tfx
 
+from components.arrow_csv_example_gen import ArrowCsvExampleGen
 from components.atomic_pusher import AtomicPusher
 from components.evaluation_report import EvaluationReport
 from components.gating_validator import GatingExampleValidator
@@ -29,7 +30,7 @@ from pipeline_def.node_ids import (
 from pipeline_def.store import metadata_connection
 
 
-def _example_gen(config: PipelineConfig) -> tfx.components.CsvExampleGen:
+def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
     splits = [
         tfx.proto.SplitConfig.Split(name=name, hash_buckets=buckets)
         for name, buckets in config.split_buckets
@@ -38,7 +39,7 @@ def _example_gen(config: PipelineConfig) -> tfx.components.CsvExampleGen:
     input_config = tfx.proto.Input(
         splits=[tfx.proto.Input.Split(name="single_split", pattern=config.input_pattern)]
     )
-    return tfx.components.CsvExampleGen(
+    return ArrowCsvExampleGen(
         input_base=config.data_root, input_config=input_config, output_config=output
     )
 

@@ -84,8 +84,20 @@ def _with_bytes(placeholder: str, raw: bytes) -> Callable[[Path, Rows], None]:
     return make
 
 
+def _ragged(root: Path, rows: Rows) -> None:
+    """A row that lost its last cell."""
+    path = root / "taxi.csv"
+    _write(path, rows)
+    lines = path.read_text().splitlines(keepends=True)
+    lines[10] = lines[10].rsplit(",", 1)[0] + "\n"
+    path.write_text("".join(lines))
+
+
 EV = P.EXAMPLE_VALIDATOR
 PIPELINE_CASES = {
+    "ragged-row": Case(
+        _ragged, 1, P.EXAMPLE_GEN, "taxi.csv: a row has 17 cells where the header has 18",
+    ),
     "missing-column": Case(
         _one_file(lambda r: r, columns=[c for c in _rows()[0] if c != "trip_miles"]),
         1, EV, "trip_miles: Column is completely missing",

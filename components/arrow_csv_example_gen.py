@@ -1,0 +1,366 @@
+"""CsvExampleGen with an Arrow CSV reader: the same examples, several times faster.
+
+TFX's CsvExampleGen parses every line with Python's csv module and builds every
+``tf.train.Example`` field by field in Python: about 5,600 rows/s on this machine,
+which made it 60% of a run on 1.5M rows. This executor reads each file in blocks
+with pyarrow's CSV reader and encodes whole blocks to ``tf.Example`` bytes with
+tfx_bsl's C++ encoder. Splitting and writing stay TFX's own (hash buckets, gzipped
+TFRecords), so the same Beam arguments run it on any Beam runner.
+
+The output equals CsvExampleGen's byte for byte, so the hash split (which hashes
+each serialized example) puts every row in the same split:
+
+* column types are inferred the way CsvExampleGen infers them, over every file of
+  the split: INT when every non-empty cell is a 64-bit integer, else FLOAT when
+  every one is a number, else STRING; a column with no value at all has no type;
+* an empty cell is an empty value list, and examples are serialized
+  deterministically (features in key order), as CsvExampleGen's hashing does.
+
+Where it differs: a row with more or fewer cells than the header fails with the
+file and the row's text (CsvExampleGen prints the parsed cells only), and numbers
+written with Python-only syntax (``1_000``) are text here.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import itertools
+import os
+from collections.abc import Iterable, Iterator
+from enum import IntEnum
+from typing import Any
+
+import apache_beam as beam
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import tensorflow as tf
+from apache_beam.io.filesystems import FileSystems
+from tfx import v1 as tfx
+
+# The executor hooks are not in tfx.v1: a standard component gets another executor
+# by subclassing it, as AtomicPusher does.
+from tfx.components.example_gen import utils as example_gen_utils
+from tfx.components.util import examples_utils
+from tfx.dsl.components.base import base_beam_executor, executor_spec
+from tfx.dsl.io import fileio
+from tfx.proto import example_gen_pb2
+from tfx.types import artifact_utils, standard_component_specs
+from tfx.utils import io_utils, proto_utils
+from tfx_bsl.coders import example_coder
+
+# Rows are read and encoded in blocks of about this many bytes of CSV: large enough
+# for the C++ reader and encoder to dominate, small enough to bound memory.
+BLOCK_BYTES = 16 << 20
+_INTEGER_LITERAL = r"^\s*[+-]?\d+\s*$"
+
+
+class ColumnKind(IntEnum):
+    """A column's value type; a larger kind holds every smaller one's values."""
+
+    UNKNOWN = 0  # no value anywhere: the feature has no type
+    INT = 1
+    FLOAT = 2
+    STRING = 3
+
+
+class CsvFormatError(ValueError):
+    """A CSV file that cannot be read as rows of the header's columns."""
+
+
+def _numbers(strings: pa.Array, to: pa.DataType) -> pa.Array:
+    """``strings`` parsed as ``to``; like Python's int()/float(), allows spaces and '+'."""
+    try:
+        return pc.cast(strings, to)
+    except pa.ArrowInvalid:
+        trimmed = pc.utf8_trim_whitespace(strings)
+        return pc.cast(pc.replace_substring_regex(trimmed, r"^\+", ""), to)
+
+
+def _kind(strings: pa.Array) -> ColumnKind:
+    """The kind CsvExampleGen infers for a column holding ``strings`` (nulls: empty)."""
+    values = strings.drop_null()
+    if len(values) == 0:
+        return ColumnKind.UNKNOWN
+    try:
+        _numbers(values, pa.int64())
+        return ColumnKind.INT
+    except pa.ArrowInvalid:
+        pass
+    try:
+        _numbers(values, pa.float64())
+    except pa.ArrowInvalid:
+        return ColumnKind.STRING
+    # An integer too large for int64 makes CsvExampleGen call the column text.
+    integers = values.filter(pc.match_substring_regex(values, _INTEGER_LITERAL))
+    try:
+        _numbers(integers, pa.int64())
+    except pa.ArrowInvalid:
+        return ColumnKind.STRING
+    return ColumnKind.FLOAT
+
+
+def _batches(path: str, names: list[str]) -> Iterator[pa.RecordBatch]:
+    """The rows of the CSV file at ``path`` in blocks, every column as (nullable) text."""
+    ragged: list[str] = []
+
+    def reject(row: Any) -> str:
+        ragged.append(
+            f"{path}: a row has {row.actual_columns} cells where the header has "
+            f"{row.expected_columns}: {row.text!r}"
+        )
+        return "skip"
+
+    with FileSystems.open(path) as stream:
+        try:
+            reader = pacsv.open_csv(
+                stream,
+                read_options=pacsv.ReadOptions(block_size=BLOCK_BYTES),
+                parse_options=pacsv.ParseOptions(
+                    newlines_in_values=True, invalid_row_handler=reject
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={name: pa.string() for name in names},
+                    null_values=[""],
+                    strings_can_be_null=True,
+                ),
+            )
+            if reader.schema.names != names:
+                raise CsvFormatError(f"{path}: header {reader.schema.names} is not {names}")
+            for batch in reader:
+                if ragged:
+                    raise CsvFormatError(ragged[0])
+                yield batch
+        except pa.ArrowInvalid as error:
+            raise CsvFormatError(f"{path}: {error}") from error
+    if ragged:
+        raise CsvFormatError(ragged[0])
+
+
+def file_kinds(path: str, names: list[str]) -> tuple[ColumnKind, ...]:
+    """The kind of each column over the whole file at ``path``."""
+    kinds = [ColumnKind.UNKNOWN] * len(names)
+    for batch in _batches(path, names):
+        for i, column in enumerate(batch.columns):
+            if kinds[i] < ColumnKind.STRING:
+                kinds[i] = max(kinds[i], _kind(column))
+    return tuple(kinds)
+
+
+def merge_kinds(per_file: Iterable[tuple[ColumnKind, ...]]) -> tuple[ColumnKind, ...]:
+    """The kind of each column over all files: the widest any file needs."""
+    return tuple(ColumnKind(max(kinds)) for kinds in zip(*per_file, strict=True))
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _strip_header(example: bytes) -> bytes:
+    """The Features content of a serialized Example (drop field tag and length)."""
+    start = 1
+    while example[start] & 0x80:
+        start += 1
+    return example[start + 1 :]
+
+
+def _features_contents(examples: list[bytes]) -> list[bytes]:
+    """``_strip_header`` of each example; the common short case without a call each."""
+    if max(map(len, examples), default=0) < 130:  # every length fits one varint byte
+        return [e[2:] for e in examples]
+    return [_strip_header(e) for e in examples]
+
+
+def _as_lists(strings: pa.Array, kind: ColumnKind) -> pa.ListArray:
+    """One value list per row: empty for an empty cell, else the cell as ``kind``."""
+    valid = strings.is_valid()
+    values = strings.filter(valid)
+    if kind is ColumnKind.INT:
+        values = _numbers(values, pa.int64())
+    elif kind is ColumnKind.FLOAT:
+        # tf.train.FloatList holds float32, rounded from the parsed double as in TFX.
+        values = pc.cast(_numbers(values, pa.float64()), pa.float32(), safe=False)
+    else:
+        values = values.cast(pa.binary())
+    counts = pc.cast(valid, pa.int32())
+    offsets = pa.concat_arrays([pa.array([0], pa.int32()), pc.cumulative_sum(counts)])
+    return pa.ListArray.from_arrays(offsets, values)
+
+
+def _untyped_feature(name: str) -> bytes:
+    """The Features entry of a feature with no type (what CsvExampleGen writes)."""
+    key = name.encode()
+    entry = b"\n" + _varint(len(key)) + key + b"\x12\x00"
+    return b"\n" + _varint(len(entry)) + entry
+
+
+def encode(batch: pa.RecordBatch, kinds: tuple[ColumnKind, ...]) -> list[bytes]:
+    """The batch's rows as deterministically serialized ``tf.train.Example``s."""
+    encoder = example_coder.RecordBatchToExamplesEncoder()
+    # Deterministic serialization orders map entries by key: encode each column on
+    # its own and concatenate the entries in key order.
+    columns: list[list[bytes]] = []
+    for i in sorted(range(len(kinds)), key=lambda i: batch.schema.names[i].encode()):
+        name = batch.schema.names[i]
+        if kinds[i] is ColumnKind.UNKNOWN:
+            columns.append([_untyped_feature(name)] * batch.num_rows)
+            continue
+        single = pa.RecordBatch.from_arrays([_as_lists(batch.column(i), kinds[i])], [name])
+        columns.append(_features_contents(encoder.encode(single)))
+    examples = []
+    for entries in zip(*columns, strict=True):
+        features = b"".join(entries)
+        examples.append(b"\n" + _varint(len(features)) + features)
+    return examples
+
+
+def encode_file(path: str, names: list[str], kinds: tuple[ColumnKind, ...]) -> Iterator[bytes]:
+    """Every row of the CSV file at ``path`` as a serialized ``tf.train.Example``."""
+    for batch in _batches(path, names):
+        yield from encode(batch, kinds)
+
+
+class SplitRouter:
+    """Which output split a serialized example belongs to, as CsvExampleGen decides it.
+
+    With output splits, the example's bytes are hashed into the splits' buckets
+    (SHA-256 of the deterministic serialization, as TFX hashes them); without, every
+    example of an input split goes to the split of the same name.
+    """
+
+    def __init__(self, names: list[str], buckets: list[int] | None) -> None:
+        self.names = names
+        self._bounds = list(itertools.accumulate(buckets)) if buckets else None
+
+    def __call__(self, example: bytes) -> int:
+        """The index in ``names`` of the example's split."""
+        if self._bounds is None:
+            return 0
+        bucket = int(hashlib.sha256(example).hexdigest(), 16) % self._bounds[-1]
+        return bisect.bisect(self._bounds, bucket)
+
+
+def write_file(
+    indexed_path: tuple[int, str],
+    file_count: int,
+    names: list[str],
+    kinds: tuple[ColumnKind, ...],
+    router: SplitRouter,
+    output_uri: str,
+) -> Iterator[tuple[str, int]]:
+    """Encode one CSV file and write its examples into one gzipped TFRecord per split.
+
+    The file names are fixed by the input file's index, so a retried bundle
+    overwrites its own output and a split never holds a row twice. Yields the rows
+    written per split.
+    """
+    index, path = indexed_path
+    options = tf.io.TFRecordOptions(compression_type="GZIP")
+    writers = [
+        tf.io.TFRecordWriter(
+            os.path.join(
+                output_uri, f"Split-{split}", f"data_tfrecord-{index:05d}-of-{file_count:05d}.gz"
+            ),
+            options,
+        )
+        for split in router.names
+    ]
+    counts = [0] * len(writers)
+    try:
+        for example in encode_file(path, names, kinds):
+            split = router(example)
+            writers[split].write(example)
+            counts[split] += 1
+    finally:
+        for writer in writers:
+            writer.close()
+    yield from zip(router.names, counts, strict=True)
+
+
+def _routes(input_config: Any, output_config: Any) -> list[tuple[str, SplitRouter]]:
+    """Per input split: its file pattern and the router to the output splits."""
+    splits = output_config.split_config.splits
+    if splits:
+        if len(input_config.splits) != 1:
+            raise ValueError("output splits need exactly one input split")
+        if output_config.split_config.partition_feature_name:
+            raise ValueError(
+                "ArrowCsvExampleGen hashes whole examples; partition_feature_name is not supported"
+            )
+        router = SplitRouter([s.name for s in splits], [s.hash_buckets for s in splits])
+        return [(input_config.splits[0].pattern, router)]
+    return [(s.pattern, SplitRouter([s.name], None)) for s in input_config.splits]
+
+
+class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
+    """CsvExampleGen's executor with Arrow reading, C++ encoding and per-file writes."""
+
+    def Do(  # noqa: N802 (TFX's name)
+        self,
+        input_dict: dict[str, list[Any]],
+        output_dict: dict[str, list[Any]],
+        exec_properties: dict[str, Any],
+    ) -> None:
+        """Write the CSV files under ``input_base`` as gzipped tf.Example splits."""
+        self._log_startup(input_dict, output_dict, exec_properties)
+        input_config = proto_utils.json_to_proto(
+            exec_properties[standard_component_specs.INPUT_CONFIG_KEY], tfx.proto.Input()
+        )
+        output_config = proto_utils.json_to_proto(
+            exec_properties[standard_component_specs.OUTPUT_CONFIG_KEY], tfx.proto.Output()
+        )
+        examples = artifact_utils.get_single_instance(
+            output_dict[standard_component_specs.EXAMPLES_KEY]
+        )
+        split_names = example_gen_utils.generate_output_split_names(input_config, output_config)
+        examples.split_names = artifact_utils.encode_split_names(split_names)
+        for split in split_names:
+            fileio.makedirs(os.path.join(examples.uri, f"Split-{split}"))
+        input_base = exec_properties[standard_component_specs.INPUT_BASE_KEY]
+        with self._make_beam_pipeline() as pipeline:
+            for pattern, router in _routes(input_config, output_config):
+                _write_split(pipeline, os.path.join(input_base, pattern), router, examples.uri)
+        examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
+        examples_utils.set_file_format(examples, "tfrecords_gzip")
+
+
+def _write_split(
+    pipeline: beam.Pipeline, pattern: str, router: SplitRouter, output_uri: str
+) -> None:
+    """Add to ``pipeline`` the steps that write the files matching ``pattern``."""
+    files = sorted(fileio.glob(pattern))
+    if not files:
+        raise RuntimeError(f"Split pattern {pattern} does not match any files.")
+    names = io_utils.load_csv_column_names(files[0])
+    for path in files[1:]:
+        if io_utils.load_csv_column_names(path) != names:
+            raise CsvFormatError(f"{path} has another header than {files[0]}")
+    label = "+".join(router.names)
+    kinds = (
+        pipeline
+        | f"FilesToType[{label}]" >> beam.Create(files)
+        | f"InferColumnTypes[{label}]" >> beam.Map(file_kinds, names)
+        | f"MergeColumnTypes[{label}]" >> beam.CombineGlobally(merge_kinds)
+    )
+    _ = (
+        pipeline
+        | f"Files[{label}]" >> beam.Create(list(enumerate(files)))
+        # One file per worker: without the break Beam fuses all files into one bundle.
+        | f"SpreadFiles[{label}]" >> beam.Reshuffle()
+        | f"WriteExamples[{label}]"
+        >> beam.FlatMap(
+            write_file, len(files), names, beam.pvalue.AsSingleton(kinds), router, output_uri
+        )
+    )
+
+
+class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
+    """tfx.components.CsvExampleGen with ``ArrowCsvExecutor``."""
+
+    EXECUTOR_SPEC = executor_spec.BeamExecutorSpec(ArrowCsvExecutor)

@@ -1,0 +1,155 @@
+"""The Arrow CSV ExampleGen writes the examples TFX's CsvExampleGen writes, split for split.
+
+Both executors run for real (Beam DirectRunner) on the same files, and their output
+TFRecords are compared example for example. CsvExampleGen serializes features in
+hash-map order, so records are compared in deterministic serialization.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+import tensorflow as tf
+from tfx import v1 as tfx
+from tfx.components.example_gen.csv_example_gen import executor as tfx_csv
+from tfx.types import standard_component_specs as keys
+from tfx.utils import proto_utils
+
+from components.arrow_csv_example_gen import (
+    ArrowCsvExecutor,
+    ColumnKind,
+    CsvFormatError,
+    _kind,
+    encode_file,
+    file_kinds,
+)
+from pipeline_def.config import DEFAULT_DATA_ROOT
+
+# Cells CsvExampleGen types in particular ways, one column each.
+TRICKY_HEADER = ["id", "mixed_number", "big_int", "spaced_int", "empty", "text", "special"]
+TRICKY_ROWS = [
+    ["1", "2", "99999999999999999999", " 3", "", 'a "quoted", comma', "nan"],
+    ["2", "2.5", "1", "+4", "", "line\nbreak", "inf"],
+    ["3", "", "", "", "", "", "-inf"],
+    ["4", "-7", "5", "6 ", "", "Zürich", "1e3"],
+]
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def _run(executor: object, data_root: Path, out: Path) -> dict[str, list[bytes]]:
+    """Run an ExampleGen executor on every CSV under ``data_root``; examples per split."""
+    examples = tfx.types.standard_artifacts.Examples()
+    examples.uri = str(out)
+    splits = [("train", 2), ("eval", 1)]
+    output = tfx.proto.Output(
+        split_config=tfx.proto.SplitConfig(
+            splits=[tfx.proto.SplitConfig.Split(name=n, hash_buckets=b) for n, b in splits]
+        )
+    )
+    input_config = tfx.proto.Input(splits=[tfx.proto.Input.Split(name="all", pattern="*.csv")])
+    executor.Do(
+        {},
+        {keys.EXAMPLES_KEY: [examples]},
+        {
+            keys.INPUT_BASE_KEY: str(data_root),
+            keys.INPUT_CONFIG_KEY: proto_utils.proto_to_json(input_config),
+            keys.OUTPUT_CONFIG_KEY: proto_utils.proto_to_json(output),
+        },
+    )
+    return {
+        name: sorted(
+            tf.train.Example.FromString(record.numpy()).SerializeToString(deterministic=True)
+            for record in tf.data.TFRecordDataset(
+                [str(p) for p in (out / f"Split-{name}").iterdir()], compression_type="GZIP"
+            )
+        )
+        for name, _ in splits
+    }
+
+
+@pytest.fixture
+def data_root(tmp_path: Path) -> Path:
+    """Two files: 600 rows of the shipped sample, and the same columns plus tricky cells."""
+    root = tmp_path / "data"
+    root.mkdir()
+    with (DEFAULT_DATA_ROOT / "taxi.csv").open(newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        rows = [row for _, row in zip(range(600), reader, strict=False)]
+    _write_csv(root / "a.csv", header, rows[:300])
+    # A fare written as an integer in one file only: the column is FLOAT over both.
+    rows[300][header.index("fare")] = "12"
+    _write_csv(root / "b.csv", header, rows[300:])
+    return root
+
+
+def test_writes_the_records_and_splits_csv_example_gen_writes(data_root, tmp_path):
+    expected = _run(tfx_csv.Executor(), data_root, tmp_path / "tfx")
+    written = _run(ArrowCsvExecutor(), data_root, tmp_path / "arrow")
+    assert len(written["train"]) + len(written["eval"]) == 600
+    assert written == expected
+
+
+def test_types_tricky_cells_as_csv_example_gen_does(tmp_path):
+    root = tmp_path / "tricky"
+    root.mkdir()
+    _write_csv(root / "t.csv", TRICKY_HEADER, TRICKY_ROWS)
+    expected = _run(tfx_csv.Executor(), root, tmp_path / "tfx")
+    written = _run(ArrowCsvExecutor(), root, tmp_path / "arrow")
+    assert written == expected
+    first = next(
+        example
+        for example in map(tf.train.Example.FromString, written["train"] + written["eval"])
+        if example.features.feature["id"].int64_list.value == [1]
+    )
+    features = first.features.feature
+    assert features["empty"].WhichOneof("kind") is None  # no value anywhere: no type
+    assert features["big_int"].WhichOneof("kind") == "bytes_list"
+    assert features["mixed_number"].WhichOneof("kind") == "float_list"
+    assert features["spaced_int"].WhichOneof("kind") == "int64_list"
+
+
+@pytest.mark.parametrize(
+    ("cells", "kind"),
+    [
+        ([None, None], ColumnKind.UNKNOWN),
+        (["1", None, "-2"], ColumnKind.INT),
+        (["1", "2.5"], ColumnKind.FLOAT),
+        (["1", "three"], ColumnKind.STRING),
+        (["1.5", "99999999999999999999"], ColumnKind.STRING),
+    ],
+)
+def test_column_kinds(cells, kind):
+    assert _kind(pa.array(cells, pa.string())) == kind
+
+
+def test_a_ragged_row_names_the_file_and_the_row(tmp_path):
+    root = tmp_path / "ragged"
+    root.mkdir()
+    (root / "r.csv").write_text("a,b\n1,2\n3\n4,5\n")
+    with pytest.raises(CsvFormatError, match=r"r\.csv: a row has 1 cells where the header has 2"):
+        _run(ArrowCsvExecutor(), root, tmp_path / "out")
+
+
+def test_encode_file_gives_one_example_per_row(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("x,y\n1,a\n2,\n")
+    kinds = file_kinds(str(path), ["x", "y"])
+    assert kinds == (ColumnKind.INT, ColumnKind.STRING)
+    records = list(encode_file(str(path), ["x", "y"], kinds))
+    # Deterministic bytes: the hash split is computed on exactly these.
+    assert all(
+        r == tf.train.Example.FromString(r).SerializeToString(deterministic=True) for r in records
+    )
+    rows = [tf.train.Example.FromString(r) for r in records]
+    assert [r.features.feature["x"].int64_list.value[0] for r in rows] == [1, 2]
+    assert [list(r.features.feature["y"].bytes_list.value) for r in rows] == [[b"a"], []]
