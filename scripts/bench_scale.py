@@ -5,8 +5,9 @@
 For each size: generate the data (scripts/generate_data.py, kept between
 benchmark runs), run ``local_runner.py`` in a fresh output dir, and sample the
 resident memory of every process it starts. Writes ``scale.json`` (per component
-seconds and rows/s, peak RSS, end-to-end seconds, AUC, the Trainer's examples/s)
-and ``scale.png`` (seconds per component against rows, log-log) into DIR.
+seconds, rows/s and the peak RSS of the largest process while it ran; end-to-end
+seconds, AUC, the Trainer's examples/s) and ``scale.png`` (seconds per component
+against rows, log-log) into DIR.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from pipeline_def.progress import CACHED, FAILED, RAN
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA_COMPONENTS = ("CsvExampleGen", "StatisticsGen", "Transform", "Evaluator")
@@ -51,17 +54,31 @@ def _rss_mib(pid: int) -> float:
 
 
 class PeakMemory(threading.Thread):
-    """Samples the RSS of a process and its descendants; the largest single process."""
+    """Samples the RSS of a process and its descendants; the largest single process.
+
+    ``take()`` returns the peak since the previous ``take()``: the runner prints a
+    component's line when it finishes and runs components one at a time, so the
+    peak between two lines is that component's.
+    """
 
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
         self.pid, self.peak_mib, self.stopped = pid, 0.0, threading.Event()
+        self._since_take, self._lock = 0.0, threading.Lock()
 
     def run(self) -> None:
         """Sample every 0.2 s until stopped."""
         while not self.stopped.wait(0.2):
-            for pid in _children(self.pid):
-                self.peak_mib = max(self.peak_mib, _rss_mib(pid))
+            largest = max((_rss_mib(pid) for pid in _children(self.pid)), default=0.0)
+            with self._lock:
+                self.peak_mib = max(self.peak_mib, largest)
+                self._since_take = max(self._since_take, largest)
+
+    def take(self) -> float:
+        """The peak RSS (MiB) since the previous call."""
+        with self._lock:
+            peak, self._since_take = self._since_take, 0.0
+        return peak
 
 
 def data_for(rows: int, cache: Path) -> Path:
@@ -83,20 +100,26 @@ def one_size(rows: int, data_root: Path) -> dict:
         process = subprocess.Popen(
             [sys.executable, str(PROJECT / "local_runner.py"), "--data-root", str(data_root),
              "--output-dir", out],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip
         memory = PeakMemory(process.pid)
         memory.start()
-        stdout, stderr = process.communicate()
+        peaks, output = {}, []
+        for line in process.stdout:
+            output.append(line)
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] in (RAN, CACHED, FAILED):
+                peaks[parts[0]] = memory.take()
+        process.wait()
         memory.stopped.set()
         wall = time.monotonic() - started
         if process.returncode != 0:
-            sys.exit(f"{rows} rows: run failed (exit {process.returncode}):\n{stdout}{stderr}")
+            sys.exit(f"{rows} rows: run failed (exit {process.returncode}):\n{''.join(output)}")
         summary = json.loads((Path(out) / "run_summary.json").read_text())
         rates = THROUGHPUT.findall(Path(summary["log_file"]).read_text())
     components = {}
     for name, figures in summary["components"].items():
-        entry = {"seconds": figures["seconds"]}
+        entry = {"seconds": figures["seconds"], "peak_rss_mib": round(peaks.get(name, 0.0))}
         if name in DATA_COMPONENTS and figures["seconds"] > 0:
             # The Evaluator reads the eval split only (its size depends on the data's).
             count = summary["metrics"]["example_count"] if name == "Evaluator" else rows

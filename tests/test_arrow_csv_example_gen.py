@@ -18,12 +18,13 @@ from tfx.components.example_gen.csv_example_gen import executor as tfx_csv
 from tfx.types import standard_component_specs as keys
 from tfx.utils import proto_utils
 
+from components import arrow_csv_example_gen
 from components.arrow_csv_example_gen import (
     ArrowCsvExecutor,
     ColumnKind,
     CsvFormatError,
     _kind,
-    encode_file,
+    encode_blocks,
     file_kinds,
 )
 from pipeline_def.config import DEFAULT_DATA_ROOT
@@ -92,11 +93,19 @@ def data_root(tmp_path: Path) -> Path:
     return root
 
 
-def test_writes_the_records_and_splits_csv_example_gen_writes(data_root, tmp_path):
+@pytest.mark.parametrize("small_blocks", [False, True])
+def test_writes_the_records_and_splits_csv_example_gen_writes(
+    small_blocks, data_root, tmp_path, monkeypatch
+):
+    if small_blocks:
+        monkeypatch.setattr(arrow_csv_example_gen, "BLOCK_BYTES", 16 << 10)
     expected = _run(tfx_csv.Executor(), data_root, tmp_path / "tfx")
     written = _run(ArrowCsvExecutor(), data_root, tmp_path / "arrow")
     assert len(written["train"]) + len(written["eval"]) == 600
     assert written == expected
+    # One file per input file and block (small blocks: several per input file).
+    files = len(list((tmp_path / "arrow" / "Split-train").iterdir()))
+    assert files > 2 if small_blocks else files == 2
 
 
 def test_types_tricky_cells_as_csv_example_gen_does(tmp_path):
@@ -145,7 +154,7 @@ def test_encode_file_gives_one_example_per_row(tmp_path):
     path.write_text("x,y\n1,a\n2,\n")
     kinds = file_kinds(str(path), ["x", "y"])
     assert kinds == (ColumnKind.INT, ColumnKind.STRING)
-    records = list(encode_file(str(path), ["x", "y"], kinds))
+    records = [r for block in encode_blocks(str(path), ["x", "y"], kinds) for r in block]
     # Deterministic bytes: the hash split is computed on exactly these.
     assert all(
         r == tf.train.Example.FromString(r).SerializeToString(deterministic=True) for r in records
