@@ -147,6 +147,9 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         preprocessing_fn=config.preprocessing_fn,
         materialize=False,
         disable_statistics=not config.transform_statistics,
+        # The cache only pays off when later runs analyze the same spans again, and
+        # this pipeline reads one span per run: writing it would cost every run.
+        disable_analyzer_cache=True,
     ).with_id(TRANSFORM)
     # Bad data stops the run here: nothing learns from what the validator rejected.
     transform.add_upstream_node(example_validator)
