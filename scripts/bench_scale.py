@@ -6,7 +6,9 @@ For each size: generate the data (scripts/generate_data.py, kept between
 benchmark runs), run ``local_runner.py`` in a fresh output dir, and sample the
 resident memory of every process it starts. Writes ``scale.json`` (per component
 seconds, rows/s and the peak RSS of the largest process while it ran; end-to-end
-seconds, AUC, the Trainer's examples/s) and ``scale.png`` (seconds per component
+seconds; AUC on the run's eval split and, for the pushed model, on the sample's
+eval split, which the generator never draws from; the Trainer's examples/s) and
+``scale.png`` (seconds per component
 against rows, log-log) into DIR.
 """
 
@@ -21,6 +23,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+import generate_data  # scripts/, beside this file
 
 from pipeline_def.progress import CACHED, FAILED, RAN
 
@@ -84,7 +88,9 @@ class PeakMemory(threading.Thread):
 def data_for(rows: int, cache: Path) -> Path:
     """The generated data for ``rows`` rows (made once, then reused)."""
     folder = cache / f"rows-{rows}"
-    if not (folder / "MANIFEST.json").exists():
+    manifest = folder / "MANIFEST.json"
+    made = json.loads(manifest.read_text()) if manifest.exists() else {}
+    if made.get("noise") != generate_data.NOISE:
         subprocess.run(
             [sys.executable, str(PROJECT / "scripts" / "generate_data.py"), "--rows", str(rows),
              "--out", str(folder)],
@@ -93,7 +99,30 @@ def data_for(rows: int, cache: Path) -> Path:
     return folder
 
 
-def one_size(rows: int, data_root: Path) -> dict:
+def holdout_auc(model_dir: str, examples: list[bytes]) -> float:
+    """AUC of the SavedModel at ``model_dir`` on ``examples`` (serialized, label included).
+
+    Generated data repeats its own rows across splits, so the pipeline's eval AUC
+    flatters a model trained on it; the sample's eval rows, which the generator never
+    draws from, measure whether the label signal survived generation.
+    """
+    import tensorflow as tf
+
+    from modules import features as F
+    from modules.export import SERVING_DEFAULT, TRANSFORM_FEATURES
+    from modules.keras_setup import keras
+    from modules.model import PREDICTION_KEY
+
+    model = tf.saved_model.load(model_dir)
+    batch = tf.constant(examples)
+    scores = model.signatures[SERVING_DEFAULT](examples=batch)[PREDICTION_KEY]
+    label = model.signatures[TRANSFORM_FEATURES](examples=batch)
+    auc = keras.metrics.AUC(num_thresholds=10_000)
+    auc.update_state(label[F.transformed_name(F.LABEL.name)], scores)
+    return float(auc.result())
+
+
+def one_size(rows: int, data_root: Path, holdout: list[bytes]) -> dict:
     """One fresh end-to-end run on ``data_root``; its figures."""
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as out:
         started = time.monotonic()
@@ -117,6 +146,8 @@ def one_size(rows: int, data_root: Path) -> dict:
             sys.exit(f"{rows} rows: run failed (exit {process.returncode}):\n{''.join(output)}")
         summary = json.loads((Path(out) / "run_summary.json").read_text())
         rates = THROUGHPUT.findall(Path(summary["log_file"]).read_text())
+        pushed = summary["pushed_model_path"]
+        sample_auc = holdout_auc(pushed, holdout) if pushed else None
     components = {}
     for name, figures in summary["components"].items():
         entry = {"seconds": figures["seconds"], "peak_rss_mib": round(peaks.get(name, 0.0))}
@@ -131,6 +162,7 @@ def one_size(rows: int, data_root: Path) -> dict:
         "pipeline_seconds": summary["seconds"],
         "peak_rss_mib_largest_process": round(memory.peak_mib),
         "auc": summary["metrics"].get("auc"),
+        "auc_on_sample_eval_split": sample_auc,
         "eval_rows": int(summary["metrics"].get("example_count", 0)),
         "trainer_examples_per_second": int(rates[-1]) if rates else None,
         "components": components,
@@ -165,13 +197,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=PROJECT / "outputs" / "bench_scale")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    _, _, holdout = generate_data.sample_split("eval")
     results = []
     for rows in args.rows:
-        results.append(one_size(rows, data_for(rows, args.out / "data")))
+        results.append(one_size(rows, data_for(rows, args.out / "data"), holdout))
         r = results[-1]
         print(
             f"{rows:>9} rows: {r['wall_seconds']:7.1f} s end to end, "
-            f"peak RSS {r['peak_rss_mib_largest_process']} MiB, AUC {r['auc']:.4f}, "
+            f"peak RSS {r['peak_rss_mib_largest_process']} MiB, AUC {r['auc']:.4f} "
+            f"(on the sample's eval split {r['auc_on_sample_eval_split'] or float('nan'):.4f}), "
             + ", ".join(f"{k} {v['seconds']:.1f}" for k, v in r["components"].items()),
             flush=True,
         )

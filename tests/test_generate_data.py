@@ -48,6 +48,16 @@ def test_generated_shards_look_like_the_sample(generator, tmp_path):
         assert float(row["fare"]) >= 0
 
 
+def test_draws_only_from_the_samples_train_split(generator):
+    """The sample's eval rows stay unseen, to score models trained on generated data."""
+    _, train, _ = generator.sample_split("train")
+    _, held_out, examples = generator.sample_split("eval")
+    # The pipeline's default split of the sample: 4,966 eval rows (its example_count).
+    assert len(held_out) == len(examples) == 4966
+    assert len(train) + len(held_out) == len(_rows(DEFAULT_DATA_ROOT))
+    assert generator.SOURCE_SPLIT == "train"
+
+
 def test_values_are_noisy_copies_not_duplicates(generator):
     import random
 
