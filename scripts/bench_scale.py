@@ -8,8 +8,7 @@ resident memory of every process it starts. Writes ``scale.json`` (per component
 seconds, rows/s and the peak RSS of the largest process while it ran; end-to-end
 seconds; AUC on the run's eval split and, for the pushed model, on the sample's
 eval split, which the generator never draws from; the Trainer's examples/s) and
-``scale.png`` (seconds per component
-against rows, log-log) into DIR.
+``scale.png`` (seconds per component against rows, log-log) into DIR.
 """
 
 from __future__ import annotations
@@ -86,11 +85,14 @@ class PeakMemory(threading.Thread):
 
 
 def data_for(rows: int, cache: Path) -> Path:
-    """The generated data for ``rows`` rows (made once, then reused)."""
+    """The generated data for ``rows`` rows (made once per generator setting, then reused)."""
     folder = cache / f"rows-{rows}"
     manifest = folder / "MANIFEST.json"
     made = json.loads(manifest.read_text()) if manifest.exists() else {}
-    if made.get("noise") != generate_data.NOISE:
+    if (made.get("source_split"), made.get("noise")) != (
+        generate_data.SOURCE_SPLIT,
+        generate_data.NOISE,
+    ):
         subprocess.run(
             [sys.executable, str(PROJECT / "scripts" / "generate_data.py"), "--rows", str(rows),
              "--out", str(folder)],
