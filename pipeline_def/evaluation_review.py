@@ -8,6 +8,7 @@ push records, so the report component and the review command show the same thing
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -75,6 +76,13 @@ class Review:
     def overall(self) -> dict[str, float]:
         """The candidate's metrics on the whole eval split."""
         return next((s.metrics for s in self.slices if s.column is None), {})
+
+
+def metric_text(value: float | None, name: str = "", missing: str = "-") -> str:
+    """A metric for people: 4 decimals, a count whole; ``missing`` when absent or NaN."""
+    if value is None or math.isnan(value):
+        return missing
+    return f"{int(value):,}" if name == "example_count" else f"{value:.4f}"
 
 
 def _slice_value(key: tfma.proto.metrics_for_slice_pb2.SingleSliceKey) -> str:

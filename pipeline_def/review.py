@@ -83,14 +83,9 @@ def _table(rows: list[list[str]], out: TextIO) -> None:
         print("  " + "  ".join(cells).rstrip(), file=out)
 
 
-def _fmt(value: float | None, name: str = "") -> str:
-    if value is None or value != value:  # None or NaN
-        return "-"
-    return f"{int(value)}" if name == "example_count" else f"{value:.4f}"
-
-
 def print_review(review: Review, out: TextIO) -> None:
     """The review as terminal text."""
+    from pipeline_def.evaluation_review import metric_text
     from pipeline_def.review_html import push_line
 
     print(f"Evaluation review of run {review.run_id}", file=out)
@@ -105,8 +100,8 @@ def print_review(review: Review, out: TextIO) -> None:
         [
             c.metric,
             c.kind,
-            _fmt(c.candidate),
-            _fmt(c.baseline),
+            metric_text(c.candidate),
+            metric_text(c.baseline),
             c.bound,
             "pass" if c.passed else "FAIL",
         ]
@@ -118,7 +113,7 @@ def print_review(review: Review, out: TextIO) -> None:
     print("Metrics by slice:", file=out)
     rows = [["slice"] + [heading for _, heading in SLICE_COLUMNS_SHOWN]]
     rows += [
-        [s.name] + [_fmt(s.metrics.get(k), k) for k, _ in SLICE_COLUMNS_SHOWN]
+        [s.name] + [metric_text(s.metrics.get(k), k) for k, _ in SLICE_COLUMNS_SHOWN]
         for s in review.slices
     ]
     _table(rows, out)

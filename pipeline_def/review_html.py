@@ -12,7 +12,7 @@ matplotlib.use("Agg")  # no display on servers and in pipeline steps
 
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 
-from pipeline_def.evaluation_review import Curves, Review  # noqa: E402
+from pipeline_def.evaluation_review import Curves, Review, metric_text  # noqa: E402
 
 # Columns of the slice table, in order (metric name as stored, heading).
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -42,9 +42,7 @@ code { background: #f4f4f4; padding: 0 .2em; }
 
 
 def _number(value: float | None, name: str = "") -> str:
-    if value is None:
-        return "–"
-    return f"{int(value):,}" if name == "example_count" else f"{value:.4f}"
+    return metric_text(value, name, missing="–")
 
 
 def _png(figure: plt.Figure) -> str:
