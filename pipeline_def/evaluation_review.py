@@ -82,7 +82,7 @@ def metric_text(value: float | None, name: str = "", missing: str = "-") -> str:
     """A metric for people: 4 decimals, a count whole; ``missing`` when absent or NaN."""
     if value is None or math.isnan(value):
         return missing
-    return f"{int(value):,}" if name == "example_count" else f"{value:.4f}"
+    return f"{int(value)}" if name == "example_count" else f"{value:.4f}"
 
 
 def _slice_value(key: tfma.proto.metrics_for_slice_pb2.SingleSliceKey) -> str:
