@@ -251,6 +251,31 @@ class SplitRouter:
         return bisect.bisect(self._bounds, bucket)
 
 
+def _write_block(
+    examples: list[bytes],
+    router: SplitRouter,
+    counts: list[int],
+    output_uri: str,
+    suffix: str,
+    options: tf.io.TFRecordOptions,
+) -> None:
+    """Write one block's examples into ``data_tfrecord-<suffix>.gz`` of each split."""
+    writers = [
+        tf.io.TFRecordWriter(
+            os.path.join(output_uri, f"Split-{split}", f"data_tfrecord-{suffix}.gz"), options
+        )
+        for split in router.names
+    ]
+    try:
+        for example in examples:
+            split = router(example)
+            writers[split].write(example)
+            counts[split] += 1
+    finally:
+        for writer in writers:
+            writer.close()
+
+
 def write_file(
     indexed_path: tuple[int, str],
     names: list[str],
@@ -267,24 +292,11 @@ def write_file(
     index, path = indexed_path
     options = tf.io.TFRecordOptions(compression_type="GZIP")
     counts = [0] * len(router.names)
+    block = -1
     for block, examples in enumerate(encode_blocks(path, names, kinds)):
-        writers = [
-            tf.io.TFRecordWriter(
-                os.path.join(
-                    output_uri, f"Split-{split}", f"data_tfrecord-{index:05d}-{block:05d}.gz"
-                ),
-                options,
-            )
-            for split in router.names
-        ]
-        try:
-            for example in examples:
-                split = router(example)
-                writers[split].write(example)
-                counts[split] += 1
-        finally:
-            for writer in writers:
-                writer.close()
+        _write_block(examples, router, counts, output_uri, f"{index:05d}-{block:05d}", options)
+    if block < 0:  # no rows: still an (empty) file in every split, for readers to find
+        _write_block([], router, counts, output_uri, f"{index:05d}-00000", options)
     yield from zip(router.names, counts, strict=True)
 
 

@@ -149,6 +149,13 @@ def test_a_ragged_row_names_the_file_and_the_row(tmp_path):
         _run(ArrowCsvExecutor(), root, tmp_path / "out")
 
 
+def test_a_file_without_rows_still_gives_every_split_a_file(tmp_path):
+    root = tmp_path / "header_only"
+    root.mkdir()
+    (root / "h.csv").write_text("a,b\n")
+    assert _run(ArrowCsvExecutor(), root, tmp_path / "out") == {"train": [], "eval": []}
+
+
 def test_encode_file_gives_one_example_per_row(tmp_path):
     path = tmp_path / "one.csv"
     path.write_text("x,y\n1,a\n2,\n")
