@@ -254,7 +254,6 @@ class SplitRouter:
 def _write_block(
     examples: list[bytes],
     router: SplitRouter,
-    counts: list[int],
     output_uri: str,
     suffix: str,
     options: tf.io.TFRecordOptions,
@@ -268,9 +267,7 @@ def _write_block(
     ]
     try:
         for example in examples:
-            split = router(example)
-            writers[split].write(example)
-            counts[split] += 1
+            writers[router(example)].write(example)
     finally:
         for writer in writers:
             writer.close()
@@ -282,22 +279,19 @@ def write_file(
     kinds: tuple[ColumnKind, ...],
     router: SplitRouter,
     output_uri: str,
-) -> Iterator[tuple[str, int]]:
+) -> None:
     """Encode one CSV file and write each block's examples as gzipped TFRecords per split.
 
     File names are fixed by the input file's index and the block's, so a retried
-    bundle overwrites its own output and a split never holds a row twice. Yields the
-    rows written per split.
+    bundle overwrites its own output and a split never holds a row twice.
     """
     index, path = indexed_path
     options = tf.io.TFRecordOptions(compression_type="GZIP")
-    counts = [0] * len(router.names)
     block = -1
     for block, examples in enumerate(encode_blocks(path, names, kinds)):
-        _write_block(examples, router, counts, output_uri, f"{index:05d}-{block:05d}", options)
+        _write_block(examples, router, output_uri, f"{index:05d}-{block:05d}", options)
     if block < 0:  # no rows: still an (empty) file in every split, for readers to find
-        _write_block([], router, counts, output_uri, f"{index:05d}-00000", options)
-    yield from zip(router.names, counts, strict=True)
+        _write_block([], router, output_uri, f"{index:05d}-00000", options)
 
 
 def _routes(input_config: Any, output_config: Any) -> list[tuple[str, SplitRouter]]:
@@ -371,7 +365,7 @@ def _write_split(
         # One file per worker: without the break Beam fuses all files into one bundle.
         | f"SpreadFiles[{label}]" >> beam.Reshuffle()
         | f"WriteExamples[{label}]"
-        >> beam.FlatMap(write_file, names, beam.pvalue.AsSingleton(kinds), router, output_uri)
+        >> beam.Map(write_file, names, beam.pvalue.AsSingleton(kinds), router, output_uri)
     )
 
 
