@@ -12,7 +12,6 @@ machines. Exit codes: 0 success, 1 a component failed, 2 bad input, 130 Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import logging
 import os
@@ -138,12 +137,9 @@ def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
 
         from pipeline_def import summary as S
         from pipeline_def.pipeline import create_pipeline
-        from pipeline_def.runs import cancel_unfinished, run_started_since
+        from pipeline_def.runs import cancel_unfinished, run_of_execution
         from pipeline_def.store import open_store
 
-        # The run id LocalDagRunner gives is the ISO time it starts: with it, this
-        # run is told apart from others writing to a shared store at the same time.
-        since = datetime.datetime.now().isoformat()
         ctrl_c = _watch_ctrl_c()
         try:
             tfx.orchestration.LocalDagRunner().run(create_pipeline(config))
@@ -169,7 +165,8 @@ def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
                 flush=True,
             )
         store = open_store(config.metadata)
-        run_record = run_started_since(store, config.pipeline_name, since)
+        ours = progress.execution_ids
+        run_record = run_of_execution(store, config.pipeline_name, ours[0]) if ours else None
         if interrupted and run_record is not None:
             cancel_unfinished(store, run_record, failed)
         summary = S.summarize(config.pipeline_name, run_record, progress.timings, failed)

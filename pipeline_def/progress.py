@@ -1,9 +1,11 @@
 """Console progress for people, full logs to a file.
 
 TFX's LocalDagRunner logs "Component X is running." / "... is finished." around
-each node, and its launcher logs "A cached execution N is used." when it reuses a
-result. ``ComponentProgress`` listens for exactly those records and prints one line
-per component with its state and seconds; everything else goes to the log file.
+each node, and its launcher logs "Going to run a new execution N" or "A cached
+execution N is used." when it reuses a result. ``ComponentProgress`` listens for
+exactly those records and prints one line per component with its state and seconds;
+everything else goes to the log file. The execution ids it keeps name this process's
+run in ML-Metadata, even when other runs write to the same store at the same time.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from absl import logging as absl_logging
 _RUNNING = "Component %s is running."
 _FINISHED = "Component %s is finished."
 _CACHED = "A cached execution %d is used."
+_NEW = "Going to run a new execution %d"
 
 RAN, CACHED, FAILED = "ran", "cached", "failed"
 
@@ -41,6 +44,7 @@ class ComponentProgress(logging.Handler):
 
     out: TextIO = sys.stdout
     timings: dict[str, ComponentTiming] = field(default_factory=dict)
+    execution_ids: list[int] = field(default_factory=list)
     _current: str | None = None
     _started: float = 0.0
     _cached: bool = False
@@ -54,6 +58,9 @@ class ComponentProgress(logging.Handler):
             self._current, self._started, self._cached = record.args[0], time.monotonic(), False
         elif record.msg == _CACHED:
             self._cached = True
+            self.execution_ids.append(record.args[0])
+        elif record.msg == _NEW:
+            self.execution_ids.append(record.args[0])
         elif record.msg == _FINISHED and self._current is not None:
             self._finish(CACHED if self._cached else RAN)
 

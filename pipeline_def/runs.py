@@ -124,16 +124,18 @@ def latest_run(store: metadata_store.MetadataStore, pipeline_name: str) -> Pipel
     return next(_runs(store, pipeline_name), None)
 
 
-def run_started_since(
-    store: metadata_store.MetadataStore, pipeline_name: str, since_iso: str
+def run_of_execution(
+    store: metadata_store.MetadataStore, pipeline_name: str, execution_id: int
 ) -> PipelineRun | None:
-    """The first run whose id (LocalDagRunner's ISO start time) is at or after ``since_iso``."""
-    found = None
-    for run in _runs(store, pipeline_name):
-        if run.run_id < since_iso:
-            break
-        found = run
-    return found
+    """The run an execution belongs to, or None when it is in no run of the pipeline.
+
+    Run ids are start times, so they cannot tell apart two runs started together on
+    one store; an execution the run registered can.
+    """
+    run_type = store.get_context_type(PIPELINE_RUN)
+    contexts = store.get_contexts_by_execution(execution_id)
+    run_ctx = next((c for c in contexts if c.type_id == run_type.id), None)
+    return None if run_ctx is None else find_run(store, pipeline_name, run_ctx.name)
 
 
 def find_run(

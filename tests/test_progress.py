@@ -32,3 +32,14 @@ def test_the_running_component_is_the_failed_one():
     assert progress.fail_current() == "Trainer"
     assert progress.timings["Trainer"].state == FAILED
     assert progress.fail_current() is None
+
+
+def test_the_executions_this_process_ran_or_reused_are_kept_in_order():
+    progress = ComponentProgress(out=io.StringIO())
+    progress.emit(_record("Component %s is running.", "CsvExampleGen"))
+    progress.emit(_record("Going to run a new execution %d", 41))
+    progress.emit(_record("Component %s is finished.", "CsvExampleGen"))
+    progress.emit(_record("Component %s is running.", "Transform"))
+    progress.emit(_record("A cached execution %d is used.", 42))
+    progress.emit(_record("Component %s is finished.", "Transform"))
+    assert progress.execution_ids == [41, 42]

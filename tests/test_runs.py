@@ -1,0 +1,79 @@
+"""runs: reading a pipeline's runs back from a real (in-memory) ML-Metadata store."""
+
+import pytest
+from ml_metadata.metadata_store import metadata_store
+from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
+
+from pipeline_def.runs import NODE, PIPELINE, PIPELINE_RUN, find_run, list_runs, run_of_execution
+
+PIPELINE_NAME = "taxi-wide-deep"
+
+
+@pytest.fixture
+def store() -> metadata_store.MetadataStore:
+    config = mlmd_pb2.ConnectionConfig()
+    config.fake_database.SetInParent()
+    return metadata_store.MetadataStore(config)
+
+
+def _context(store: metadata_store.MetadataStore, type_name: str, name: str) -> mlmd_pb2.Context:
+    type_id = store.put_context_type(mlmd_pb2.ContextType(name=type_name))
+    found = store.get_context_by_type_and_name(type_name, name)
+    if found is not None:
+        return found
+    [context_id] = store.put_contexts([mlmd_pb2.Context(type_id=type_id, name=name)])
+    return store.get_contexts_by_id([context_id])[0]
+
+
+def _execute(store: metadata_store.MetadataStore, run_id: str, node: str) -> int:
+    """Record an execution of ``node`` in run ``run_id`` the way TFX's launcher does."""
+    type_id = store.put_execution_type(mlmd_pb2.ExecutionType(name=node))
+    contexts = [
+        _context(store, PIPELINE, PIPELINE_NAME),
+        _context(store, PIPELINE_RUN, run_id),
+        _context(store, NODE, f"{PIPELINE_NAME}.{node}"),
+    ]
+    execution = mlmd_pb2.Execution(type_id=type_id, last_known_state=mlmd_pb2.Execution.COMPLETE)
+    execution_id, _, _ = store.put_execution(execution, [], contexts)
+    return execution_id
+
+
+def test_two_runs_started_at_once_are_each_found_by_their_own_execution(store):
+    # Run ids are start times; two processes can read the clock in the same
+    # microsecond, so the ids here differ only in their last digit.
+    ours = _execute(store, "2026-11-21T12:48:37.177284", "CsvExampleGen")
+    theirs = _execute(store, "2026-11-21T12:48:37.177285", "CsvExampleGen")
+    _execute(store, "2026-11-21T12:48:37.177284", "Trainer")
+
+    mine = run_of_execution(store, PIPELINE_NAME, ours)
+    other = run_of_execution(store, PIPELINE_NAME, theirs)
+
+    assert mine.run_id == "2026-11-21T12:48:37.177284"
+    assert sorted(mine.nodes) == ["CsvExampleGen", "Trainer"]
+    assert other.run_id == "2026-11-21T12:48:37.177285"
+    assert sorted(other.nodes) == ["CsvExampleGen"]
+
+
+def test_an_execution_of_another_pipeline_is_in_no_run_of_this_one(store):
+    _execute(store, "2026-11-21T10:00:00", "CsvExampleGen")
+    type_id = store.put_execution_type(mlmd_pb2.ExecutionType(name="CsvExampleGen"))
+    other_pipeline = [
+        _context(store, PIPELINE, "another-pipeline"),
+        _context(store, PIPELINE_RUN, "2026-11-21T11:00:00"),
+    ]
+    execution_id, _, _ = store.put_execution(
+        mlmd_pb2.Execution(type_id=type_id), [], other_pipeline
+    )
+    assert run_of_execution(store, PIPELINE_NAME, execution_id) is None
+
+
+def test_runs_are_listed_newest_first_and_found_by_id(store):
+    for run_id in ("2026-11-21T10:00:00", "2026-11-21T11:00:00"):
+        _execute(store, run_id, "CsvExampleGen")
+    assert [r.run_id for r in list_runs(store, PIPELINE_NAME)] == [
+        "2026-11-21T11:00:00",
+        "2026-11-21T10:00:00",
+    ]
+    assert find_run(store, PIPELINE_NAME, None).run_id == "2026-11-21T11:00:00"
+    assert find_run(store, PIPELINE_NAME, "2026-11-21T10:00:00").run_id == "2026-11-21T10:00:00"
+    assert find_run(store, PIPELINE_NAME, "no-such-run") is None
