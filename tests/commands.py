@@ -1,8 +1,9 @@
-"""The read-only commands, run as users run them (a subprocess), for the tests."""
+"""The commands, run as users run them (a subprocess), and a free port, for the tests."""
 
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,13 @@ from pipeline_def.summary import SUMMARY_FILE
 
 PROJECT = Path(__file__).resolve().parent.parent
 TEST_TRAIN_STEPS = "300"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def runner_command(data_root: Path, output_dir: Path, *extra: str) -> list[str]:

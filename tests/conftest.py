@@ -17,7 +17,7 @@ import pytest
 import tensorflow as tf
 import tensorflow_transform as tft
 import tensorflow_transform.beam as tft_beam
-from commands import runner_command
+from commands import free_port, runner_command
 from tensorflow_transform.tf_metadata import metadata_io
 
 from modules import features as F
@@ -154,12 +154,6 @@ def failed_run(
     return root / "out", run_pipeline(root / "data", root / "out")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def mysql_server(tmp_path_factory) -> Iterator[str]:
     """A throwaway MariaDB server on 127.0.0.1; yields its mysql:// metadata URI.
@@ -179,7 +173,7 @@ def mysql_server(tmp_path_factory) -> Iterator[str]:
          "--skip-test-db"],
         check=True, capture_output=True, timeout=120,
     )  # fmt: skip
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [str(server), "--no-defaults", f"--datadir={data}", f"--port={port}",
          "--bind-address=127.0.0.1", f"--socket={data}/sock", "--user=root",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,18 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tensorflow as tf
+from commands import free_port
 
 from modules.model import PREDICTION_KEY
 
 pytestmark = pytest.mark.slow
 
 HELPER = Path(__file__).resolve().parent / "trainer_process.py"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start(pipeline_root: Path, out: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
@@ -79,7 +73,7 @@ def test_mirrored_strategy_over_two_logical_cpus(pipeline_root, single_worker, t
 
 
 def test_multi_worker_mirrored_strategy_with_two_processes(pipeline_root, single_worker, tmp_path):
-    workers = [f"127.0.0.1:{_free_port()}" for _ in range(2)]
+    workers = [f"127.0.0.1:{free_port()}" for _ in range(2)]
     out = tmp_path / "out"
     scratch = [tmp_path / f"tmp{i}" for i in range(2)]
     processes = []
