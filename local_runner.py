@@ -24,10 +24,16 @@ from pathlib import Path
 from types import FrameType
 
 from modules.hparams import HParams
-from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig, beam_args_for, split_for
+from pipeline_def.config import (
+    DEFAULT_DATA_ROOT,
+    MetadataStore,
+    PipelineConfig,
+    beam_args_for,
+    split_for,
+)
 from pipeline_def.data_check import DataRootError, check_data_root
 from pipeline_def.progress import component_progress, logs_to_file
-from pipeline_def.store import add_store_arguments, metadata_for
+from pipeline_def.store import add_store_arguments, metadata_for, store_flags
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
@@ -111,6 +117,15 @@ def _one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text[-1] if text else ''}"
 
 
+def review_command(store: MetadataStore, run_id: str | None) -> str:
+    """The command that reviews a run, naming its store and the run itself.
+
+    The run is named because a shared store's newest run may be someone else's.
+    """
+    command = f"python -m pipeline_def.review {store_flags(store)}"
+    return f"{command} --run {run_id}" if run_id else command
+
+
 def _watch_ctrl_c() -> threading.Event:
     """An event set by Ctrl-C, which still raises KeyboardInterrupt as usual."""
     pressed = threading.Event()
@@ -176,7 +191,7 @@ def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)
     S.write_json(summary, output_dir)
-    S.print_closing(summary, sys.stdout, f"python -m pipeline_def.review --output-dir {output_dir}")
+    S.print_closing(summary, sys.stdout, review_command(config.metadata, summary.run_id))
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if failed else EXIT_OK

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -88,6 +89,18 @@ def describe(store: MetadataStore) -> str:
     if isinstance(store, SqliteMetadata):
         return f"SQLite {store.path}"
     return f"MySQL {store.user}@{store.host}:{store.port}/{store.database}"
+
+
+def store_flags(store: MetadataStore) -> str:
+    """The flags that point the commands at ``store``; a password is never printed.
+
+    A MySQL store is named in full, so the command finds it without the environment
+    the run had; its password is taken from TAXI_METADATA_PASSWORD, as for any command.
+    """
+    if isinstance(store, SqliteMetadata):
+        return f"--output-dir {shlex.quote(str(Path(store.path).parent))}"
+    uri = f"mysql://{store.user}@{store.host}:{store.port}/{store.database}"
+    return f"--metadata {shlex.quote(uri)}"
 
 
 def metadata_connection(store: MetadataStore) -> mlmd_pb2.ConnectionConfig:

@@ -1,8 +1,13 @@
-"""The runner's answers to bad input: one line naming the path, exit code 2."""
+"""The runner's command line: bad input (one line, exit 2), the settings it derives, its hints."""
+
+import shlex
 
 import pytest
 
 import local_runner
+from pipeline_def import review
+from pipeline_def.config import MysqlMetadata, SqliteMetadata
+from pipeline_def.store import PASSWORD_ENV, metadata_for
 
 
 @pytest.mark.parametrize(
@@ -92,3 +97,23 @@ def test_the_eval_split_is_a_third_but_at_most_about_25k_rows(input_bytes, eval_
     config = local_runner.build_config(local_runner.parse_args([]), input_bytes)
     buckets = dict(config.split_buckets)
     assert buckets["eval"] / (buckets["train"] + buckets["eval"]) == pytest.approx(eval_share)
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        SqliteMetadata("/tmp/with space/out/metadata.sqlite"),
+        MysqlMetadata("db.example", 3307, "mlmd", "ml", password="s3cret"),
+    ],
+    ids=["sqlite", "mysql"],
+)
+def test_the_review_hint_names_the_store_and_run_but_no_password(store):
+    command = local_runner.review_command(store, "2026-11-21T12:48:37.177284")
+    assert "s3cret" not in command
+    words = shlex.split(command)
+    assert words[:3] == ["python", "-m", "pipeline_def.review"]
+    args = review.parse_args(words[3:])
+    assert args.run == "2026-11-21T12:48:37.177284"
+    # The password reaches the review from the environment, as for every command.
+    found = metadata_for(args.output_dir, args.metadata, env={PASSWORD_ENV: "s3cret"})
+    assert found == store

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 
 import pytest
-from commands import inspect_cli, lineage_components, start_runner, summary_run_id
+from commands import (
+    inspect_cli,
+    lineage_components,
+    review_cli,
+    start_runner,
+    summary_run_id,
+)
 
 from pipeline_def.store import METADATA_ENV
 
@@ -52,6 +59,13 @@ def test_two_runs_at_once_on_mariadb_both_complete(mysql_server, small_data_root
         line = next(x for x in listing.stdout.splitlines() if x.startswith(run_id))
         assert line.split()[-1] == "complete"
     assert summary_run_id(tmp_path / "a") != summary_run_id(tmp_path / "b")
+    # Each run's closing hint reviews that run, even without the store in the environment.
+    no_env = {k: v for k, v in os.environ.items() if k != METADATA_ENV}
+    for name, (_, out, _) in zip(("a", "b"), results, strict=True):
+        hint = next(x for x in out.splitlines() if x.strip().startswith("review:"))
+        review = review_cli(*shlex.split(hint.split(":", 1)[1])[3:], env=no_env)
+        assert review.returncode == 0, review.stderr
+        assert f"Evaluation review of run {summary_run_id(tmp_path / name)}" in review.stdout
 
 
 def test_two_runs_at_once_on_sqlite_wait_or_name_the_lock(small_data_root, tmp_path):
