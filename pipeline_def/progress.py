@@ -1,11 +1,12 @@
 """Console progress for people, full logs to a file.
 
 TFX's LocalDagRunner logs "Component X is running." / "... is finished." around
-each node, and its launcher logs "Going to run a new execution N" or "A cached
-execution N is used." when it reuses a result. ``ComponentProgress`` listens for
-exactly those records and prints one line per component with its state and seconds;
-everything else goes to the log file. The execution ids it keeps name this process's
-run in ML-Metadata, even when other runs write to the same store at the same time.
+each node; its launcher logs "Going to run a new execution N" before an executor
+runs, or "A cached execution N is used." when it reuses a result.
+``ComponentProgress`` listens for exactly those records and prints one line per
+component with its state and seconds; everything else goes to the log file. The
+execution ids it keeps name this process's run in ML-Metadata, even when other runs
+write to the same store at the same time.
 """
 
 from __future__ import annotations
