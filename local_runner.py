@@ -15,6 +15,7 @@ import argparse
 import json
 import logging
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -120,9 +121,10 @@ def _one_line(err: BaseException) -> str:
 def review_command(store: MetadataStore, run_id: str | None) -> str:
     """The command that reviews a run, naming its store and the run itself.
 
-    The run is named because a shared store's newest run may be someone else's.
+    The run is named because a shared store's newest run may be someone else's; the
+    interpreter is this one, which has the project installed, whatever the shell's is.
     """
-    command = f"python -m pipeline_def.review {store_flags(store)}"
+    command = f"{shlex.quote(sys.executable)} -m pipeline_def.review {store_flags(store)}"
     return f"{command} --run {run_id}" if run_id else command
 
 

@@ -1,6 +1,7 @@
 """The runner's command line: bad input (one line, exit 2), the settings it derives, its hints."""
 
 import shlex
+import sys
 
 import pytest
 
@@ -111,7 +112,7 @@ def test_the_review_hint_names_the_store_and_run_but_no_password(store):
     command = local_runner.review_command(store, "2026-11-21T12:48:37.177284")
     assert "s3cret" not in command
     words = shlex.split(command)
-    assert words[:3] == ["python", "-m", "pipeline_def.review"]
+    assert words[:3] == [sys.executable, "-m", "pipeline_def.review"]
     args = review.parse_args(words[3:])
     assert args.run == "2026-11-21T12:48:37.177284"
     # The password reaches the review from the environment, as for every command.
