@@ -149,6 +149,15 @@ def test_a_ragged_row_names_the_file_and_the_row(tmp_path):
         _run(ArrowCsvExecutor(), root, tmp_path / "out")
 
 
+def test_a_file_with_another_header_is_named(tmp_path):
+    root = tmp_path / "headers"
+    root.mkdir()
+    (root / "a.csv").write_text("a,b\n1,2\n")
+    (root / "b.csv").write_text("a,c\n3,4\n")
+    with pytest.raises(CsvFormatError, match=r"b\.csv: header \['a', 'c'\] is not \['a', 'b'\]"):
+        _run(ArrowCsvExecutor(), root, tmp_path / "out")
+
+
 def test_a_file_without_rows_still_gives_every_split_a_file(tmp_path):
     root = tmp_path / "header_only"
     root.mkdir()
@@ -156,7 +165,7 @@ def test_a_file_without_rows_still_gives_every_split_a_file(tmp_path):
     assert _run(ArrowCsvExecutor(), root, tmp_path / "out") == {"train": [], "eval": []}
 
 
-def test_encode_file_gives_one_example_per_row(tmp_path):
+def test_encode_blocks_gives_one_example_per_row(tmp_path):
     path = tmp_path / "one.csv"
     path.write_text("x,y\n1,a\n2,\n")
     kinds = file_kinds(str(path), ["x", "y"])
