@@ -84,11 +84,16 @@ def metadata_for(
     return SqliteMetadata(str(output_dir.resolve() / METADATA_FILE))
 
 
+def _mysql_address(store: MysqlMetadata) -> str:
+    """``user@host:port/database``: the store without its password."""
+    return f"{store.user}@{store.host}:{store.port}/{store.database}"
+
+
 def describe(store: MetadataStore) -> str:
     """The store in words, without its password."""
     if isinstance(store, SqliteMetadata):
         return f"SQLite {store.path}"
-    return f"MySQL {store.user}@{store.host}:{store.port}/{store.database}"
+    return f"MySQL {_mysql_address(store)}"
 
 
 def store_flags(store: MetadataStore) -> str:
@@ -99,8 +104,7 @@ def store_flags(store: MetadataStore) -> str:
     """
     if isinstance(store, SqliteMetadata):
         return f"--output-dir {shlex.quote(str(Path(store.path).parent))}"
-    uri = f"mysql://{store.user}@{store.host}:{store.port}/{store.database}"
-    return f"--metadata {shlex.quote(uri)}"
+    return f"--metadata {shlex.quote('mysql://' + _mysql_address(store))}"
 
 
 def metadata_connection(store: MetadataStore) -> mlmd_pb2.ConnectionConfig:
