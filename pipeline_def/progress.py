@@ -79,6 +79,14 @@ class ComponentProgress(logging.Handler):
         self._current = None
 
 
+def component_line(line: str) -> tuple[str, str] | None:
+    """(component id, state) of a line ``ComponentProgress`` printed; None for others."""
+    parts = line.split()
+    if len(parts) == 4 and parts[1] in (RAN, CACHED, FAILED) and parts[3] == "s":
+        return parts[0], parts[1]
+    return None
+
+
 @contextmanager
 def logs_to_file(log_file: Path, verbose: bool) -> Iterator[TextIO]:
     """Send all Python, absl, Beam and TensorFlow (C++) logging to ``log_file``.

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import generate_data  # scripts/, beside this file
 
-from pipeline_def.progress import CACHED, FAILED, RAN
+from pipeline_def.progress import component_line
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA_COMPONENTS = ("CsvExampleGen", "StatisticsGen", "Transform", "Evaluator")
@@ -138,9 +138,9 @@ def one_size(rows: int, data_root: Path, holdout: list[bytes]) -> dict:
         peaks, output = {}, []
         for line in process.stdout:
             output.append(line)
-            parts = line.split()
-            if len(parts) >= 3 and parts[1] in (RAN, CACHED, FAILED):
-                peaks[parts[0]] = memory.take()
+            finished = component_line(line)
+            if finished is not None:
+                peaks[finished[0]] = memory.take()
         process.wait()
         memory.stopped.set()
         wall = time.monotonic() - started

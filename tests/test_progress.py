@@ -1,7 +1,7 @@
 import io
 import logging
 
-from pipeline_def.progress import CACHED, FAILED, RAN, ComponentProgress
+from pipeline_def.progress import CACHED, FAILED, RAN, ComponentProgress, component_line
 
 log = logging.getLogger("absl")
 
@@ -24,6 +24,11 @@ def test_one_line_per_component_with_state():
     assert lines[0].split()[:2] == ["CsvExampleGen", RAN]
     assert lines[1].split()[:2] == ["Transform", CACHED]
     assert progress.timings["Transform"].state == CACHED
+    assert [component_line(line) for line in lines] == [
+        ("CsvExampleGen", RAN),
+        ("Transform", CACHED),
+    ]
+    assert component_line("Run 2026-11-21T12:48:37 succeeded in 58.6 s.") is None
 
 
 def test_the_running_component_is_the_failed_one():
