@@ -7,7 +7,8 @@ benchmark runs), run ``local_runner.py`` in a fresh output dir, and sample the
 resident memory of every process it starts. Writes ``scale.json`` (per component
 seconds, rows/s and the peak RSS of the largest process while it ran; end-to-end
 seconds; AUC on the run's eval split and, for the pushed model, on the sample's
-eval split, which the generator never draws from; the Trainer's examples/s) and
+own eval rows, whose noisy copies make up the generated eval split; the Trainer's
+examples/s) and
 ``scale.png`` (seconds per component against rows, log-log) into DIR.
 """
 
@@ -89,10 +90,7 @@ def data_for(rows: int, cache: Path) -> Path:
     folder = cache / f"rows-{rows}"
     manifest = folder / "MANIFEST.json"
     made = json.loads(manifest.read_text()) if manifest.exists() else {}
-    if (made.get("source_split"), made.get("noise")) != (
-        generate_data.SOURCE_SPLIT,
-        generate_data.NOISE,
-    ):
+    if (made.get("layout"), made.get("noise")) != (generate_data.LAYOUT, generate_data.NOISE):
         subprocess.run(
             [sys.executable, str(PROJECT / "scripts" / "generate_data.py"), "--rows", str(rows),
              "--out", str(folder)],
@@ -104,9 +102,8 @@ def data_for(rows: int, cache: Path) -> Path:
 def holdout_auc(model_dir: str, examples: list[bytes]) -> float:
     """AUC of the SavedModel at ``model_dir`` on ``examples`` (serialized, label included).
 
-    Generated data repeats its own rows across splits, so the pipeline's eval AUC
-    flatters a model trained on it; the sample's eval rows, which the generator never
-    draws from, measure whether the label signal survived generation.
+    On the sample's eval rows, the generated eval split's sources, this compares
+    directly with the model trained on the sample itself.
     """
     import tensorflow as tf
 
@@ -199,7 +196,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=PROJECT / "outputs" / "bench_scale")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    _, _, holdout = generate_data.sample_split("eval")
+    _, holdout = generate_data.Sample().split("eval")
     results = []
     for rows in args.rows:
         results.append(one_size(rows, data_for(rows, args.out / "data"), holdout))

@@ -2,13 +2,19 @@
 
     python scripts/generate_data.py --rows 1500000 --out DIR [--shards 8] [--seed 0]
 
-Each row is a row of the sample's train split (as the pipeline's default hash split
-assigns it) with small noise, so the label signal is kept: fare and tips scale by
-the same factor (tips > 20% of fare is unchanged), miles and seconds get their own
-few percent, locations move about 50 m, and the timestamp moves by whole weeks
-(hour and weekday stay true; the month follows the new date). Empty cells stay
-empty. The sample's eval rows are never drawn, so a model trained on generated data
-can be scored on them honestly (``bench_scale.py`` does). Writes
+Each row is a copy of a sample row with small noise, so the label signal is kept:
+fare and tips scale by the same factor (tips > 20% of fare is unchanged), miles and
+seconds get their own few percent, locations move about 50 m, and the timestamp
+moves by whole weeks (hour and weekday stay true; the month follows the new date).
+Empty cells stay empty.
+
+Every copy lands in the split of the row it copies. The pipeline's default hash
+split puts each sample row in train or eval; the pipeline splits the generated data
+by hash too, with the buckets it picks for that data's size (a smaller eval share
+for more rows), and a copy is kept only when those buckets put it in its source
+row's split. So generated eval rows are copies of the sample's eval rows only,
+never near-duplicates of training rows: the pipeline's eval AUC and its early
+stopping stay honest, and compare with the sample's own. Writes
 ``part-00000-of-0000K.csv`` files and ``MANIFEST.json``.
 """
 
@@ -17,25 +23,36 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import itertools
 import json
 import random
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from components.arrow_csv_example_gen import SplitRouter, encode_blocks, file_kinds
-from pipeline_def.config import DEFAULT_SPLIT
+import pyarrow as pa
+
+from components.arrow_csv_example_gen import (
+    ColumnKind,
+    SplitRouter,
+    encode,
+    encode_blocks,
+    file_kinds,
+    merge_kinds,
+)
+from pipeline_def.config import CSV_BYTES_PER_ROW, DEFAULT_SPLIT, split_for
 
 PROJECT = Path(__file__).resolve().parent.parent
 SAMPLE = PROJECT / "data" / "taxi.csv"
-SOURCE_SPLIT = "train"
+# Names how copies are assigned to splits, so that a cache made another way is redone.
+LAYOUT = "copies stay in their source row's split, as the pipeline splits data of their size"
 # Chicago is UTC-6 in winter, UTC-5 in summer; a month boundary is all that moves.
 CHICAGO_OFFSET = datetime.timedelta(hours=-6)
 WEEK_SECONDS = 7 * 24 * 3600
-# Relative noise on money, distance and duration. Models trained on generated data
-# score 0.937-0.940 on the sample's held-out rows (the sample's own model: 0.949)
-# with 5% and with 2% alike: the gap comes from early stopping on generated eval
-# rows that repeat train rows, not from the noise.
+# Relative noise on money, distance and duration.
 NOISE = 0.05
+# Candidate copies are encoded and routed this many at a time (C++ encoder per batch).
+CHUNK_ROWS = 20_000
 
 
 def _scaled(value: str, factor: float, digits: int) -> str:
@@ -65,44 +82,135 @@ def noisy(row: dict[str, str], rng: random.Random) -> dict[str, str]:
     return out
 
 
-def sample_split(split: str) -> tuple[list[str], list[dict[str, str]], list[bytes]]:
-    """The sample's columns, and its rows (and their tf.Examples) in ``split``.
+def router_for(buckets: tuple[tuple[str, int], ...]) -> SplitRouter:
+    """How the pipeline splits data hashed into these (name, buckets)."""
+    return SplitRouter([name for name, _ in buckets], [size for _, size in buckets])
 
-    The split is the one the pipeline's ExampleGen gives each row by default.
+
+class Sample:
+    """The shipped sample: its columns, their kinds, and its rows by default split."""
+
+    def __init__(self) -> None:
+        with SAMPLE.open(newline="") as f:
+            reader = csv.DictReader(f)
+            self.columns = list(reader.fieldnames or [])
+            rows = list(reader)
+        self.kinds = file_kinds(str(SAMPLE), self.columns)
+        self.router = router_for(DEFAULT_SPLIT)
+        examples = [e for b in encode_blocks(str(SAMPLE), self.columns, self.kinds) for e in b]
+        self.rows: list[list[dict[str, str]]] = [[] for _ in self.router.names]
+        self.examples: list[list[bytes]] = [[] for _ in self.router.names]
+        for row, example in zip(rows, examples, strict=True):
+            split = self.router(example)
+            self.rows[split].append(row)
+            self.examples[split].append(example)
+
+    def split(self, name: str) -> tuple[list[dict[str, str]], list[bytes]]:
+        """The rows the pipeline's default split puts in ``name``, and their tf.Examples."""
+        index = self.router.names.index(name)
+        return self.rows[index], self.examples[index]
+
+    def routes(self, rows: list[dict[str, str]], router: SplitRouter) -> list[int]:
+        """The split ``router`` gives each row, were it in a file with the sample's kinds."""
+        batch = pa.RecordBatch.from_arrays(
+            [pa.array([r[c] or None for r in rows], pa.string()) for c in self.columns],
+            self.columns,
+        )
+        return [router(e) for e in encode(batch, self.kinds)]
+
+    def covering(self) -> list[tuple[int, dict[str, str]]]:
+        """For each column with a value anywhere, a (split, row) with a value in it.
+
+        Copies of these come first, so every column of the generated data has a value
+        somewhere and so the kind the sample has: a kind (or none) decides how a
+        row is serialized, hence the split its hash gives it.
+        """
+        chosen: list[tuple[int, dict[str, str]]] = []
+        for column in self.columns:
+            if any(row[column] for _, row in chosen):
+                continue
+            found = (
+                (split, row) for split, rows in enumerate(self.rows) for row in rows if row[column]
+            )
+            chosen += list(itertools.islice(found, 1))
+        return chosen
+
+
+def _kept(
+    sample: Sample, router: SplitRouter, wanted: list[int], candidates: list[dict[str, str]]
+) -> list[dict[str, str]]:
+    """The candidates that ``router`` puts in the split ``wanted`` says."""
+    routes = sample.routes(candidates, router)
+    return [c for c, s, r in zip(candidates, wanted, routes, strict=True) if r == s]
+
+
+def copies(sample: Sample, router: SplitRouter, rng: random.Random) -> Iterator[dict[str, str]]:
+    """Noisy copies without end, each one in the split (by ``router``) of the row it copies.
+
+    The first are copies of ``sample.covering()``, one each.
     """
-    with SAMPLE.open(newline="") as f:
-        reader = csv.DictReader(f)
-        columns = list(reader.fieldnames or [])
-        rows = list(reader)
-    kinds = file_kinds(str(SAMPLE), columns)
-    examples = [e for block in encode_blocks(str(SAMPLE), columns, kinds) for e in block]
-    router = SplitRouter([n for n, _ in DEFAULT_SPLIT], [b for _, b in DEFAULT_SPLIT])
-    wanted = router.names.index(split)
-    kept = [(row, e) for row, e in zip(rows, examples, strict=True) if router(e) == wanted]
-    return columns, [row for row, _ in kept], [e for _, e in kept]
+    for split, row in sample.covering():
+        kept: list[dict[str, str]] = []
+        while not kept:
+            kept = _kept(sample, router, [split] * 16, [noisy(row, rng) for _ in range(16)])
+        yield kept[0]
+    # A split's copies are kept at the rate of its share of the router's buckets,
+    # so drawing every split equally often gives each split that share of the rows.
+    splits = range(len(sample.rows))
+    while True:
+        wanted = [rng.choice(splits) for _ in range(CHUNK_ROWS)]
+        candidates = [noisy(rng.choice(sample.rows[s]), rng) for s in wanted]
+        yield from _kept(sample, router, wanted, candidates)
+
+
+def _write(
+    paths: list[Path], counts: list[int], rows: Iterator[dict[str, str]], sample: Sample
+) -> int:
+    """Write ``counts[i]`` rows into ``paths[i]``; the bytes written."""
+    for path, count in zip(paths, counts, strict=True):
+        with path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, sample.columns, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(next(rows) for _ in range(count))
+    return sum(p.stat().st_size for p in paths)
 
 
 def generate(rows: int, out: Path, shards: int, seed: int) -> dict:
     """Write the shards; a manifest of what was written."""
-    columns, sample, _ = sample_split(SOURCE_SPLIT)
+    sample = Sample()
+    if rows < len(sample.covering()):
+        raise ValueError(f"--rows must be at least {len(sample.covering())}")
     out.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
     started = time.monotonic()
     per_shard = [rows // shards + (1 if i < rows % shards else 0) for i in range(shards)]
-    for i, count in enumerate(per_shard):
-        path = out / f"part-{i:05d}-of-{shards:05d}.csv"
-        with path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, columns, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(noisy(rng.choice(sample), rng) for _ in range(count))
+    paths = [out / f"part-{i:05d}-of-{shards:05d}.csv" for i in range(shards)]
+    # The pipeline picks its split buckets from the bytes it is given; the first guess
+    # from the row count is rarely off, and then a second pass uses the real ones.
+    buckets = split_for(rows * CSV_BYTES_PER_ROW)
+    for _ in range(3):
+        size = _write(
+            paths, per_shard, copies(sample, router_for(buckets), random.Random(seed)), sample
+        )
+        if split_for(size) == buckets:
+            break
+        buckets = split_for(size)
+    else:
+        raise RuntimeError(f"the split buckets for {rows} rows do not settle: {buckets}")
+    kinds = merge_kinds(file_kinds(str(p), sample.columns) for p in paths)
+    if kinds != sample.kinds:
+        raise RuntimeError(
+            f"generated column kinds {[ColumnKind(k).name for k in kinds]} differ from the "
+            f"sample's {[k.name for k in sample.kinds]}: rows would not hash into their splits"
+        )
     manifest = {
         "rows": rows,
         "shards": shards,
         "seed": seed,
         "source": str(SAMPLE.relative_to(PROJECT)),
-        "source_split": SOURCE_SPLIT,
+        "layout": LAYOUT,
+        "split_buckets": dict(buckets),
         "noise": NOISE,
-        "bytes": sum(p.stat().st_size for p in out.glob("part-*.csv")),
+        "bytes": size,
         "seconds": round(time.monotonic() - started, 1),
     }
     (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=2) + "\n")
@@ -120,7 +228,10 @@ def main() -> None:
     if args.rows < 1:
         parser.error("--rows must be positive")
     shards = args.shards or max(1, -(-args.rows // 200_000))
-    manifest = generate(args.rows, args.out, shards, args.seed)
+    try:
+        manifest = generate(args.rows, args.out, shards, args.seed)
+    except ValueError as error:
+        parser.error(str(error))
     print(json.dumps(manifest))
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import random
 from pathlib import Path
 
 import pytest
 
+from components.arrow_csv_example_gen import encode_blocks, file_kinds, merge_kinds
 from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig
 from pipeline_def.data_check import check_data_root
 
@@ -48,19 +50,63 @@ def test_generated_shards_look_like_the_sample(generator, tmp_path):
         assert float(row["fare"]) >= 0
 
 
-def test_draws_only_from_the_samples_train_split(generator):
-    """The sample's eval rows stay unseen, to score models trained on generated data."""
-    _, train, _ = generator.sample_split("train")
-    _, held_out, examples = generator.sample_split("eval")
+# Cells the noise leaves alone: which sample row a copy comes from, give or take.
+_KEPT = ("trip_start_hour", "trip_start_day", "payment_type", "company",
+         "pickup_community_area", "dropoff_community_area", "dropoff_census_tract")  # fmt: skip
+
+
+def _source_keys(sample) -> list[set[tuple[str, ...]]]:
+    """Per split of the sample, the kept cells of each of its rows."""
+    return [{tuple(row[c] for c in _KEPT) for row in split} for split in sample.rows]
+
+
+def _routed(generator, folder: Path) -> list[tuple[int, dict[str, str]]]:
+    """Each generated row with the split the pipeline's ExampleGen gives it."""
+    paths = sorted(str(p) for p in folder.glob("*.csv"))
+    sample = generator.Sample()
+    kinds = merge_kinds(file_kinds(p, sample.columns) for p in paths)
+    examples = [e for p in paths for b in encode_blocks(p, sample.columns, kinds) for e in b]
+    return [(sample.router(e), row) for e, row in zip(examples, _rows(folder), strict=True)]
+
+
+def test_copies_land_in_the_split_of_the_row_they_copy(generator, tmp_path):
+    """Generated eval rows copy only the sample's eval rows: no train row leaks into eval."""
+    manifest = generator.generate(6000, tmp_path, shards=2, seed=2)
+    assert manifest["split_buckets"] == {"train": 2, "eval": 1}  # the default, at this size
+    sample = generator.Sample()
+    keys = _source_keys(sample)
+    routed = _routed(generator, tmp_path)
+    for split, row in routed:
+        assert tuple(row[c] for c in _KEPT) in keys[split], (split, row)
+    eval_share = sum(split == sample.router.names.index("eval") for split, _ in routed) / 6000
+    assert abs(eval_share - 1 / 3) < 0.03
+    # The one sample row with a pickup census tract is copied, so its column keeps a type.
+    assert any(row["pickup_census_tract"] for _, row in routed)
+
+
+def test_copies_follow_the_split_the_pipeline_picks_for_more_data(generator):
+    """Large data gets a smaller eval share; copies are routed by those buckets."""
+    sample = generator.Sample()
+    buckets = (("train", 90), ("eval", 10))
+    router = generator.router_for(buckets)
+    stream = generator.copies(sample, router, random.Random(3))
+    rows = [next(stream) for _ in range(3000)]
+    keys = _source_keys(sample)
+    routes = sample.routes(rows, router)
+    for split, row in zip(routes, rows, strict=True):
+        assert tuple(row[c] for c in _KEPT) in keys[split], (split, row)
+    assert abs(routes.count(1) / len(rows) - 0.10) < 0.02
+
+
+def test_the_sample_splits_as_the_pipeline_splits_it(generator):
+    train, _ = generator.Sample().split("train")
+    held_out, examples = generator.Sample().split("eval")
     # The pipeline's default split of the sample: 4,966 eval rows (its example_count).
     assert len(held_out) == len(examples) == 4966
     assert len(train) + len(held_out) == len(_rows(DEFAULT_DATA_ROOT))
-    assert generator.SOURCE_SPLIT == "train"
 
 
 def test_values_are_noisy_copies_not_duplicates(generator):
-    import random
-
     row = _rows(DEFAULT_DATA_ROOT)[0]
     copies = [generator.noisy(row, random.Random(i)) for i in range(20)]
     assert len({c["fare"] for c in copies}) > 10
