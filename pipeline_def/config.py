@@ -40,13 +40,16 @@ def beam_args_for(input_bytes: int, workers: int) -> tuple[str, ...]:
 
 
 def split_for(input_bytes: int) -> tuple[tuple[str, int], ...]:
-    """Hash buckets for train and eval: 2:1, or an eval split of about EVAL_ROWS_TARGET rows."""
+    """Hash buckets for train and eval: 2:1, or an eval split of about EVAL_ROWS_TARGET rows.
+
+    Buckets are per mille: whole percents would give 1.5M rows 30k eval rows, not 25k.
+    """
     rows = max(1, input_bytes // CSV_BYTES_PER_ROW)
-    eval_percent = round(100 * EVAL_ROWS_TARGET / rows)
-    if eval_percent >= 33:
+    eval_permille = round(1000 * EVAL_ROWS_TARGET / rows)
+    if eval_permille >= 333:
         return DEFAULT_SPLIT
-    eval_percent = max(1, eval_percent)
-    return (("train", 100 - eval_percent), ("eval", eval_percent))
+    eval_permille = max(1, eval_permille)
+    return (("train", 1000 - eval_permille), ("eval", eval_permille))
 
 
 @dataclass(frozen=True)

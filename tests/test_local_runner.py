@@ -91,7 +91,7 @@ def test_bad_hyperparameters_are_bad_input(pair, message, small_data_root, tmp_p
 
 @pytest.mark.parametrize(
     ("input_bytes", "eval_share"),
-    [(1_922_812, 1 / 3), (17_843_846, 0.17), (178_387_501, 0.02)],
+    [(1_922_812, 1 / 3), (17_843_846, 0.167), (178_387_501, 0.017)],
     ids=["sample", "150k-rows", "1.5M-rows"],
 )
 def test_the_eval_split_is_a_third_but_at_most_about_25k_rows(input_bytes, eval_share):
