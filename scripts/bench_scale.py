@@ -86,11 +86,11 @@ class PeakMemory(threading.Thread):
 
 
 def data_for(rows: int, cache: Path) -> Path:
-    """The generated data for ``rows`` rows (made once per generator setting, then reused)."""
+    """The generated data for ``rows`` rows (made again when its manifest is not current)."""
     folder = cache / f"rows-{rows}"
     manifest = folder / "MANIFEST.json"
     made = json.loads(manifest.read_text()) if manifest.exists() else {}
-    if (made.get("layout"), made.get("noise")) != (generate_data.LAYOUT, generate_data.NOISE):
+    if not generate_data.is_current(made):
         subprocess.run(
             [sys.executable, str(PROJECT / "scripts" / "generate_data.py"), "--rows", str(rows),
              "--out", str(folder)],

@@ -217,6 +217,19 @@ def generate(rows: int, out: Path, shards: int, seed: int) -> dict:
     return manifest
 
 
+def is_current(manifest: dict) -> bool:
+    """Whether data with this manifest is what ``generate`` would write now.
+
+    Its split buckets must be the ones the pipeline picks for its size today, or
+    copies of one sample row would fall on both sides of the split.
+    """
+    return (
+        manifest.get("layout") == LAYOUT
+        and manifest.get("noise") == NOISE
+        and manifest.get("split_buckets") == dict(split_for(manifest.get("bytes", 0)))
+    )
+
+
 def main() -> None:
     """Entry point."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

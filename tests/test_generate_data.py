@@ -73,6 +73,9 @@ def test_copies_land_in_the_split_of_the_row_they_copy(generator, tmp_path):
     """Generated eval rows copy only the sample's eval rows: no train row leaks into eval."""
     manifest = generator.generate(6000, tmp_path, shards=2, seed=2)
     assert manifest["split_buckets"] == {"train": 2, "eval": 1}  # the default, at this size
+    assert generator.is_current(manifest)
+    # Data split for another size (or by an older rule) is made again, not reused.
+    assert not generator.is_current({**manifest, "split_buckets": {"train": 83, "eval": 17}})
     sample = generator.Sample()
     keys = _source_keys(sample)
     routed = _routed(generator, tmp_path)
