@@ -46,8 +46,8 @@ lock:  ## Re-resolve requirements.lock from pyproject.toml.
 	$(UV) pip compile pyproject.toml --extra dev --python-version 3.10 --generate-hashes \
 		--no-header --quiet -o $(LOCK)
 
-bench: $(STAMP)  ## Median of 3 fresh end-to-end runs, with per-component seconds.
-	$(PY) scripts/bench_run.py
+bench: $(STAMP)  ## Median of 3 fresh runs, per component (ARGS=--reference: against TFX's example).
+	$(PY) scripts/bench_run.py $(ARGS)
 
 bench-scale: $(STAMP)  ## Full runs on 15k, 150k and 1.5M generated rows (about 20 minutes).
 	$(PY) scripts/bench_scale.py $(ARGS)

@@ -1,10 +1,13 @@
 """Benchmark `make run`: the median of N end-to-end runs, each in a fresh output dir.
 
-    python scripts/bench_run.py [--runs 3] [--data-root DIR] [--out FILE]
+    python scripts/bench_run.py [--runs 3] [--data-root DIR] [--out FILE] [--reference]
 
 Wall time is measured around the whole `python local_runner.py` process, the way a
 user experiences it (imports included); per-component seconds come from each
-run's run_summary.json. Prints a table and writes the figures as JSON.
+run's run_summary.json. With ``--reference``, TFX's own taxi example runs after each
+run on the same data (scripts/reference.py), and the ratio of the medians is
+reported: the machine's speed drifts, a ratio measured at one time does not. Prints
+a table and writes the figures as JSON.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from reference import run_reference  # scripts/, beside this file
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -51,11 +56,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--data-root", type=Path, default=PROJECT / "data")
     parser.add_argument("--out", type=Path, default=PROJECT / "outputs" / "bench_run.json")
+    parser.add_argument(
+        "--reference", action="store_true", help="run TFX's taxi example after each run"
+    )
     args = parser.parse_args()
-    runs = []
+    runs, references = [], []
     for i in range(args.runs):
         runs.append(one_run(args.data_root))
-        print(f"run {i + 1}/{args.runs}: {runs[-1]['wall_seconds']:.1f} s", flush=True)
+        line = f"run {i + 1}/{args.runs}: {runs[-1]['wall_seconds']:.1f} s"
+        if args.reference:
+            references.append(run_reference(args.data_root))
+            line += f", reference example {references[-1]['wall_seconds']:.1f} s"
+        print(line, flush=True)
     components = list(runs[0]["summary"]["components"])
     figures = {
         "runs": args.runs,
@@ -68,12 +80,29 @@ def main() -> None:
         "auc": [r["summary"]["metrics"].get("auc") for r in runs],
         "binary_accuracy": [r["summary"]["metrics"].get("binary_accuracy") for r in runs],
     }
+    if references:
+        figures["reference"] = {
+            "wall_seconds_median": statistics.median(r["wall_seconds"] for r in references),
+            "wall_seconds": [round(r["wall_seconds"], 2) for r in references],
+            "component_seconds_median": {
+                c: statistics.median(r["components"][c] for r in references)
+                for c in references[0]["components"]
+            },
+        }
+        figures["ratio_to_reference"] = (
+            figures["wall_seconds_median"] / figures["reference"]["wall_seconds_median"]
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(figures, indent=2) + "\n")
     print(f"\nmedian wall time {figures['wall_seconds_median']:.1f} s over {args.runs} runs")
     for c, s in figures["component_seconds_median"].items():
         print(f"  {c:<28} {s:6.1f} s")
     print(f"AUC {figures['auc']}\nbinary accuracy {figures['binary_accuracy']}")
+    if references:
+        print(
+            f"reference example: median {figures['reference']['wall_seconds_median']:.1f} s; "
+            f"this pipeline takes {figures['ratio_to_reference']:.2f} of its time"
+        )
     print(f"figures written to {args.out}")
 
 
