@@ -6,8 +6,8 @@ Wall time is measured around the whole `python local_runner.py` process, the way
 user experiences it (imports included); per-component seconds come from each
 run's run_summary.json. With ``--reference``, TFX's own taxi example runs after each
 run on the same data (scripts/reference.py), and the ratio of the medians is
-reported: the machine's speed drifts, a ratio measured at one time does not. Prints
-a table and writes the figures as JSON.
+reported: the machine's speed drifts over a day, and runs made side by side share
+it. Prints a table and writes the figures as JSON.
 """
 
 from __future__ import annotations

@@ -8,8 +8,7 @@ resident memory of every process it starts. Writes ``scale.json`` (per component
 seconds, rows/s and the peak RSS of the largest process while it ran; end-to-end
 seconds; AUC on the run's eval split and, for the pushed model, on the sample's
 own eval rows, whose noisy copies make up the generated eval split; the Trainer's
-examples/s) and
-``scale.png`` (seconds per component against rows, log-log) into DIR.
+examples/s) and ``scale.png`` (seconds per component against rows, log-log) into DIR.
 """
 
 from __future__ import annotations
