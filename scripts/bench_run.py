@@ -15,13 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from reference import run_reference  # scripts/, beside this file
+from reference import run_reference, timed_run  # scripts/, beside this file
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -29,23 +27,8 @@ PROJECT = Path(__file__).resolve().parent.parent
 def one_run(data_root: Path) -> dict:
     """Run the pipeline once in a fresh output dir; its wall time and summary."""
     with tempfile.TemporaryDirectory(prefix="bench-") as out:
-        started = time.monotonic()
-        result = subprocess.run(
-            [
-                sys.executable,
-                str(PROJECT / "local_runner.py"),
-                "--data-root",
-                str(data_root),
-                "--output-dir",
-                out,
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        wall = time.monotonic() - started
-        if result.returncode != 0:
-            sys.exit(f"run failed (exit {result.returncode}):\n{result.stdout}{result.stderr}")
+        runner = [sys.executable, str(PROJECT / "local_runner.py")]
+        wall = timed_run([*runner, "--data-root", str(data_root), "--output-dir", out], "the run")
         summary = json.loads((Path(out) / "run_summary.json").read_text())
     return {"wall_seconds": wall, "summary": summary}
 

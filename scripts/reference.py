@@ -70,6 +70,15 @@ def component_seconds(metadata_path: Path) -> dict[str, float]:
     }
 
 
+def timed_run(command: list[str], what: str, env: dict[str, str] | None = None) -> float:
+    """Seconds ``command`` took; on failure, exit with its output, naming ``what``."""
+    started = time.monotonic()
+    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        sys.exit(f"{what} failed (exit {result.returncode}):\n{result.stdout}{result.stderr}")
+    return time.monotonic() - started
+
+
 def run_reference(data_root: Path) -> dict:
     """One fresh run of the example on the CSV files of ``data_root``; its figures."""
     with tempfile.TemporaryDirectory(prefix="reference-") as out:
@@ -78,17 +87,11 @@ def run_reference(data_root: Path) -> dict:
         data.mkdir()
         for path in sorted(data_root.glob("*.csv")):
             (data / path.name).symlink_to(path.resolve())
-        started = time.monotonic()
-        result = subprocess.run(
+        wall = timed_run(
             [sys.executable, __file__, "--child", str(data), out],
+            "the reference example",
             env={**os.environ, "TF_USE_LEGACY_KERAS": "1"},
-            capture_output=True,
-            text=True,
-            check=False,
         )
-        wall = time.monotonic() - started
-        if result.returncode != 0:
-            sys.exit(f"the reference example failed (exit {result.returncode}):\n{result.stderr}")
         return {"wall_seconds": wall, "components": component_seconds(Path(out) / "metadata.db")}
 
 
