@@ -181,6 +181,9 @@ def generate(rows: int, out: Path, shards: int, seed: int) -> dict:
     if rows < len(sample.covering()):
         raise ValueError(f"--rows must be at least {len(sample.covering())}")
     out.mkdir(parents=True, exist_ok=True)
+    # Shards of an earlier generation would be read with these: start empty.
+    for old in [*out.glob("part-*.csv"), out / "MANIFEST.json"]:
+        old.unlink(missing_ok=True)
     started = time.monotonic()
     per_shard = [rows // shards + (1 if i < rows % shards else 0) for i in range(shards)]
     paths = [out / f"part-{i:05d}-of-{shards:05d}.csv" for i in range(shards)]

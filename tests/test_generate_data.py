@@ -38,7 +38,8 @@ def _big_tip_share(rows: list[dict[str, str]]) -> float:
 
 
 def test_generated_shards_look_like_the_sample(generator, tmp_path):
-    manifest = generator.generate(6000, tmp_path, shards=3, seed=1)
+    generator.generate(3000, tmp_path, shards=4, seed=1)
+    manifest = generator.generate(6000, tmp_path, shards=3, seed=1)  # again, other shards
     assert manifest["rows"] == 6000 and len(list(tmp_path.glob("part-*.csv"))) == 3
     assert json.loads((tmp_path / "MANIFEST.json").read_text())["seed"] == 1
     check_data_root(tmp_path, PipelineConfig.input_pattern)  # same header in every shard
