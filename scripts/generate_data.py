@@ -178,8 +178,9 @@ def _write(
 def generate(rows: int, out: Path, shards: int, seed: int) -> dict:
     """Write the shards; a manifest of what was written."""
     sample = Sample()
-    if rows < len(sample.covering()):
-        raise ValueError(f"--rows must be at least {len(sample.covering())}")
+    at_least = len(sample.covering())
+    if rows < at_least:
+        raise ValueError(f"--rows must be at least {at_least}")
     out.mkdir(parents=True, exist_ok=True)
     # Shards of an earlier generation would be read with these: start empty.
     for old in [*out.glob("part-*.csv"), out / "MANIFEST.json"]:

@@ -25,6 +25,12 @@ def generator():
     return module
 
 
+@pytest.fixture(scope="module")
+def sample(generator):
+    """The shipped sample, read, encoded and split once for the module."""
+    return generator.Sample()
+
+
 def _rows(folder: Path) -> list[dict[str, str]]:
     rows = []
     for path in sorted(folder.glob("*.csv")):
@@ -61,25 +67,23 @@ def _source_keys(sample) -> list[set[tuple[str, ...]]]:
     return [{tuple(row[c] for c in _KEPT) for row in split} for split in sample.rows]
 
 
-def _routed(generator, folder: Path) -> list[tuple[int, dict[str, str]]]:
+def _routed(sample, folder: Path) -> list[tuple[int, dict[str, str]]]:
     """Each generated row with the split the pipeline's ExampleGen gives it."""
     paths = sorted(str(p) for p in folder.glob("*.csv"))
-    sample = generator.Sample()
     kinds = merge_kinds(file_kinds(p, sample.columns) for p in paths)
     examples = [e for p in paths for b in encode_blocks(p, sample.columns, kinds) for e in b]
     return [(sample.router(e), row) for e, row in zip(examples, _rows(folder), strict=True)]
 
 
-def test_copies_land_in_the_split_of_the_row_they_copy(generator, tmp_path):
+def test_copies_land_in_the_split_of_the_row_they_copy(generator, sample, tmp_path):
     """Generated eval rows copy only the sample's eval rows: no train row leaks into eval."""
     manifest = generator.generate(6000, tmp_path, shards=2, seed=2)
     assert manifest["split_buckets"] == {"train": 2, "eval": 1}  # the default, at this size
     assert generator.is_current(manifest)
     # Data split for another size (or by an older rule) is made again, not reused.
     assert not generator.is_current({**manifest, "split_buckets": {"train": 83, "eval": 17}})
-    sample = generator.Sample()
     keys = _source_keys(sample)
-    routed = _routed(generator, tmp_path)
+    routed = _routed(sample, tmp_path)
     for split, row in routed:
         assert tuple(row[c] for c in _KEPT) in keys[split], (split, row)
     eval_share = sum(split == sample.router.names.index("eval") for split, _ in routed) / 6000
@@ -88,9 +92,8 @@ def test_copies_land_in_the_split_of_the_row_they_copy(generator, tmp_path):
     assert any(row["pickup_census_tract"] for _, row in routed)
 
 
-def test_copies_follow_the_split_the_pipeline_picks_for_more_data(generator):
+def test_copies_follow_the_split_the_pipeline_picks_for_more_data(generator, sample):
     """Large data gets a smaller eval share; copies are routed by those buckets."""
-    sample = generator.Sample()
     buckets = (("train", 90), ("eval", 10))
     router = generator.router_for(buckets)
     stream = generator.copies(sample, router, random.Random(3))
@@ -102,9 +105,9 @@ def test_copies_follow_the_split_the_pipeline_picks_for_more_data(generator):
     assert abs(routes.count(1) / len(rows) - 0.10) < 0.02
 
 
-def test_the_sample_splits_as_the_pipeline_splits_it(generator):
-    train, _ = generator.Sample().split("train")
-    held_out, examples = generator.Sample().split("eval")
+def test_the_sample_splits_as_the_pipeline_splits_it(sample):
+    train, _ = sample.split("train")
+    held_out, examples = sample.split("eval")
     # The pipeline's default split of the sample: 4,966 eval rows (its example_count).
     assert len(held_out) == len(examples) == 4966
     assert len(train) + len(held_out) == len(_rows(DEFAULT_DATA_ROOT))
