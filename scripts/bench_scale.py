@@ -23,9 +23,13 @@ import threading
 import time
 from pathlib import Path
 
-import generate_data  # scripts/, beside this file
+from pipeline_def.quiet import quiet_libraries
 
-from pipeline_def.progress import component_line
+quiet_libraries()  # before generate_data brings in TFX and TF, which chatter on import
+
+import generate_data  # noqa: E402 - scripts/, beside this file
+
+from pipeline_def.progress import component_line  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA_COMPONENTS = ("CsvExampleGen", "StatisticsGen", "Transform", "Evaluator")

@@ -32,7 +32,12 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from components.arrow_csv_example_gen import (
+from pipeline_def.quiet import quiet_libraries
+
+if __name__ == "__main__":
+    quiet_libraries()  # before TFX and TF are imported: they chatter on import
+
+from components.arrow_csv_example_gen import (  # noqa: E402
     ColumnKind,
     SplitRouter,
     encode,
@@ -40,7 +45,7 @@ from components.arrow_csv_example_gen import (
     file_kinds,
     merge_kinds,
 )
-from pipeline_def.config import CSV_BYTES_PER_ROW, DEFAULT_SPLIT, split_for
+from pipeline_def.config import CSV_BYTES_PER_ROW, DEFAULT_SPLIT, split_for  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parent.parent
 SAMPLE = PROJECT / "data" / "taxi.csv"
