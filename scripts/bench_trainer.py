@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 from pathlib import Path
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+from pipeline_def.quiet import quiet_libraries
+
+quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 from modules import keras_setup  # noqa: E402, F401 - selects Keras 2 before TF loads
 from pipeline_def import node_ids as ids  # noqa: E402
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, PipelineConfig  # noqa: E402
-from pipeline_def.quiet import quiet_libraries  # noqa: E402
 from pipeline_def.runs import latest_run  # noqa: E402
 from pipeline_def.store import metadata_for, open_store  # noqa: E402
 
@@ -53,7 +53,6 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    quiet_libraries()
     import tensorflow as tf
     import tensorflow_transform as tft
 
