@@ -24,6 +24,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from pipeline_def.config import SqliteMetadata
+from pipeline_def.runs import latest_run
+from pipeline_def.store import open_store
+
+PIPELINE_NAME = "chicago_taxi_reference"
+
 
 def example_dir() -> Path:
     """The example's folder inside the installed tfx package (tfx is not imported)."""
@@ -44,7 +50,7 @@ def _run_example(data_root: str, out: str) -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     pipeline = module._create_pipeline(
-        pipeline_name="chicago_taxi_reference",
+        pipeline_name=PIPELINE_NAME,
         pipeline_root=f"{out}/pipeline",
         data_root=data_root,
         module_file=str(folder / "taxi_utils_native_keras.py"),
@@ -56,18 +62,11 @@ def _run_example(data_root: str, out: str) -> None:
 
 
 def component_seconds(metadata_path: Path) -> dict[str, float]:
-    """Seconds per execution type, from the store's create and last-update times."""
-    from ml_metadata.metadata_store import metadata_store
-    from ml_metadata.proto import metadata_store_pb2
-
-    config = metadata_store_pb2.ConnectionConfig()
-    config.sqlite.filename_uri = str(metadata_path)
-    store = metadata_store.MetadataStore(config)
-    types = {t.id: t.name.split(".")[-1] for t in store.get_execution_types()}
-    return {
-        types[e.type_id]: (e.last_update_time_since_epoch - e.create_time_since_epoch) / 1000
-        for e in sorted(store.get_executions(), key=lambda e: e.id)
-    }
+    """Seconds per node of the example's run, from its ML-Metadata."""
+    run = latest_run(open_store(SqliteMetadata(str(metadata_path))), PIPELINE_NAME)
+    if run is None:
+        sys.exit(f"the reference example recorded no run in {metadata_path}")
+    return {node_id: node.seconds for node_id, node in run.nodes.items()}
 
 
 def timed_run(command: list[str], what: str, env: dict[str, str] | None = None) -> float:
@@ -107,7 +106,7 @@ def main() -> None:
     figures = run_reference(args.data_root)
     print(f"reference example: {figures['wall_seconds']:.1f} s end to end")
     for name, seconds in figures["components"].items():
-        print(f"  {name:<20} {seconds:6.1f} s")
+        print(f"  {name:<30} {seconds:6.1f} s")
     if args.out:
         args.out.write_text(json.dumps(figures, indent=2) + "\n")
 
