@@ -150,16 +150,17 @@ def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     with logs_to_file(log_file, verbose) as people, component_progress() as progress:
         # Imported here, not at the top: TFX takes seconds to import, and argument or
         # data errors are reported before that; its import noise goes to the log.
-        from tfx import v1 as tfx
-
+        # TFX (and TensorFlow) first: a module imported later is torn down earlier at
+        # exit, and Beam's shared-object cache, which holds the Evaluator's models,
+        # must go before TensorFlow or each model function prints an error.
+        from pipeline_def.orchestrate import run_locally  # isort: skip
         from pipeline_def import summary as S
-        from pipeline_def.pipeline import create_pipeline
         from pipeline_def.runs import cancel_unfinished, run_of_execution
         from pipeline_def.store import open_store
 
         ctrl_c = _watch_ctrl_c()
         try:
-            tfx.orchestration.LocalDagRunner().run(create_pipeline(config))
+            run_locally(config)
         except Exception as err:  # noqa: BLE001 - any component error ends the run here
             failed = progress.fail_current() or "pipeline"
             if ctrl_c.is_set():

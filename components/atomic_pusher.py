@@ -7,6 +7,10 @@ first's model), and a rerun that blesses the same model again pushes a duplicate
 This one copies into a hidden temporary sibling and renames it into place, always
 picks a version above every existing one (TF Serving serves the highest), and does
 not push a model identical to the one already served (same SavedModel fingerprint).
+
+With the model it publishes the statistics of the data the model was trained on
+(see ``components.serving_layout``): the next run's validator checks drift against the
+data of the model that serves, with no Resolver.
 """
 
 from __future__ import annotations
@@ -24,12 +28,15 @@ from tfx import v1 as tfx
 # means subclassing it (what TFX's own Pusher docs recommend over the deprecated
 # custom_executor_spec argument).
 from tfx.components.pusher import executor as pusher_executor
-from tfx.dsl.components.base import executor_spec
+from tfx.dsl.components.base import base_component, executor_spec
 from tfx.dsl.io import fileio
-from tfx.types import artifact_utils, standard_component_specs
+from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import proto_utils
 
-from pipeline_def.runs import ALREADY_SERVING
+from components import serving_layout
+from components.properties import ALREADY_SERVING
+
+STATISTICS_KEY = "statistics"
 
 
 @dataclass(frozen=True)
@@ -41,15 +48,6 @@ class Push:
     already_serving: bool
 
 
-def _versions(base_dir: str) -> list[int]:
-    """The numeric version directories under ``base_dir`` (what TF Serving loads)."""
-    if not fileio.exists(base_dir):
-        return []
-    return sorted(
-        int(name.rstrip("/")) for name in fileio.listdir(base_dir) if name.rstrip("/").isdigit()
-    )
-
-
 def _fingerprint(model_dir: str) -> str | None:
     """The SavedModel's fingerprint (graph, signatures and weights), or None if it has none."""
     if not fileio.exists(os.path.join(model_dir, "fingerprint.pb")):
@@ -57,34 +55,39 @@ def _fingerprint(model_dir: str) -> str | None:
     return tf.saved_model.experimental.read_fingerprint(model_dir).singleprint()
 
 
-def _copy_tree(source: str, target: str) -> None:
-    fileio.makedirs(target)
-    for name in fileio.listdir(source):
-        name = name.rstrip("/")
-        src, dst = os.path.join(source, name), os.path.join(target, name)
-        if fileio.isdir(src):
-            _copy_tree(src, dst)
-        else:
-            fileio.copy(src, dst)
-
-
-def push_model(model_dir: str, base_dir: str, now: float | None = None) -> Push:
+def push_model(
+    model_dir: str,
+    base_dir: str,
+    now: float | None = None,
+    train_statistics_dir: str | None = None,
+) -> Push:
     """Publish the SavedModel at ``model_dir`` as a new version under ``base_dir``.
 
     The version is the Unix time, raised above the highest existing version when
     needed. If the highest existing version holds an identical model, nothing is
-    copied and that version is returned with ``already_serving=True``.
+    copied and that version is returned with ``already_serving=True``. The folder
+    ``train_statistics_dir`` (StatisticsGen's ``Split-train``), when given, is
+    published inside the version, so it appears together with the model.
     """
-    versions = _versions(base_dir)
-    if versions:
-        served = os.path.join(base_dir, str(versions[-1]))
+    existing = serving_layout.versions(base_dir)
+    if existing:
+        served = existing[-1]
         candidate_print = _fingerprint(model_dir)
-        if candidate_print is not None and candidate_print == _fingerprint(served):
-            return Push(str(versions[-1]), served, already_serving=True)
-    version = max(int(now if now is not None else time.time()), versions[-1] + 1 if versions else 0)
+        if candidate_print is not None and candidate_print == _fingerprint(served.path):
+            return Push(str(served.number), served.path, already_serving=True)
+    version = max(
+        int(now if now is not None else time.time()), existing[-1].number + 1 if existing else 0
+    )
     staging = os.path.join(base_dir, f".push-{version}-{uuid.uuid4().hex}")
     try:
-        _copy_tree(model_dir, staging)
+        serving_layout.copy_tree(model_dir, staging)
+        if train_statistics_dir is not None:
+            serving_layout.copy_tree(
+                train_statistics_dir,
+                os.path.join(
+                    staging, serving_layout.TRAINING_STATISTICS, serving_layout.TRAIN_SPLIT_DIR
+                ),
+            )
         target = os.path.join(base_dir, str(version))
         # Another push may have taken this version since we looked: never overwrite.
         while fileio.exists(target):
@@ -119,13 +122,53 @@ class AtomicPushExecutor(pusher_executor.Executor):
         )
         if destination.WhichOneof("destination") != "filesystem":
             raise ValueError("AtomicPusher pushes to a filesystem destination only")
-        push = push_model(self.GetModelPath(input_dict), destination.filesystem.base_directory)
+        statistics = input_dict.get(STATISTICS_KEY) or []
+        push = push_model(
+            self.GetModelPath(input_dict),
+            destination.filesystem.base_directory,
+            train_statistics_dir=(
+                artifact_utils.get_split_uri(statistics, "train") if statistics else None
+            ),
+        )
         # The model itself stays in the Trainer's artifact; the serving copy is the push.
         self._MarkPushed(model_push, pushed_destination=push.path, pushed_version=push.version)
         model_push.set_int_custom_property(ALREADY_SERVING, int(push.already_serving))
 
 
-class AtomicPusher(tfx.components.Pusher):
-    """tfx.components.Pusher with ``AtomicPushExecutor``."""
+class AtomicPusherSpec(component_spec.ComponentSpec):
+    """Pusher's spec, plus the statistics of the training data (optional)."""
 
+    PARAMETERS = standard_component_specs.PusherSpec.PARAMETERS
+    INPUTS = {
+        **standard_component_specs.PusherSpec.INPUTS,
+        STATISTICS_KEY: component_spec.ChannelParameter(
+            type=tfx.types.standard_artifacts.ExampleStatistics, optional=True
+        ),
+    }
+    OUTPUTS = standard_component_specs.PusherSpec.OUTPUTS
+    TYPE_ANNOTATION = standard_component_specs.PusherSpec.TYPE_ANNOTATION
+
+
+class AtomicPusher(base_component.BaseComponent):
+    """Pushes a blessed model with ``AtomicPushExecutor``, its training statistics beside it."""
+
+    SPEC_CLASS = AtomicPusherSpec
     EXECUTOR_SPEC = executor_spec.ExecutorClassSpec(AtomicPushExecutor)
+
+    def __init__(
+        self,
+        model: tfx.types.BaseChannel,
+        model_blessing: tfx.types.BaseChannel,
+        push_destination: tfx.proto.PushDestination,
+        statistics: tfx.types.BaseChannel | None = None,
+    ) -> None:
+        """Push ``model`` when ``model_blessing`` blesses it, with ``statistics``' train split."""
+        super().__init__(
+            spec=AtomicPusherSpec(
+                model=model,
+                model_blessing=model_blessing,
+                statistics=statistics,
+                push_destination=push_destination,
+                pushed_model=tfx.dsl.Channel(type=tfx.types.standard_artifacts.PushedModel),
+            )
+        )

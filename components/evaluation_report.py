@@ -22,8 +22,9 @@ _artifacts = tfx.types.standard_artifacts
 class HtmlReport(tfx.dsl.Artifact):
     """A directory holding ``report.html``."""
 
-    # KFP v2 wants custom type names as "<namespace>.<Name>".
-    TYPE_NAME = "taxi_wide_deep.HtmlReport"
+    # On Kubeflow, TFX's entry point imports a custom artifact class by its type name,
+    # which its compiler takes only as "<namespace>.<Title>": see components/__init__.py.
+    TYPE_NAME = "components.HtmlReport"
 
 
 @tfx.dsl.components.component

@@ -3,9 +3,10 @@
 TFX's ExampleValidator writes its anomalies and succeeds, so Transform and Trainer
 go on to learn from bad data. This one validates every split against the curated
 schema and, through the schema's drift comparators, compares the eval split with
-the train split and this run's train split with the previous run's (the optional
-``previous_statistics`` input); it fails with every anomaly named (split, feature,
-what is wrong) when there is any. The anomalies files are written first, for people.
+the train split and this run's train split with the training data of the model that
+serves (the optional ``previous_statistics`` input, from ServingBaseline); it fails
+with every anomaly named (split, feature, what is wrong) when there is any. The
+anomalies files are written first, for people.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from tfx.dsl.components.base import base_component, executor_spec
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.types.component_spec import ChannelParameter
 from tfx.utils import io_utils, json_utils
+
+from components.serving_baseline import serving_version
 
 TRAIN, EVAL = "train", "eval"
 DRIFT_FILE = "DriftFromTrain.pb"
@@ -117,11 +120,11 @@ class GatingValidatorExecutor(validator_executor.Executor):
                 DRIFT_FILE,
             )
         previous = input_dict.get(PREVIOUS_STATISTICS_KEY) or []
-        if previous and TRAIN in by_split and previous[0].id != statistics.id:
+        if TRAIN in by_split and _holds_other_train_split(previous, statistics):
             problems += self._drift(
                 by_split[TRAIN][0],
                 stats_artifact_utils.load_statistics(previous[0], TRAIN).proto(),
-                "train vs the previous run's train",
+                "train vs the serving model's training data",
                 artifact_utils.get_split_uri(anomalies_out, TRAIN),
                 PREVIOUS_DRIFT_FILE,
             )
@@ -133,8 +136,21 @@ class GatingValidatorExecutor(validator_executor.Executor):
         return result
 
 
+def _holds_other_train_split(previous: list[Any], statistics: Any) -> bool:
+    """Whether ``previous`` holds a train split to compare with, not this run's own.
+
+    ServingBaseline's output is empty while nothing serves, or when the serving model
+    was pushed without its statistics; a Resolver (Vertex) may find this run's own.
+    """
+    if not previous or previous[0].id == statistics.id:
+        return False
+    if serving_version(previous[0]) == "":
+        return False
+    return TRAIN in artifact_utils.decode_split_names(previous[0].split_names)
+
+
 class GatingValidatorSpec(component_spec.ComponentSpec):
-    """ExampleValidator's spec, plus the previous run's statistics (optional)."""
+    """ExampleValidator's spec, plus the statistics to check drift against (optional)."""
 
     PARAMETERS = standard_component_specs.ExampleValidatorSpec.PARAMETERS
     INPUTS = {

@@ -90,8 +90,12 @@ def _callbacks(hp: HParams, global_batch: int, log_dir: str) -> list[keras.callb
     ]
 
 
-def save_diagram(model: keras.Model, path: Path) -> None:
-    """Write a PNG diagram of the wide and deep parts; warn (not fail) without graphviz."""
+def save_diagram(model: keras.Model, path: str) -> None:
+    """Write a PNG diagram of the wide and deep parts; warn (not fail) without graphviz.
+
+    ``path`` may be on any filesystem TensorFlow writes (gs://, s3://): graphviz
+    draws into a local file, which is then copied there.
+    """
     if shutil.which("dot") is None:
         log.warning("no model diagram: graphviz's `dot` is not installed (Debian: graphviz)")
         return
@@ -102,9 +106,12 @@ def save_diagram(model: keras.Model, path: Path) -> None:
         [model.linear_model(inputs), model.dnn_model(inputs)]
     )
     view = keras.Model(inputs, keras.layers.Activation("sigmoid", name="sigmoid")(logit))
-    keras.utils.plot_model(
-        view, to_file=str(path), show_shapes=True, expand_nested=True, rankdir="LR", dpi=48
-    )
+    with tempfile.TemporaryDirectory() as local:
+        drawn = str(Path(local) / MODEL_DIAGRAM)
+        keras.utils.plot_model(
+            view, to_file=drawn, show_shapes=True, expand_nested=True, rankdir="LR", dpi=48
+        )
+        tf.io.gfile.copy(drawn, path, overwrite=True)
 
 
 def _class_weight(hp: HParams) -> dict[int, float] | None:
@@ -161,7 +168,7 @@ def run_fn(fn_args: FnArgs) -> None:
         )
         export.export(model, tf_transform_output, model_dir)
         if placement.is_chief:
-            save_diagram(model, Path(run_dir) / MODEL_DIAGRAM)
+            save_diagram(model, os.path.join(run_dir, MODEL_DIAGRAM))
         distribution.wait_for_all(placement)
     finally:
         if scratch is not None:

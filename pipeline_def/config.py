@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from modules.hparams import HParams
+from pipeline_def.node_ids import EVALUATOR, TRAINER, TRANSFORM
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_ROOT = PROJECT_ROOT / "data"
@@ -74,6 +75,24 @@ MetadataStore = SqliteMetadata | MysqlMetadata
 
 
 @dataclass(frozen=True)
+class Resources:
+    """What a node's container requests from Kubernetes (locally, nothing)."""
+
+    node: str
+    cpu: float  # cores
+    memory_gb: float
+
+
+# Starting points, from the runs measured here: the largest process of a 1.5M-row run
+# peaked at 1.3 GiB, and the Trainer keeps its transformed data in memory.
+DEFAULT_RESOURCES: tuple[Resources, ...] = (
+    Resources(TRANSFORM, cpu=1, memory_gb=2),
+    Resources(TRAINER, cpu=2, memory_gb=4),
+    Resources(EVALUATOR, cpu=1, memory_gb=2),
+)
+
+
+@dataclass(frozen=True)
 class PipelineConfig:
     """Everything ``create_pipeline`` needs; runners fill in the paths."""
 
@@ -86,9 +105,9 @@ class PipelineConfig:
     metadata: MetadataStore | None = None
     # KFP allows [a-z0-9-] only; the local runner uses the same name.
     pipeline_name: str = "taxi-wide-deep"
-    # Where the components read the curated schema at run time (Kubeflow: its path
-    # inside the image).
-    schema_dir: str = str(CURATED_SCHEMA_DIR)
+    # The curated schema, relative to the folder holding the project's packages (the
+    # checkout, or site-packages in the image), where CuratedSchema reads it.
+    curated_schema: str = (CURATED_SCHEMA_DIR / "schema.pbtxt").relative_to(PROJECT_ROOT).as_posix()
     preprocessing_fn: str = "modules.preprocessing.preprocessing_fn"
     run_fn: str = "modules.training.run_fn"
     # Hash split of the input rows into train and eval, as relative bucket counts.
@@ -97,15 +116,17 @@ class PipelineConfig:
     eval_steps: int = 20
     hparams: HParams = field(default_factory=HParams)
     # Blessing: the candidate's eval AUC must reach min_auc and must not fall more
-    # than max_auc_drop below the latest blessed model's (when there is one).
+    # than max_auc_drop below the serving model's (when one serves).
     min_auc: float = 0.90
     max_auc_drop: float = 0.01
-    # Resolver nodes: the latest blessed model (the Evaluator's baseline) and the
-    # previous run's statistics (the validator's drift check). Open-source Kubeflow
-    # Pipelines cannot execute resolvers (its v2 backend answers "resolver not
-    # implemented yet"); without them, only the absolute AUC bound gates and drift
-    # is checked between the splits of the run only.
-    resolvers: bool = True
+    # Vertex AI Pipelines only: Resolver nodes find the baseline (the latest blessed
+    # model) and the drift reference (the latest statistics) in ML-Metadata, instead
+    # of ServingBaseline reading the push destination. Open-source Kubeflow Pipelines
+    # cannot execute Resolver steps (backend/src/v2/compiler/argocompiler/argo.go:
+    # "resolver not implemented yet").
+    resolvers: bool = False
+    # CPU and memory requests of the heavy nodes' containers on Kubeflow.
+    resources: tuple[Resources, ...] = DEFAULT_RESOURCES
     # Empty: Beam's DirectRunner in this process. For data of the sample's size that
     # beats starting worker processes, and TFX then skips building an sdist of
     # itself for remote workers, which it does whenever any Beam argument is given.

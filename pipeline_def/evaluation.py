@@ -6,6 +6,7 @@ import json
 
 import tensorflow_model_analysis as tfma
 
+from components.gated_evaluator import GATED_METRIC
 from modules import export
 from modules import features as F
 
@@ -13,13 +14,12 @@ from modules import features as F
 # Each slice column adds about a third to TFMA's time (measured on 50k eval rows:
 # 36 s overall only, 103 s with four columns), so the list is kept short.
 SLICE_COLUMNS: tuple[str, ...] = ("payment_type", "trip_start_hour", "company")
-GATING_METRIC = "auc"
 
 # (TFMA class, metric name as stored). Names are pinned so the review and the
 # summary read them by name whatever TFMA's defaults become.
 METRICS: tuple[tuple[str, str], ...] = (
     ("ExampleCount", "example_count"),
-    ("AUC", GATING_METRIC),
+    ("AUC", GATED_METRIC),
     ("AUCPrecisionRecall", "auc_pr"),
     ("BinaryAccuracy", "binary_accuracy"),
     ("Precision", "precision"),
@@ -41,18 +41,14 @@ PLOTS: tuple[tuple[str, dict[str, int]], ...] = (
 MIN_SLICE_SIZE = 20
 
 
-def _gate(min_auc: float, max_auc_drop: float | None) -> tfma.MetricThreshold:
-    threshold = tfma.MetricThreshold(
-        value_threshold=tfma.GenericValueThreshold(lower_bound={"value": min_auc})
+def _gate(min_auc: float, max_auc_drop: float) -> tfma.MetricThreshold:
+    return tfma.MetricThreshold(
+        value_threshold=tfma.GenericValueThreshold(lower_bound={"value": min_auc}),
+        change_threshold=tfma.GenericChangeThreshold(
+            direction=tfma.MetricDirection.HIGHER_IS_BETTER,
+            absolute={"value": -max_auc_drop},
+        ),
     )
-    if max_auc_drop is not None:
-        threshold.change_threshold.CopyFrom(
-            tfma.GenericChangeThreshold(
-                direction=tfma.MetricDirection.HIGHER_IS_BETTER,
-                absolute={"value": -max_auc_drop},
-            )
-        )
-    return threshold
 
 
 def _metric(
@@ -67,15 +63,15 @@ def _metric(
     return config
 
 
-def eval_config(min_auc: float, max_auc_drop: float | None) -> tfma.EvalConfig:
+def eval_config(min_auc: float, max_auc_drop: float) -> tfma.EvalConfig:
     """Metrics and plots by slice, with AUC gated by an absolute and a change bound.
 
-    The change bound (absent when ``max_auc_drop`` is None: no baseline is wired)
-    compares with the baseline, the latest blessed model; on the first run, with no
-    blessed model yet, the Evaluator drops it and applies the absolute bound only.
+    The change bound compares with the baseline, the model that serves; while none
+    serves, the Evaluator drops it and applies the absolute bound only. The absolute
+    bound is also a run-time parameter (``min_auc``), which replaces this value.
     """
     gate = _gate(min_auc, max_auc_drop)
-    metrics = [_metric(cls, name, gate if name == GATING_METRIC else None) for cls, name in METRICS]
+    metrics = [_metric(cls, name, gate if name == GATED_METRIC else None) for cls, name in METRICS]
     metrics += [tfma.MetricConfig(class_name=cls, config=json.dumps(cfg)) for cls, cfg in PLOTS]
     return tfma.EvalConfig(
         model_specs=[

@@ -1,4 +1,4 @@
-"""The pipeline's node ids, in data-flow order.
+"""The pipeline's node ids, in data-flow order, and its run-time parameters.
 
 MLMD records, the console, run_summary.json and the review commands use them. Kept
 apart from ``pipeline`` so that reading a run does not import TFX.
@@ -8,11 +8,10 @@ EXAMPLE_GEN = "CsvExampleGen"
 STATISTICS_GEN = "StatisticsGen"
 SCHEMA_GEN = "SchemaGen"
 CURATED_SCHEMA = "CuratedSchema"
-PREVIOUS_STATISTICS = "PreviousStatisticsResolver"
+SERVING_BASELINE = "ServingBaseline"
 EXAMPLE_VALIDATOR = "ExampleValidator"
 TRANSFORM = "Transform"
 TRAINER = "Trainer"
-BASELINE_RESOLVER = "LatestBlessedModelResolver"
 EVALUATOR = "Evaluator"
 PUSHER = "Pusher"
 REPORT = "EvaluationReport"
@@ -21,12 +20,23 @@ NODE_IDS: tuple[str, ...] = (
     STATISTICS_GEN,
     SCHEMA_GEN,
     CURATED_SCHEMA,
-    PREVIOUS_STATISTICS,
+    SERVING_BASELINE,
     EXAMPLE_VALIDATOR,
     TRANSFORM,
     TRAINER,
-    BASELINE_RESOLVER,
     EVALUATOR,
     PUSHER,
     REPORT,
 )
+# Nodes whose output depends on state outside their inputs: never served from a cache.
+UNCACHED: tuple[str, ...] = (SERVING_BASELINE,)
+# Vertex AI Pipelines only (open-source KFP cannot run Resolver steps): they stand in
+# for ServingBaseline there, resolving the latest blessed model and statistics in MLMD.
+BASELINE_RESOLVER = "LatestBlessedModelResolver"
+PREVIOUS_STATISTICS = "PreviousStatisticsResolver"
+
+# Run-time parameters: a Kubeflow run sets them when it starts (the KFP UI shows them),
+# without recompiling; locally they take the config's values.
+DATA_ROOT = "data_root"
+TRAIN_STEPS = "train_steps"
+MIN_AUC = "min_auc"

@@ -2,32 +2,23 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from tfx import v1 as tfx
 
 from components.arrow_csv_example_gen import ArrowCsvExampleGen
 from components.atomic_pusher import AtomicPusher
+from components.curated_schema import PACKAGES_ROOT, CuratedSchema, sha256_of
 from components.evaluation_report import EvaluationReport
+from components.gated_evaluator import GatedEvaluator
 from components.gating_validator import GatingExampleValidator
-from components.latest_or_none import LatestOrNoneStrategy
-from pipeline_def.config import CURATED_SCHEMA_DIR, PipelineConfig
+from components.serving_baseline import ServingBaseline
+from components.steps_trainer import StepsTrainer
+from pipeline_def import node_ids as ids
+from pipeline_def.config import PipelineConfig
 from pipeline_def.evaluation import eval_config
-from pipeline_def.node_ids import (
-    BASELINE_RESOLVER,
-    CURATED_SCHEMA,
-    EVALUATOR,
-    EXAMPLE_GEN,
-    EXAMPLE_VALIDATOR,
-    PREVIOUS_STATISTICS,
-    PUSHER,
-    REPORT,
-    SCHEMA_GEN,
-    STATISTICS_GEN,
-    TRAINER,
-    TRANSFORM,
-)
 from pipeline_def.store import metadata_connection
+
+_artifacts = tfx.types.standard_artifacts
+RuntimeParameter = tfx.dsl.experimental.RuntimeParameter
 
 
 def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
@@ -40,156 +31,136 @@ def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
         splits=[tfx.proto.Input.Split(name="single_split", pattern=config.input_pattern)]
     )
     return ArrowCsvExampleGen(
-        input_base=config.data_root, input_config=input_config, output_config=output
-    )
+        input_base=RuntimeParameter(name=ids.DATA_ROOT, ptype=str, default=config.data_root),
+        input_config=input_config,
+        output_config=output,
+    ).with_id(ids.EXAMPLE_GEN)
 
 
-def _baseline_resolver() -> tfx.dsl.Resolver:
-    """The latest blessed model (and its blessing), to evaluate the candidate against."""
-    return tfx.dsl.Resolver(
-        strategy_class=tfx.dsl.experimental.LatestBlessedModelStrategy,
-        model=tfx.dsl.Channel(type=tfx.types.standard_artifacts.Model),
-        model_blessing=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelBlessing),
-    ).with_id(BASELINE_RESOLVER)
-
-
-def _previous_statistics_resolver(local: bool) -> tfx.dsl.Resolver:
-    """The newest statistics StatisticsGen published before this run, for drift.
-
-    Cluster orchestrators compile only TFX's built-in strategies; with them the first
-    run, which has no previous statistics, records a failed (skipped) resolver step.
-    """
-    return tfx.dsl.Resolver(
-        strategy_class=(
-            LatestOrNoneStrategy if local else tfx.dsl.experimental.LatestArtifactStrategy
-        ),
-        statistics=tfx.dsl.Channel(
-            type=tfx.types.standard_artifacts.ExampleStatistics,
-            producer_component_id=STATISTICS_GEN,
-        ),
-    ).with_id(PREVIOUS_STATISTICS)
-
-
-def _curated_schema(schema_dir: str) -> tfx.dsl.Importer:
-    """The shipped schema as an artifact, re-imported exactly when its content changes.
-
-    The digest is of this checkout's schema, the one a Kubeflow image is built with;
-    with it as a property the Importer reuses the artifact (and downstream nodes
-    their cache) while the content is unchanged, and registers a new one otherwise.
-    """
-    digest = hashlib.sha256((CURATED_SCHEMA_DIR / "schema.pbtxt").read_bytes()).hexdigest()
-    return tfx.dsl.Importer(
-        source_uri=schema_dir,
-        artifact_type=tfx.types.standard_artifacts.Schema,
-        reimport=False,
-        custom_properties={"sha256": digest},
-    ).with_id(CURATED_SCHEMA)
-
-
-def _validation(
+def _baseline(
     config: PipelineConfig,
-    statistics_gen: tfx.components.StatisticsGen,
-    schema_gen: tfx.components.SchemaGen,
-) -> tuple[tfx.dsl.Importer, tfx.dsl.Resolver | None, GatingExampleValidator]:
-    """The curated schema, the previous run's statistics, and the validator using both."""
-    # SchemaGen's inference is kept for people to compare with the curated schema
-    # (python -m pipeline_def.schema_review); the data is judged by the curated one.
-    curated_schema = _curated_schema(config.schema_dir)
-    local = config.metadata is not None  # None: the orchestrator provides the store
-    previous = _previous_statistics_resolver(local) if config.resolvers else None
-    example_validator = GatingExampleValidator(
-        statistics=statistics_gen.outputs["statistics"],
-        schema=curated_schema.outputs["result"],
-        previous_statistics=previous.outputs["statistics"] if previous else None,
-    ).with_id(EXAMPLE_VALIDATOR)
-    # SchemaGen first even when the validator stops the run: its inference of the
-    # rejected data is what people compare with the curated schema.
-    example_validator.add_upstream_node(schema_gen)
-    return curated_schema, previous, example_validator
+) -> tuple[list[tfx.dsl.BaseNode], dict[str, tfx.types.BaseChannel]]:
+    """What the candidate is judged against: its nodes, and the model and statistics.
 
-
-def _push_and_report(
-    config: PipelineConfig, trainer: tfx.components.Trainer, evaluator: tfx.components.Evaluator
-) -> tuple[AtomicPusher, tfx.types.BaseNode]:
-    """The Pusher (a blessed model only) and the evaluation report of every run."""
-    pusher = AtomicPusher(
-        model=trainer.outputs["model"],
-        model_blessing=evaluator.outputs["blessing"],
-        push_destination=tfx.proto.PushDestination(
-            filesystem=tfx.proto.PushDestination.Filesystem(base_directory=config.serving_dir)
+    ServingBaseline reads the push destination on every orchestrator; on Vertex AI
+    Pipelines the Resolver variant finds the latest blessed model and the latest
+    statistics in ML-Metadata instead.
+    """
+    if not config.resolvers:
+        serving = ServingBaseline(serving_dir=config.serving_dir).with_id(ids.SERVING_BASELINE)
+        return [serving], {
+            "model": serving.outputs["model"],
+            "statistics": serving.outputs["statistics"],
+        }
+    model = tfx.dsl.Resolver(
+        strategy_class=tfx.dsl.experimental.LatestBlessedModelStrategy,
+        model=tfx.dsl.Channel(type=_artifacts.Model),
+        model_blessing=tfx.dsl.Channel(type=_artifacts.ModelBlessing),
+    ).with_id(ids.BASELINE_RESOLVER)
+    statistics = tfx.dsl.Resolver(
+        strategy_class=tfx.dsl.experimental.LatestArtifactStrategy,
+        statistics=tfx.dsl.Channel(
+            type=_artifacts.ExampleStatistics, producer_component_id=ids.STATISTICS_GEN
         ),
-    ).with_id(PUSHER)
-    report = EvaluationReport(
-        evaluation=evaluator.outputs["evaluation"],
-        blessing=evaluator.outputs["blessing"],
-        pushed_model=pusher.outputs["pushed_model"],
-    ).with_id(REPORT)
-    return pusher, report
+    ).with_id(ids.PREVIOUS_STATISTICS)
+    return [model, statistics], {
+        "model": model.outputs["model"],
+        "statistics": statistics.outputs["statistics"],
+    }
+
+
+def _curated_schema(config: PipelineConfig) -> CuratedSchema:
+    """The shipped schema as an artifact, with the digest of this checkout's copy.
+
+    The image is built from the checkout that compiles the pipeline; the step checks
+    that the copy it ships is the one compiled.
+    """
+    digest = sha256_of(PACKAGES_ROOT / config.curated_schema)
+    return CuratedSchema(source=config.curated_schema, sha256=digest).with_id(ids.CURATED_SCHEMA)
 
 
 def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
-    """The TFX pipeline: ExampleGen through Pusher, as the config describes."""
-    example_gen = _example_gen(config).with_id(EXAMPLE_GEN)
-    statistics_gen = tfx.components.StatisticsGen(examples=example_gen.outputs["examples"]).with_id(
-        STATISTICS_GEN
+    """The TFX pipeline: ExampleGen through the evaluation report, as the config describes."""
+    example_gen = _example_gen(config)
+    statistics = tfx.components.StatisticsGen(examples=example_gen.outputs["examples"]).with_id(
+        ids.STATISTICS_GEN
     )
     # Shapes are not inferred: every raw column stays optional, so a serving
     # request that omits one still gets an answer.
     schema_gen = tfx.components.SchemaGen(
-        statistics=statistics_gen.outputs["statistics"], infer_feature_shape=False
-    ).with_id(SCHEMA_GEN)
-    curated_schema, previous, example_validator = _validation(config, statistics_gen, schema_gen)
+        statistics=statistics.outputs["statistics"], infer_feature_shape=False
+    ).with_id(ids.SCHEMA_GEN)
+    # SchemaGen's inference is kept for people to compare with the curated schema
+    # (python -m pipeline_def.schema_review); the data is judged by the curated one.
+    curated_schema = _curated_schema(config)
+    baseline_nodes, baseline = _baseline(config)
+    validator = GatingExampleValidator(
+        statistics=statistics.outputs["statistics"],
+        schema=curated_schema.outputs["schema"],
+        previous_statistics=baseline["statistics"],
+    ).with_id(ids.EXAMPLE_VALIDATOR)
+    # SchemaGen first even when the validator stops the run: its inference of the
+    # rejected data is what people compare with the curated schema.
+    validator.add_upstream_node(schema_gen)
     # Transform only analyzes; the Trainer applies its graph to the raw examples in
     # tf.data, through the same layer serving uses (no materialized copy to write).
     transform = tfx.components.Transform(
         examples=example_gen.outputs["examples"],
-        schema=curated_schema.outputs["result"],
+        schema=curated_schema.outputs["schema"],
         preprocessing_fn=config.preprocessing_fn,
         materialize=False,
         disable_statistics=not config.transform_statistics,
         # The cache only pays off when later runs analyze the same spans again, and
         # this pipeline reads one span per run: writing it would cost every run.
         disable_analyzer_cache=True,
-    ).with_id(TRANSFORM)
+    ).with_id(ids.TRANSFORM)
     # Bad data stops the run here: nothing learns from what the validator rejected.
-    transform.add_upstream_node(example_validator)
-    trainer = tfx.components.Trainer(
-        run_fn=config.run_fn,
+    transform.add_upstream_node(validator)
+    trainer = StepsTrainer(
         examples=example_gen.outputs["examples"],
         transform_graph=transform.outputs["transform_graph"],
-        train_args=tfx.proto.TrainArgs(num_steps=config.train_steps),
-        eval_args=tfx.proto.EvalArgs(num_steps=config.eval_steps),
+        run_fn=config.run_fn,
+        train_steps=RuntimeParameter(name=ids.TRAIN_STEPS, ptype=int, default=config.train_steps),
+        eval_steps=config.eval_steps,
         custom_config=config.hparams.to_custom_config(),
-    ).with_id(TRAINER)
-    baseline = _baseline_resolver() if config.resolvers else None
-    evaluator = tfx.components.Evaluator(
+    ).with_id(ids.TRAINER)
+    evaluator = GatedEvaluator(
         examples=example_gen.outputs["examples"],
         model=trainer.outputs["model"],
-        baseline_model=baseline.outputs["model"] if baseline else None,
-        eval_config=eval_config(config.min_auc, config.max_auc_drop if baseline else None),
-    ).with_id(EVALUATOR)
-    pusher, report = _push_and_report(config, trainer, evaluator)
+        baseline_model=baseline["model"],
+        eval_config=eval_config(config.min_auc, config.max_auc_drop),
+        min_auc=RuntimeParameter(name=ids.MIN_AUC, ptype=float, default=config.min_auc),
+    ).with_id(ids.EVALUATOR)
+    pusher = AtomicPusher(
+        model=trainer.outputs["model"],
+        model_blessing=evaluator.outputs["blessing"],
+        statistics=statistics.outputs["statistics"],
+        push_destination=tfx.proto.PushDestination(
+            filesystem=tfx.proto.PushDestination.Filesystem(base_directory=config.serving_dir)
+        ),
+    ).with_id(ids.PUSHER)
+    report = EvaluationReport(
+        evaluation=evaluator.outputs["evaluation"],
+        blessing=evaluator.outputs["blessing"],
+        pushed_model=pusher.outputs["pushed_model"],
+    ).with_id(ids.REPORT)
+    nodes = [
+        example_gen,
+        statistics,
+        schema_gen,
+        curated_schema,
+        *baseline_nodes,
+        validator,
+        transform,
+        trainer,
+        evaluator,
+        pusher,
+        report,
+    ]
     return tfx.dsl.Pipeline(
         pipeline_name=config.pipeline_name,
         pipeline_root=config.pipeline_root,
-        components=[
-            node
-            for node in (
-                example_gen,
-                statistics_gen,
-                schema_gen,
-                curated_schema,
-                previous,
-                example_validator,
-                transform,
-                trainer,
-                baseline,
-                evaluator,
-                pusher,
-                report,
-            )
-            if node is not None
-        ],
+        components=nodes,
         enable_cache=config.enable_cache,
         metadata_connection_config=(
             metadata_connection(config.metadata) if config.metadata else None

@@ -75,12 +75,17 @@ class ComponentProgress(logging.Handler):
     def _finish(self, state: str) -> None:
         seconds = time.monotonic() - self._started
         self.timings[self._current] = ComponentTiming(state, seconds)
-        print(f"  {self._current:<28} {state:<7} {seconds:6.1f} s", file=self.out, flush=True)
+        print(format_component_line(self._current, state, seconds), file=self.out, flush=True)
         self._current = None
 
 
+def format_component_line(node: str, state: str, seconds: float) -> str:
+    """The console line of one component: its id, state and seconds."""
+    return f"  {node:<28} {state:<7} {seconds:6.1f} s"
+
+
 def component_line(line: str) -> tuple[str, str] | None:
-    """(component id, state) of a line ``ComponentProgress`` printed; None for others."""
+    """(component id, state) of a ``format_component_line`` line; None for other lines."""
     parts = line.split()
     if len(parts) == 4 and parts[1] in (RAN, CACHED, FAILED) and parts[3] == "s":
         return parts[0], parts[1]

@@ -11,7 +11,7 @@ import tensorflow_model_analysis as tfma
 
 from pipeline_def import node_ids as P
 from pipeline_def.progress import ComponentTiming
-from pipeline_def.runs import PipelineRun, is_blessed, push_record
+from pipeline_def.runs import PipelineRun, baseline_version, is_blessed, push_record
 
 SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"
@@ -30,6 +30,8 @@ class RunSummary:
     pushed_model_path: str | None
     # True when the blessed model was identical to the one serving: nothing copied.
     already_serving: bool = False
+    # The serving version the candidate was compared with; None when none served.
+    baseline: str | None = None
     failed_component: str | None = None
     # The failed component's error, in one line (e.g. each data anomaly).
     error: str | None = None
@@ -62,12 +64,14 @@ def summarize(
     blessed = False
     pushed: str | None = None
     already_serving = False
+    baseline = None
     if run is not None:
         evaluation = run.output(P.EVALUATOR, "evaluation")
         if evaluation is not None:
             metrics = overall_metrics(evaluation.uri)
         blessing = run.output(P.EVALUATOR, "blessing")
         blessed = blessing is not None and is_blessed(blessing)
+        baseline = baseline_version(blessing) if blessing is not None else None
         pushed_model = run.output(P.PUSHER, "pushed_model")
         push = push_record(pushed_model) if pushed_model is not None else None
         if push is not None and push.pushed:
@@ -83,6 +87,7 @@ def summarize(
         blessed=blessed,
         pushed_model_path=pushed,
         already_serving=already_serving,
+        baseline=baseline,
         failed_component=failed_component,
     )
 
@@ -114,7 +119,12 @@ def print_closing(summary: RunSummary, out: TextIO, review_command: str | None =
             file=out,
         )
     if summary.status == SUCCEEDED:
-        print(f"  model {'blessed' if summary.blessed else 'NOT blessed'}", file=out)
+        against = (
+            f"against serving version {summary.baseline}"
+            if summary.baseline
+            else "on the absolute bound (nothing served)"
+        )
+        print(f"  model {'blessed' if summary.blessed else 'NOT blessed'} {against}", file=out)
         if summary.already_serving:
             print(
                 f"  pushed: nothing new, this model already serves as {summary.pushed_model_path}",

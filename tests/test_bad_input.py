@@ -117,9 +117,9 @@ PIPELINE_CASES = {
     "negative-fares": Case(
         _one_file(_set("fare", "-4.5")), 1, EV, "fare: Unexpectedly low values: -4.5<0",
     ),
-    "payment-type-drift-from-previous-run": Case(
+    "payment-type-drift-from-the-serving-models-data": Case(
         _one_file(_cash_to_card), 1, EV,
-        "train vs the previous run's train: payment_type: distribution drift L_INFTY",
+        "train vs the serving model's training data: payment_type: distribution drift L_INFTY",
     ),
     "unknown-payment-type": Case(
         _one_file(_set("payment_type", "Bitcoin", every=10)), 1, EV, "payment_type: ",

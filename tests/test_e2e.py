@@ -18,9 +18,12 @@ from pipeline_def.summary import SUMMARY_FILE
 pytestmark = pytest.mark.slow
 
 PROJECT = Path(__file__).resolve().parent.parent
-# Reused from cache by a rerun on unchanged data. The validator runs again (in a
-# fraction of a second): its previous-run statistics input is new.
-CACHED_ON_RERUN = (P.EXAMPLE_GEN, P.STATISTICS_GEN, P.SCHEMA_GEN, P.TRANSFORM, P.TRAINER)
+# Reused from cache by a rerun on unchanged data. ServingBaseline is never cached (it
+# reads the push destination), so the validator and the Evaluator judge again against
+# what serves now.
+CACHED_ON_RERUN = (
+    P.EXAMPLE_GEN, P.STATISTICS_GEN, P.SCHEMA_GEN, P.CURATED_SCHEMA, P.TRANSFORM, P.TRAINER,
+)  # fmt: skip
 
 
 def _store_run(output_dir: Path) -> PipelineRun:
@@ -52,8 +55,12 @@ def test_run_summary_for_machines(first_run):
     assert 0.0 < summary["metrics"]["binary_accuracy"] <= 1.0
     assert summary["metrics"]["example_count"] > 1000
     assert summary["blessed"] is True
+    assert summary["baseline"] is None  # nothing served yet: judged on the bound alone
     pushed = Path(summary["pushed_model_path"])
     assert pushed.parent == output_dir / "serving"
+    # The training data's statistics are published with the model, for later drift checks.
+    stats = pushed / "assets.extra" / "training_statistics" / "Split-train" / "FeatureStats.pb"
+    assert stats.stat().st_size > 1000
     assert summary["run_id"] == _store_run(output_dir).run_id
     assert Path(summary["log_file"]).is_file()
 
@@ -83,15 +90,21 @@ def test_rerun_with_unchanged_inputs_reuses_everything_upstream(
 ):
     output_dir, _ = first_run
     first_id = _store_run(output_dir).run_id
+    first_pushed = json.loads((output_dir / SUMMARY_FILE).read_text())["pushed_model_path"]
     result = run_pipeline(small_data_root, output_dir)
     assert result.returncode == 0, result.stdout + result.stderr
     run = _store_run(output_dir)
     assert run.run_id != first_id
     for node in CACHED_ON_RERUN:
         assert run.nodes[node].state == "cached", node
-    # The Evaluator's inputs did change: the first run's blessed model is now its baseline.
-    assert run.nodes[P.EVALUATOR].state == "complete"
-    assert run.nodes[P.EXAMPLE_VALIDATOR].state == "complete"
+    # The Evaluator's inputs did change: the first run's pushed model is now its baseline.
+    for node in (P.SERVING_BASELINE, P.EXAMPLE_VALIDATOR, P.EVALUATOR):
+        assert run.nodes[node].state == "complete", node
+    second = json.loads((output_dir / SUMMARY_FILE).read_text())
+    assert second["baseline"] == Path(first_pushed).name
+    # The same model again: compared with itself, blessed, and not copied a second time.
+    assert second["blessed"] is True and second["already_serving"] is True
+    assert second["pushed_model_path"] == first_pushed
     store = open_store(_sqlite(output_dir))
     assert len(list_runs(store, "taxi-wide-deep")) == 2
     console = {

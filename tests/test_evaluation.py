@@ -6,6 +6,7 @@ import json
 
 from google.protobuf import json_format
 
+from components.gated_evaluator import GATED_METRIC, with_min_auc
 from modules import features as F
 from pipeline_def import evaluation as E
 from pipeline_def.review import SLICE_COLUMNS_SHOWN
@@ -24,17 +25,25 @@ def test_slices_are_raw_columns_and_the_label_is_derived():
 def test_only_auc_is_gated_and_only_on_the_whole_split():
     config = json_format.MessageToDict(E.eval_config(min_auc=0.9, max_auc_drop=0.01))
     gated = [m for m in config["metricsSpecs"][0]["metrics"] if "perSliceThresholds" in m]
-    assert [json.loads(m["config"])["name"] for m in gated] == [E.GATING_METRIC]
+    assert [json.loads(m["config"])["name"] for m in gated] == [GATED_METRIC]
     (threshold,) = gated[0]["perSliceThresholds"]
     assert threshold["slicingSpecs"] == [{}]
     assert threshold["threshold"]["valueThreshold"]["lowerBound"] == 0.9
     assert threshold["threshold"]["changeThreshold"]["absolute"] == -0.01
 
 
-def test_without_a_baseline_there_is_no_change_threshold():
-    config = json_format.MessageToDict(E.eval_config(min_auc=0.8, max_auc_drop=None))
-    (gated,) = [m for m in config["metricsSpecs"][0]["metrics"] if "perSliceThresholds" in m]
-    assert "changeThreshold" not in gated["perSliceThresholds"][0]["threshold"]
+def test_the_run_time_bound_replaces_the_compiled_one_on_auc_only():
+    compiled = E.eval_config(min_auc=0.9, max_auc_drop=0.01)
+    at_run_time = json_format.MessageToDict(with_min_auc(compiled, 0.97))
+    thresholds = {
+        json.loads(m["config"])["name"]: m["perSliceThresholds"][0]["threshold"]
+        for m in at_run_time["metricsSpecs"][0]["metrics"]
+        if "perSliceThresholds" in m
+    }
+    assert thresholds[GATED_METRIC]["valueThreshold"]["lowerBound"] == 0.97
+    assert thresholds[GATED_METRIC]["changeThreshold"]["absolute"] == -0.01
+    # The compiled config itself is left as it was.
+    assert json_format.MessageToDict(compiled) != at_run_time
 
 
 def test_every_metric_the_reviews_show_is_computed():

@@ -67,7 +67,7 @@ def test_killed_then_interrupted_then_a_run_that_completes(small_data_root, tmp_
     assert second.nodes[P.TRAINER].state == "canceled"
     for node in (P.EXAMPLE_GEN, P.STATISTICS_GEN, P.SCHEMA_GEN):
         assert second.nodes[node].state == "cached", node
-    # The validator ran again: it now has the killed run's statistics as previous ones.
+    # The validator ran again: the serving baseline, its drift reference, is never cached.
     assert second.nodes[P.EXAMPLE_VALIDATOR].state == "complete"
     assert second.nodes[P.TRANSFORM].state == "complete"  # the killed one was not reused
 

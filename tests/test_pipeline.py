@@ -1,9 +1,11 @@
 import dataclasses
 
 import pytest
+from tfx.v1.dsl.experimental import RuntimeParameter
 
 from pipeline_def import node_ids as P
 from pipeline_def.config import PipelineConfig, SqliteMetadata
+from pipeline_def.orchestrate import local_ir
 from pipeline_def.pipeline import create_pipeline
 
 
@@ -27,10 +29,10 @@ def _upstream(pipeline) -> dict[str, set[str]]:
     return {c.id: {u.id for u in c.upstream_nodes} for c in pipeline.components}
 
 
-def test_twelve_nodes_with_explicit_ids_in_data_flow_order(built):
+def test_eleven_nodes_with_explicit_ids_in_data_flow_order(built):
     ids = [c.id for c in built.components]
     assert sorted(ids) == sorted(P.NODE_IDS)
-    assert len(ids) == 12
+    assert len(ids) == 11
     position = {node: i for i, node in enumerate(ids)}
     for node, parents in _upstream(built).items():
         assert all(position[p] < position[node] for p in parents)
@@ -42,19 +44,19 @@ def test_edges(built):
         P.STATISTICS_GEN: {P.EXAMPLE_GEN},
         P.SCHEMA_GEN: {P.STATISTICS_GEN},
         P.CURATED_SCHEMA: set(),
-        P.PREVIOUS_STATISTICS: set(),
+        P.SERVING_BASELINE: set(),
         P.EXAMPLE_VALIDATOR: {
             P.STATISTICS_GEN,
             P.CURATED_SCHEMA,
             P.SCHEMA_GEN,
-            P.PREVIOUS_STATISTICS,
+            P.SERVING_BASELINE,
         },
         # Transform waits for the validator: bad data stops the run before it.
         P.TRANSFORM: {P.EXAMPLE_GEN, P.CURATED_SCHEMA, P.EXAMPLE_VALIDATOR},
         P.TRAINER: {P.EXAMPLE_GEN, P.TRANSFORM},
-        P.BASELINE_RESOLVER: set(),
-        P.EVALUATOR: {P.EXAMPLE_GEN, P.TRAINER, P.BASELINE_RESOLVER},
-        P.PUSHER: {P.TRAINER, P.EVALUATOR},
+        P.EVALUATOR: {P.EXAMPLE_GEN, P.TRAINER, P.SERVING_BASELINE},
+        # The Pusher keeps the training data's statistics with the model.
+        P.PUSHER: {P.TRAINER, P.EVALUATOR, P.STATISTICS_GEN},
         P.REPORT: {P.EVALUATOR, P.PUSHER},
     }
 
@@ -62,11 +64,38 @@ def test_edges(built):
 def test_config_reaches_the_components(built, config):
     by_id = {c.id: c for c in built.components}
     trainer = by_id[P.TRAINER].exec_properties
-    assert '"num_steps": 1000' in trainer["train_args"]
     assert "hparams" in trainer["custom_config"]
     assert by_id[P.TRANSFORM].exec_properties["preprocessing_fn"] == config.preprocessing_fn
     assert config.serving_dir in by_id[P.PUSHER].exec_properties["push_destination"]
+    assert by_id[P.SERVING_BASELINE].exec_properties["serving_dir"] == config.serving_dir
     assert built.metadata_connection_config.sqlite.filename_uri.endswith("metadata.sqlite")
+
+
+def test_data_root_steps_and_auc_bound_are_run_time_parameters_with_the_config_defaults(
+    built, config
+):
+    by_id = {c.id: c for c in built.components}
+    found = {
+        (node, key): (value.name, value.default)
+        for node in (P.EXAMPLE_GEN, P.TRAINER, P.EVALUATOR)
+        for key, value in by_id[node].exec_properties.items()
+        if isinstance(value, RuntimeParameter)
+    }
+    assert found == {
+        (P.EXAMPLE_GEN, "input_base"): (P.DATA_ROOT, config.data_root),
+        (P.TRAINER, "train_steps"): (P.TRAIN_STEPS, config.train_steps),
+        (P.EVALUATOR, "min_auc"): (P.MIN_AUC, config.min_auc),
+    }
+
+
+def test_the_serving_baseline_is_never_cached_locally(config):
+    ir = local_ir(config)
+    caching = {
+        n.pipeline_node.node_info.id: n.pipeline_node.execution_options.caching_options.enable_cache
+        for n in ir.nodes
+    }
+    assert caching == {node: node not in P.UNCACHED for node in P.NODE_IDS}
+    assert P.UNCACHED == (P.SERVING_BASELINE,)
 
 
 def test_config_is_frozen_and_validated(config):
@@ -78,15 +107,14 @@ def test_config_is_frozen_and_validated(config):
         dataclasses.replace(config, train_steps=0)
 
 
-def test_without_the_baseline_resolver_only_the_absolute_bound_gates(config):
-    built = create_pipeline(dataclasses.replace(config, resolvers=False))
-    assert {P.BASELINE_RESOLVER, P.PREVIOUS_STATISTICS}.isdisjoint(c.id for c in built.components)
-    assert len(built.components) == 10
-    evaluator = {c.id: c for c in built.components}[P.EVALUATOR]
-    eval_config = evaluator.exec_properties["eval_config"]
-    assert '"lower_bound"' in eval_config
-    assert "change_threshold" not in eval_config
-    assert "baseline_model" not in evaluator.inputs
+def test_the_vertex_variant_resolves_the_baseline_and_drift_reference_instead(config):
+    built = create_pipeline(dataclasses.replace(config, resolvers=True))
+    ids = [c.id for c in built.components]
+    assert P.SERVING_BASELINE not in ids
+    assert {P.BASELINE_RESOLVER, P.PREVIOUS_STATISTICS} <= set(ids)
+    upstream = _upstream(built)
+    assert P.BASELINE_RESOLVER in upstream[P.EVALUATOR]
+    assert P.PREVIOUS_STATISTICS in upstream[P.EXAMPLE_VALIDATOR]
 
 
 def _beam_args_by_node(pipeline) -> dict[str, list[str]]:

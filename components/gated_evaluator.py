@@ -1,0 +1,123 @@
+"""The Evaluator with its AUC bound set at run time and a baseline that may be absent.
+
+Two things TFX's Evaluator cannot do on open-source Kubeflow Pipelines:
+
+* take the bound from a run-time parameter: the bound sits inside ``eval_config``,
+  which is compiled into the spec as one JSON string. ``min_auc`` is a parameter of
+  its own here, written into every AUC value threshold before TFMA runs;
+* compare with the model that serves without a Resolver: the baseline comes from
+  ServingBaseline, whose output is empty (``serving_version`` "") while nothing
+  serves. Such a baseline is dropped, and TFX then ignores the change thresholds
+  (TFX's Evaluator "rubber-stamps" a candidate without a baseline).
+
+The blessing records the serving version the candidate was compared with.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tensorflow_model_analysis as tfma
+from tfx import v1 as tfx
+
+# The executor hooks are not in tfx.v1: a standard component's executor is
+# customized by subclassing it.
+from tfx.components.evaluator import executor as evaluator_executor
+from tfx.dsl.components.base import base_component, executor_spec
+from tfx.types import artifact_utils, component_spec, standard_component_specs
+from tfx.utils import json_utils, proto_utils
+
+from components.properties import BASELINE_VERSION
+from components.serving_baseline import serving_version
+
+# The metric the blessing is gated on; eval_config names it so.
+GATED_METRIC = "auc"
+MIN_AUC_KEY = "min_auc"
+
+
+def with_min_auc(eval_config: tfma.EvalConfig, min_auc: float) -> tfma.EvalConfig:
+    """``eval_config`` with every value threshold on ``GATED_METRIC`` at ``min_auc``."""
+    updated = tfma.EvalConfig()
+    updated.CopyFrom(eval_config)
+    for spec in updated.metrics_specs:
+        for metric in spec.metrics:
+            if json_utils.loads(metric.config or "{}").get("name") != GATED_METRIC:
+                continue
+            for per_slice in metric.per_slice_thresholds:
+                if per_slice.threshold.HasField("value_threshold"):
+                    per_slice.threshold.value_threshold.lower_bound.value = min_auc
+    return updated
+
+
+class GatedEvaluatorExecutor(evaluator_executor.Executor):
+    """Evaluator executor: the run-time bound, an absent baseline dropped, recorded."""
+
+    def Do(  # noqa: N802 - TFX's executor interface
+        self,
+        input_dict: dict[str, list[tfx.dsl.Artifact]],
+        output_dict: dict[str, list[tfx.dsl.Artifact]],
+        exec_properties: dict[str, Any],
+    ) -> None:
+        """Evaluate like TFX's Evaluator, against the serving model when there is one."""
+        exec_properties = dict(exec_properties)
+        config = proto_utils.json_to_proto(
+            exec_properties[standard_component_specs.EVAL_CONFIG_KEY], tfma.EvalConfig()
+        )
+        exec_properties[standard_component_specs.EVAL_CONFIG_KEY] = proto_utils.proto_to_json(
+            with_min_auc(config, float(exec_properties[MIN_AUC_KEY]))
+        )
+        input_dict = dict(input_dict)
+        baseline = input_dict.get(standard_component_specs.BASELINE_MODEL_KEY) or []
+        version = serving_version(baseline[0]) if baseline else ""
+        if version == "":  # nothing serves: judge on the absolute bound alone
+            input_dict.pop(standard_component_specs.BASELINE_MODEL_KEY, None)
+        super().Do(input_dict, output_dict, exec_properties)
+        blessing = artifact_utils.get_single_instance(
+            output_dict[standard_component_specs.BLESSING_KEY]
+        )
+        # A Resolver's baseline (Vertex) has no serving version: name it by its URI.
+        blessing.set_string_custom_property(
+            BASELINE_VERSION, version if version is not None else baseline[0].uri
+        )
+
+
+class GatedEvaluatorSpec(component_spec.ComponentSpec):
+    """Evaluator's spec, plus the AUC bound as a parameter of its own."""
+
+    PARAMETERS = {
+        **standard_component_specs.EvaluatorSpec.PARAMETERS,
+        MIN_AUC_KEY: component_spec.ExecutionParameter(type=float),
+    }
+    INPUTS = standard_component_specs.EvaluatorSpec.INPUTS
+    OUTPUTS = standard_component_specs.EvaluatorSpec.OUTPUTS
+    TYPE_ANNOTATION = standard_component_specs.EvaluatorSpec.TYPE_ANNOTATION
+
+
+class GatedEvaluator(base_component.BaseComponent):
+    """Evaluates ``model`` on ``examples`` with ``GatedEvaluatorExecutor``."""
+
+    SPEC_CLASS = GatedEvaluatorSpec
+    EXECUTOR_SPEC = executor_spec.BeamExecutorSpec(GatedEvaluatorExecutor)
+
+    def __init__(
+        self,
+        examples: tfx.types.BaseChannel,
+        model: tfx.types.BaseChannel,
+        baseline_model: tfx.types.BaseChannel,
+        eval_config: tfma.EvalConfig,
+        min_auc: float | tfx.dsl.experimental.RuntimeParameter,
+    ) -> None:
+        """Gate ``model`` by ``eval_config``, its AUC at least ``min_auc``."""
+        super().__init__(
+            spec=GatedEvaluatorSpec(
+                examples=examples,
+                model=model,
+                baseline_model=baseline_model,
+                eval_config=eval_config,
+                min_auc=min_auc,
+                example_splits=json_utils.dumps(None),
+                fairness_indicator_thresholds=json_utils.dumps(None),
+                evaluation=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelEvaluation),
+                blessing=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelBlessing),
+            )
+        )

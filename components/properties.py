@@ -1,0 +1,13 @@
+"""Names of the custom properties this project's components write on their artifacts.
+
+Kept apart from the components (no TFX or TensorFlow import), so that the tools which
+read ML-Metadata take the names from their writer without importing TensorFlow.
+"""
+
+# On PushedModel: 1 when the blessed model was already serving and nothing was copied.
+ALREADY_SERVING = "already_serving"
+# On ServingBaseline's outputs: the serving version they hold, "" when nothing serves.
+SERVING_VERSION = "serving_version"
+# On the Evaluator's ModelBlessing: the serving version the candidate was compared
+# with, "" when it was judged on the absolute bound alone.
+BASELINE_VERSION = "baseline_version"

@@ -1,0 +1,87 @@
+"""TFX's Trainer with its number of training steps a run-time parameter.
+
+The steps sit inside the ``train_args`` proto, which is compiled into the spec as one
+JSON string and so cannot be changed when a run starts. Here they are a parameter of
+their own (``train_steps``), which a Kubeflow run can set from the UI without
+recompiling; the executor writes them into ``train_args`` before training.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfx import v1 as tfx
+
+# The executor hooks are not in tfx.v1: a standard component's executor is
+# customized by subclassing it.
+from tfx.components.trainer import executor as trainer_executor
+from tfx.dsl.components.base import base_component, executor_spec
+from tfx.types import component_spec, standard_component_specs
+from tfx.utils import json_utils, proto_utils
+
+TRAIN_STEPS_KEY = "train_steps"
+
+
+class StepsTrainerExecutor(trainer_executor.GenericExecutor):
+    """The Trainer's executor, training for the ``train_steps`` parameter's steps."""
+
+    def Do(  # noqa: N802 - TFX's executor interface
+        self,
+        input_dict: dict[str, list[tfx.dsl.Artifact]],
+        output_dict: dict[str, list[tfx.dsl.Artifact]],
+        exec_properties: dict[str, Any],
+    ) -> None:
+        """Train like TFX's Trainer, for ``train_steps`` steps."""
+        steps = int(exec_properties[TRAIN_STEPS_KEY])
+        if steps < 1:
+            raise ValueError(f"train_steps must be positive, got {steps}")
+        train_args = tfx.proto.TrainArgs(num_steps=steps)
+        exec_properties = {
+            **exec_properties,
+            standard_component_specs.TRAIN_ARGS_KEY: proto_utils.proto_to_json(train_args),
+        }
+        super().Do(input_dict, output_dict, exec_properties)
+
+
+class StepsTrainerSpec(component_spec.ComponentSpec):
+    """Trainer's spec, plus the training steps as a parameter of their own."""
+
+    PARAMETERS = {
+        **standard_component_specs.TrainerSpec.PARAMETERS,
+        TRAIN_STEPS_KEY: component_spec.ExecutionParameter(type=int),
+    }
+    INPUTS = standard_component_specs.TrainerSpec.INPUTS
+    OUTPUTS = standard_component_specs.TrainerSpec.OUTPUTS
+    TYPE_ANNOTATION = standard_component_specs.TrainerSpec.TYPE_ANNOTATION
+
+
+class StepsTrainer(base_component.BaseComponent):
+    """Trains with ``run_fn`` for ``train_steps`` steps, with ``StepsTrainerExecutor``."""
+
+    SPEC_CLASS = StepsTrainerSpec
+    EXECUTOR_SPEC = executor_spec.ExecutorClassSpec(StepsTrainerExecutor)
+
+    def __init__(
+        self,
+        examples: tfx.types.BaseChannel,
+        transform_graph: tfx.types.BaseChannel,
+        run_fn: str,
+        train_steps: int | tfx.dsl.experimental.RuntimeParameter,
+        eval_steps: int,
+        custom_config: dict[str, Any],
+    ) -> None:
+        """Train ``run_fn`` on ``examples`` through ``transform_graph``."""
+        super().__init__(
+            spec=StepsTrainerSpec(
+                examples=examples,
+                transform_graph=transform_graph,
+                run_fn=run_fn,
+                train_steps=train_steps,
+                # Replaced by train_steps when the executor runs.
+                train_args=tfx.proto.TrainArgs(),
+                eval_args=tfx.proto.EvalArgs(num_steps=eval_steps),
+                custom_config=json_utils.dumps(custom_config),
+                model=tfx.dsl.Channel(type=tfx.types.standard_artifacts.Model),
+                model_run=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelRun),
+            )
+        )
