@@ -1,23 +1,33 @@
-# The image every step of the compiled Kubeflow pipeline runs in: the same locked
-# dependencies as .venv, and this project installed as a package, so components
-# import modules.* and pipeline_def.* by module path (no module files are copied
-# from the machine that compiled the pipeline).
+# The image every step of the compiled Kubeflow pipeline runs in. It is built on the
+# Apache Beam SDK image of the locked Beam version, so it is also a valid custom SDK
+# container for Beam workers on Dataflow, Flink and Spark (their /opt/apache/beam/boot
+# entrypoint is kept; Kubeflow steps name their own command). The install steps are
+# scripts/install_image.sh, which `make kfp-local` runs for real before it executes
+# the compiled pipeline's steps.
 #
-#   docker build -t REGISTRY/taxi-wide-deep:TAG .
-#   docker push REGISTRY/taxi-wide-deep:TAG
-FROM python:3.10-slim
+#   docker build -t REGISTRY/taxi-wide-deep:TAG . && docker push REGISTRY/taxi-wide-deep:TAG
+#
+# BEAM_VERSION must be the lock's apache-beam (a test checks it).
+ARG BEAM_VERSION=2.60.0
+FROM apache/beam_python3.10_sdk:${BEAM_VERSION}
 
+# graphviz draws the model diagram (model.png) the Trainer leaves for TensorBoard.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends graphviz \
+    && rm -rf /var/lib/apt/lists/*
+
+# Keras 2 (tf_keras) for TFX, TFT and TFMA; the project's packages also set it.
 ENV TF_USE_LEGACY_KERAS=1 \
     PYTHONUNBUFFERED=1 \
     UV_COMPILE_BYTECODE=1
 
-WORKDIR /pipeline
+WORKDIR /src
 COPY requirements.lock pyproject.toml README.md ./
-RUN pip install --no-cache-dir "uv==$(sed -n 's/^uv==\([^ ]*\).*/\1/p' requirements.lock)" \
-    && uv pip sync --system --no-cache requirements.lock
+COPY scripts/install_image.sh scripts/
+RUN scripts/install_image.sh python --deps-only
 
 COPY modules/ modules/
-COPY pipeline_def/ pipeline_def/
 COPY components/ components/
+COPY pipeline_def/ pipeline_def/
 COPY local_runner.py kubeflow_runner.py ./
-RUN uv pip install --system --no-cache --no-deps .
+RUN scripts/install_image.sh python

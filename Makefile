@@ -13,7 +13,7 @@ UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer clean system-deps
+.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer clean system-deps kfp-local
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -32,6 +32,9 @@ system-deps:  ## Install the Debian packages the tests need (when root and missi
 
 run: $(STAMP)  ## Run the whole pipeline locally on the shipped data.
 	$(PY) local_runner.py $(ARGS)
+
+kfp-local: $(STAMP)  ## Compile for Kubeflow and run every task of the spec here, as KFP would.
+	$(PY) -m kfp_local $(ARGS)
 
 test: $(STAMP) system-deps  ## The whole test suite, end-to-end runs included.
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -1,29 +1,42 @@
-"""The Kubeflow package, checked by Kubeflow's own libraries (no cluster needed)."""
+"""The Kubeflow package, checked as open-source KFP checks it (no cluster needed).
+
+The rules are KFP's own, each with its source in ``kfp_local.backend_rules``: what the
+API server refuses on upload and on run creation, what its Argo compiler cannot run.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import tempfile
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import kfp.components
 import pytest
 import yaml
-from google.protobuf import json_format
-from kfp.pipeline_spec import pipeline_spec_pb2
+from kfp.client import client as kfp_client
+from tfx import v1 as tfx
 
 import kubeflow_runner
+from kfp_local import backend_rules
 from pipeline_def import node_ids as P
+from pipeline_def.config import DEFAULT_RESOURCES, PipelineConfig
+from pipeline_def.orchestrate import KFP_COMMAND
 from pipeline_def.pipeline import create_pipeline
 
 IMAGE = "registry.example.com/taxi-wide-deep:1.0"
 PROJECT = Path(__file__).resolve().parent.parent
-ROOTS = ["--pipeline-root", "gs://bucket/taxi/root", "--data-root", "gs://bucket/taxi/data"]
-RESOLVER_TASKS = {
-    f"{P.BASELINE_RESOLVER}-model-blessing-resolver",
-    f"{P.BASELINE_RESOLVER}-model-resolver",
-}
+ROOT, DATA = "s3://bucket/taxi/root", "s3://bucket/taxi/data"
+ROOTS = ["--pipeline-root", ROOT, "--data-root", DATA]
+MINIO = [
+    "--s3-endpoint",
+    "http://minio-service.kubeflow:9000",
+    "--s3-secret",
+    "mlpipeline-minio-artifact",
+]
 
 
 def _compile(folder: Path, *extra: str) -> Path:
@@ -35,111 +48,209 @@ def _compile(folder: Path, *extra: str) -> Path:
 
 @pytest.fixture(scope="module")
 def package(tmp_path_factory) -> Path:
-    return _compile(tmp_path_factory.mktemp("kfp"))
+    return _compile(tmp_path_factory.mktemp("kfp"), *MINIO)
 
 
 @pytest.fixture(scope="module")
-def spec(package) -> pipeline_spec_pb2.PipelineSpec:
-    # ignore_unknown_fields=False: any field KFP does not know fails the parse.
-    return json_format.ParseDict(
-        yaml.safe_load(package.read_text()), pipeline_spec_pb2.PipelineSpec()
-    )
+def documents(package) -> list[dict]:
+    return list(yaml.safe_load_all(package.read_text()))
 
 
-def _local_edges(resolvers: bool) -> dict[str, set[str]]:
-    args = kubeflow_runner.parse_args(
-        ["--image", IMAGE, *ROOTS, *(["--resolvers"] if resolvers else [])]
-    )
+@pytest.fixture(scope="module")
+def spec(documents) -> dict:
+    return documents[0]
+
+
+def _executors(spec: dict) -> dict[str, dict]:
+    """Each task's executor, by task name."""
+    executors = spec["deploymentSpec"]["executors"]
+    return {
+        name: executors[spec["components"][task["componentRef"]["name"]]["executorLabel"]]
+        for name, task in spec["root"]["dag"]["tasks"].items()
+    }
+
+
+def _local_edges(vertex: bool) -> dict[str, set[str]]:
+    args = kubeflow_runner.parse_args(["--image", IMAGE, *ROOTS, *(["--vertex"] if vertex else [])])
     built = create_pipeline(kubeflow_runner.build_config(args))
     return {c.id: {u.id for u in c.upstream_nodes} for c in built.components}
 
 
-def test_package_is_a_pipeline_spec_kfp_loads(package, spec):
-    assert spec.pipeline_info.name == "taxi-wide-deep"
-    component = kfp.components.load_component_from_file(str(package))
-    assert component.name == "taxi-wide-deep"
+def test_the_api_server_takes_the_package_and_a_run_without_arguments(package, spec):
+    assert spec["schemaVersion"] == "2.1.0"
+    assert backend_rules.upload_problems(spec) == []
+    assert backend_rules.run_parameter_problems(spec, {}) == []
+    # KFP's own client reads it as it uploads it: a PipelineSpec and a PlatformSpec.
+    doc = kfp_client._extract_pipeline_yaml(str(package))
+    assert doc.pipeline_spec.pipeline_info.name == "taxi-wide-deep"
+    assert "kubernetes" in doc.platform_spec.platforms
+
+
+def test_the_argo_compiler_can_run_every_task(spec):
+    assert backend_rules.compile_problems(spec) == []
+    assert all("container" in e for e in _executors(spec).values())
+
+
+def test_the_rules_refuse_what_kfp_refuses(tmp_path):
+    config = kubeflow_runner.build_config(kubeflow_runner.parse_args(["--image", IMAGE, *ROOTS]))
+    # TFX's default: schema 2.0.0, its defaults in a runtimeConfig the YAML drops.
+    runner = tfx.orchestration.experimental.KubeflowV2DagRunner(
+        config=tfx.orchestration.experimental.KubeflowV2DagRunnerConfig(default_image=IMAGE)
+    )
+    tfx_default = runner.run(create_pipeline(config), write_out=False)["pipelineSpec"]
+    upload = backend_rules.upload_problems(tfx_default)
+    assert any("only supports schema version 2.1.0" in p for p in upload)
+    assert "constantValue" in json.dumps(tfx_default)
+    vertex = yaml.safe_load(_compile(tmp_path, "--vertex").read_text())
+    assert any("resolver not implemented yet" in p for p in backend_rules.compile_problems(vertex))
+
+
+def test_run_time_parameters_have_the_config_defaults_and_typed_values(spec):
+    declared = spec["root"]["inputDefinitions"]["parameters"]
+    assert {k: (v["parameterType"], v["defaultValue"]) for k, v in declared.items()} == {
+        P.DATA_ROOT: ("STRING", DATA),
+        P.TRAIN_STEPS: ("NUMBER_INTEGER", PipelineConfig.train_steps),
+        P.MIN_AUC: ("NUMBER_DOUBLE", PipelineConfig.min_auc),
+    }
+    assert backend_rules.run_parameter_problems(spec, {P.TRAIN_STEPS: 300, P.MIN_AUC: 0.95}) == []
+    assert backend_rules.run_parameter_problems(spec, {P.TRAIN_STEPS: "many"})
+    tasks = spec["root"]["dag"]["tasks"]
+    assert tasks[P.TRAINER]["inputs"]["parameters"]["train_steps"] == {
+        "componentInputParameter": P.TRAIN_STEPS
+    }
+
+
+def test_constants_are_the_fields_kfp_reads(package, spec):
+    # The 2.0.0 spec's constantValue is ignored by KFP's driver and importer launcher.
+    assert "constantValue" not in package.read_text()
+    for task in spec["root"]["dag"]["tasks"].values():
+        for source in task.get("inputs", {}).get("parameters", {}).values():
+            assert "constant" in source.get("runtimeValue", {"constant": None})
 
 
 def test_one_task_per_local_node_with_the_same_edges(spec):
-    tasks = spec.root.dag.tasks
-    expected = _local_edges(resolvers=False)
-    assert set(tasks) == set(expected)
+    tasks = spec["root"]["dag"]["tasks"]
+    expected = _local_edges(vertex=False)
+    assert set(tasks) == set(expected) == set(P.NODE_IDS)
     for name, task in tasks.items():
-        assert set(task.dependent_tasks) == expected[name], name
+        assert set(task.get("dependentTasks", [])) == expected[name], name
 
 
-def test_every_executor_runs_the_configured_image(spec):
-    deployment = spec.deployment_spec
-    executors = deployment["executors"]
-    assert executors
-    containers = {name: e for name, e in executors.items() if "container" in e}
-    # Importer and resolver steps run in KFP's own driver, not in a container.
-    assert set(executors) - set(containers) == {
-        name for name, e in executors.items() if "importer" in e or "resolver" in e
+def test_every_step_runs_the_image_through_the_fixed_entry_point(spec):
+    for name, executor in _executors(spec).items():
+        container = executor["container"]
+        assert container["image"] == IMAGE, name
+        assert container["command"] == list(KFP_COMMAND), name
+        # The inputs spec the entry point types KFP's untyped input artifacts from.
+        assert "--json_serialized_inputs_spec_args" in container["args"], name
+
+
+def test_only_the_serving_baseline_is_never_served_from_the_cache(spec):
+    caching = {
+        name: task["cachingOptions"].get("enableCache", False)
+        for name, task in spec["root"]["dag"]["tasks"].items()
     }
-    assert len(containers) >= 8
-    for name, executor in containers.items():
-        assert executor["container"]["image"] == IMAGE, name
+    assert caching == {name: name not in P.UNCACHED for name in P.NODE_IDS}
+
+
+def test_heavy_steps_request_cpu_and_memory_from_the_config(spec):
+    executors = _executors(spec)
+    requested = {n: e["container"].get("resources") for n, e in executors.items()}
+    assert {n: r for n, r in requested.items() if r} == {
+        r.node: {"cpuRequest": r.cpu, "memoryRequest": r.memory_gb} for r in DEFAULT_RESOURCES
+    }
+
+
+def test_s3_endpoint_and_keys_reach_every_step(spec, documents):
+    for name, executor in _executors(spec).items():
+        env = {e["name"]: e["value"] for e in executor["container"]["env"]}
+        assert env["S3_ENDPOINT"] == env["AWS_ENDPOINT_URL"] == "http://minio-service.kubeflow:9000"
+        assert env["S3_USE_HTTPS"] == "0", name
+    (platform,) = documents[1:]
+    secrets = platform["platforms"]["kubernetes"]["deploymentSpec"]["executors"]
+    assert set(secrets) == set(spec["deploymentSpec"]["executors"])
+    for executor in secrets.values():
+        (secret,) = executor["secretAsEnv"]
+        assert secret["secretName"] == "mlpipeline-minio-artifact"
+        assert {k["envVar"] for k in secret["keyToEnv"]} == {
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+        }
 
 
 def test_no_path_from_the_compiling_machine(package):
     text = package.read_text()
     for path in {str(Path.home()), tempfile.gettempdir(), str(PROJECT), str(Path.cwd())}:
-        # A local path starts a path; "taxi/root" inside a gs:// URI is not "/root".
+        # A local path starts a path; "taxi/root" inside an s3:// URI is not "/root".
         assert not re.search(rf"(?<![\w./:-]){re.escape(path)}(?![\w.-])", text), path
-    assert "gs://bucket/taxi/root" in text
+    assert ROOT in text
 
 
-def test_baseline_resolver_compiles_to_resolver_steps(tmp_path):
-    spec = json_format.ParseDict(
-        yaml.safe_load(_compile(tmp_path, "--resolvers").read_text()),
-        pipeline_spec_pb2.PipelineSpec(),
+def test_the_vertex_variant_has_resolver_steps_instead_of_the_serving_baseline(tmp_path):
+    vertex = yaml.safe_load(_compile(tmp_path, "--vertex").read_text())
+    tasks = set(vertex["root"]["dag"]["tasks"])
+    assert P.SERVING_BASELINE not in tasks
+    resolvers = {t for t in tasks if "resolver" in _executors(vertex)[t]}
+    assert resolvers and all(
+        t.startswith((P.BASELINE_RESOLVER, P.PREVIOUS_STATISTICS)) for t in resolvers
     )
-    tasks = set(spec.root.dag.tasks)
-    assert tasks >= RESOLVER_TASKS
-    assert tasks - RESOLVER_TASKS == set(_local_edges(resolvers=True)) - {P.BASELINE_RESOLVER}
-    executors = spec.deployment_spec["executors"]
-    # These are what open-source KFP's backend cannot run ("resolver not implemented yet").
-    assert all("resolver" in executors[f"{t}_executor"] for t in RESOLVER_TASKS)
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (ROOTS, "--image is required"),
-        (["--image", IMAGE, "--data-root", "gs://b/d"], "--pipeline-root is required"),
+        (["--image", IMAGE, "--data-root", DATA], "--pipeline-root is required"),
         (
-            ["--image", IMAGE, "--pipeline-root", "relative/root", "--data-root", "gs://b/d"],
-            "must be a URI",
+            ["--image", IMAGE, "--pipeline-root", "relative/root", "--data-root", DATA],
+            "gs:// or s3://",
+        ),
+        (
+            ["--image", IMAGE, "--pipeline-root", "/mnt/volume/root", "--data-root", DATA],
+            "gs:// or s3://",
+        ),
+        (
+            ["--image", IMAGE, "--pipeline-root", "minio://mlpipeline/root", "--data-root", DATA],
+            "gs:// or s3://",
+        ),
+        (["--image", IMAGE, "--pipeline-root", "gs://", "--data-root", DATA], "with a bucket"),
+        (
+            ["--image", IMAGE, "--pipeline-root", ROOT, "--data-root", "data/"],
+            "--data-root 'data/'",
         ),
         (["--image", IMAGE, *ROOTS, "--output", "pipeline.json"], "must end in .yaml"),
     ],
 )
-def test_bad_flags_exit_2_with_a_message(args, message, capsys, monkeypatch):
+def test_bad_flags_exit_2_with_one_line(args, message, capsys, monkeypatch, tmp_path):
     for name in ("IMAGE", "PIPELINE_ROOT", "DATA_ROOT"):
         monkeypatch.delenv(f"TAXI_KFP_{name}", raising=False)
+    monkeypatch.chdir(tmp_path)
     assert kubeflow_runner.main(args) == kubeflow_runner.EXIT_BAD_INPUT
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+    assert not list(tmp_path.iterdir())  # nothing compiled
 
 
-def test_flags_come_from_the_environment(monkeypatch, tmp_path):
+def test_flags_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("TAXI_KFP_IMAGE", IMAGE)
-    monkeypatch.setenv("TAXI_KFP_PIPELINE_ROOT", "s3://bucket/root")
-    monkeypatch.setenv("TAXI_KFP_DATA_ROOT", "/mnt/data")
+    monkeypatch.setenv("TAXI_KFP_PIPELINE_ROOT", "gs://bucket/root/")
+    monkeypatch.setenv("TAXI_KFP_DATA_ROOT", "gs://bucket/data")
     config = kubeflow_runner.build_config(kubeflow_runner.parse_args([]))
-    assert config.pipeline_root == "s3://bucket/root"
-    assert config.serving_dir == "s3://bucket/root/serving"
-    assert config.data_root == "/mnt/data"
+    assert config.pipeline_root == "gs://bucket/root"
+    assert config.serving_dir == "gs://bucket/root/serving"
+    assert config.data_root == "gs://bucket/data"
     assert config.metadata is None
 
 
-def test_unreachable_endpoint_is_one_clear_line(tmp_path, capfd):
+def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed again: nothing listens there
+        return s.getsockname()[1]
+
+
+def test_unreachable_endpoint_is_one_clear_line(tmp_path, capfd):
     output = tmp_path / "pipeline.yaml"
-    endpoint = f"http://127.0.0.1:{port}"
+    endpoint = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
     code = kubeflow_runner.main(
         ["--image", IMAGE, *ROOTS, "--output", str(output), "--endpoint", endpoint]
     )
@@ -149,3 +260,57 @@ def test_unreachable_endpoint_is_one_clear_line(tmp_path, capfd):
     assert f"could not reach Kubeflow Pipelines at {endpoint}" in err
     assert "Connection refused" in err
     assert output.is_file()  # the compiled package is kept
+
+
+class _KfpApi(BaseHTTPRequestHandler):
+    """The few KFP v2beta1 API calls kfp.Client makes to start a run; it keeps the run."""
+
+    runs: list[dict] = []
+
+    def _reply(self, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if "/experiments" in self.path:
+            self._reply(
+                {"experiments": [{"experiment_id": "e-1", "display_name": "taxi-wide-deep"}]}
+            )
+        else:
+            self._reply({"multi_user": False})
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path.endswith("/runs"):
+            self.runs.append(body)
+            self._reply({**body, "run_id": "r-1"})
+        else:
+            self._reply({**body, "experiment_id": "e-1"})
+
+    def log_message(self, *args: object) -> None:
+        """Keep the test output quiet."""
+
+
+@pytest.fixture
+def kfp_api() -> Iterator[str]:
+    _KfpApi.runs = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _KfpApi)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_a_run_is_started_with_the_pipeline_root(tmp_path, kfp_api, capsys):
+    code = kubeflow_runner.main(
+        ["--image", IMAGE, *ROOTS, "--output", str(tmp_path / "p.yaml"), "--endpoint", kfp_api]
+    )
+    assert code == kubeflow_runner.EXIT_OK, capsys.readouterr().err
+    (run,) = _KfpApi.runs
+    # Without it KFP writes to minio://mlpipeline/v2/artifacts, which TensorFlow cannot open.
+    assert run["runtime_config"]["pipeline_root"] == ROOT
+    assert run["pipeline_spec"]["schemaVersion"] == "2.1.0"
+    assert f"started run: {kfp_api}/#/runs/details/r-1" in capsys.readouterr().out

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install the project as the pipeline image holds it, into the Python environment of
+# PYTHON: the locked dependencies, then the project itself as a package (a copy, not
+# an editable link), so steps import modules.*, components.* and pipeline_def.* from
+# site-packages. The Dockerfile runs it, and so does the Kubeflow harness
+# (make kfp-local) before it runs the compiled pipeline's steps.
+#
+#   scripts/install_image.sh PYTHON [--deps-only]
+#
+# --deps-only installs the dependencies alone (the Dockerfile's cached layer).
+set -euo pipefail
+python=${1:?usage: scripts/install_image.sh PYTHON [--deps-only]}
+project=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+lock="$project/requirements.lock"
+uv_version=$(sed -n 's/^uv==\([^ ]*\).*/\1/p' "$lock")
+"$python" -m pip install --quiet --disable-pip-version-check "uv==$uv_version"
+uv=$("$python" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/uv
+"$uv" pip install --quiet --python "$python" --require-hashes -r "$lock"
+[ "${2:-}" = "--deps-only" ] && exit 0
+# setuptools comes from the lock: the build uses what was locked, not a fresh download.
+"$uv" pip install --quiet --python "$python" --no-deps --no-build-isolation \
+  --reinstall-package taxi-wide-deep "$project"
