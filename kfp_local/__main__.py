@@ -1,0 +1,160 @@
+"""``make kfp-local``: compile the Kubeflow package, then run every task of it here as KFP would.
+
+    python -m kfp_local [--output-dir DIR] [--data-root DIR] [--train-steps N]
+                        [--min-auc X] [--verbose]
+
+Installs the project into an image environment (``scripts/install_image.sh``, as the
+Dockerfile does), starts an S3 store on 127.0.0.1 and uploads the data, compiles the
+package with the installed ``kubeflow_runner`` from a folder outside the checkout,
+checks it as KFP's API server and Argo compiler do, and runs its tasks in dependency
+order as KFP's driver and launcher do. ``--train-steps`` and ``--min-auc`` are given
+as run-time parameters of the run, not compiled in. One line per task, then the
+run's summary; ``run_summary.json`` (the local runner's format), the package, each
+task's log, the store's content and ML-Metadata stay under the output dir, so a second
+run on the same dir is compared with the model the first one pushed.
+Exit codes: 0 every task succeeded, 1 a task failed, 2 the package or input was refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from kfp_local import backend_rules, image_env, object_store, tasks
+from kfp_local.metadata import KfpMetadata, session_info
+from pipeline_def.config import DEFAULT_DATA_ROOT, DEFAULT_OUTPUT_DIR
+from pipeline_def.progress import format_component_line, logs_to_file
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+PREFIX = "kfp-local"  # the run's keys in the bucket
+SECRET = "kfp-local-s3"  # the Kubernetes secret the steps' S3 keys come from
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR / "kfp-local")
+    parser.add_argument("--data-root", type=Path, default=DEFAULT_DATA_ROOT)
+    parser.add_argument("--train-steps", type=int, help="run-time parameter train_steps")
+    parser.add_argument("--min-auc", type=float, help="run-time parameter min_auc")
+    return parser.parse_args(argv)
+
+
+def _compile(image: image_env.ImageEnv, store: object_store.ObjectStore, output: Path) -> Path:
+    """Compile with the image's kubeflow_runner, run from outside the checkout."""
+    package = output / "pipeline.yaml"
+    with tempfile.TemporaryDirectory() as outside:
+        subprocess.run(
+            [
+                str(image.python), "-m", "kubeflow_runner", "--image", image.tag,
+                "--pipeline-root", store.uri(f"{PREFIX}/root"),
+                "--data-root", store.uri(f"{PREFIX}/data"),
+                "--serving-dir", store.uri(f"{PREFIX}/serving"),
+                "--s3-endpoint", store.endpoint, "--s3-secret", SECRET,
+                "--output", str(package),
+            ],
+            cwd=outside, env=image.variables(), check=True, capture_output=True, text=True,
+        )  # fmt: skip
+    return package
+
+
+def _problems(spec: dict[str, Any], values: dict[str, Any]) -> list[str]:
+    """Why KFP would refuse the package or the run, or the harness could not run it."""
+    return (
+        backend_rules.upload_problems(spec)
+        + backend_rules.compile_problems(spec)
+        + backend_rules.run_parameter_problems(spec, values)
+        + tasks.unsupported(spec)
+    )
+
+
+def _execute(run: tasks.Run, people: TextIO) -> tuple[dict[str, tasks.TaskResult], str | None]:
+    """Run the tasks in order until one fails; the results and the failed task."""
+    results = {}
+    for name in tasks.order(run.spec):
+        results[name] = result = tasks.run_task(run, name)
+        print(format_component_line(name, result.state, result.seconds), flush=True)
+        if result.state == tasks.FAILED:
+            print(f"error: {name} failed (exit {result.exit_code}): see {result.log}", file=people)
+            return results, name
+    return results, None
+
+
+def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
+    """Install, compile, check and run, with the library chatter in the log; the exit code."""
+    # Imported here: TensorFlow's import chatter goes to the log file.
+    from kfp_local.run_summary import summarize
+    from pipeline_def.summary import FAILED, print_closing, write_json
+
+    started = time.monotonic()
+    logs = out / "logs"
+    print(f"Installing the image environment in {out / 'image-env'}", flush=True)
+    image = image_env.install(out / "image-env", logs / "install.log")
+    values = {
+        name: value
+        for name, value in (("train_steps", args.train_steps), ("min_auc", args.min_auc))
+        if value is not None
+    }
+    with object_store.running_store(out / "bucket", logs / "s3-server.log") as store:
+        store.replace_folder(args.data_root, f"{PREFIX}/data")
+        package = _compile(image, store, out)
+        spec, *platform = yaml.safe_load_all(package.read_text())
+        problems = _problems(spec, values)
+        if problems:
+            print(f"error: KFP would refuse {package}: {' | '.join(problems)}", file=people)
+            return EXIT_BAD_INPUT
+        run_id = time.strftime("run-%Y%m%d-%H%M%S")
+        print(f"Pipeline {spec['pipelineInfo']['name']}: run {run_id} of {package}", flush=True)
+        declared = spec["root"].get("inputDefinitions", {}).get("parameters", {})
+        with tempfile.TemporaryDirectory(prefix="kfp-local-pods-") as pods:
+            run = tasks.Run(
+                spec=spec,
+                platform=platform[0]["platforms"]["kubernetes"] if platform else {},
+                root=store.uri(f"{PREFIX}/root"),
+                parameters={k: values.get(k, p.get("defaultValue")) for k, p in declared.items()},
+                metadata=KfpMetadata(
+                    out / "metadata.sqlite",
+                    spec["pipelineInfo"]["name"],
+                    run_id,
+                    session_info(store.endpoint),
+                ),
+                image_env=image.variables(),
+                secrets={SECRET: dict(zip(("accesskey", "secretkey"), store.keys(), strict=True))},
+                pods=Path(pods),
+                logs=logs,
+                upload=store.upload_folder_to_uri,
+            )
+            results, failed = _execute(run, people)
+        summary = summarize(run, results, failed, store)
+    summary.seconds = round(time.monotonic() - started, 2)
+    summary.log_file = str(logs)
+    write_json(summary, out)
+    print_closing(summary, sys.stdout)
+    return EXIT_FAILED if summary.status == FAILED else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: check the input, then install, compile, check and run."""
+    args = parse_args(argv)
+    if not sorted(args.data_root.glob("*.csv")):
+        print(f"error: no CSV files in --data-root {args.data_root}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    out = args.output_dir.resolve()
+    logs = out / "logs"
+    shutil.rmtree(logs, ignore_errors=True)
+    logs.mkdir(parents=True)
+    with logs_to_file(logs / "harness.log", verbose=False) as people:
+        return _run(args, out, people)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""The image, without a container engine: the project installed as the Dockerfile does.
+
+The environment is a virtualenv filled by ``scripts/install_image.sh``, the script
+the Dockerfile runs: the locked dependencies, then the project as a package (a copy,
+not a link to the checkout). Steps run its Python with the image's environment
+variables and from a folder outside the checkout, so they import what the image
+would hold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parent.parent
+# The image's own variables (the Dockerfile's ENV).
+IMAGE_VARIABLES = {"TF_USE_LEGACY_KERAS": "1", "PYTHONUNBUFFERED": "1"}
+# What the image is built from: a change to any of it makes another image.
+IMAGE_SOURCES = ("requirements.lock", "pyproject.toml", "modules", "components", "pipeline_def")
+PACKAGES = ("modules", "components", "pipeline_def")
+
+
+@dataclass(frozen=True)
+class ImageEnv:
+    """An installed image: its Python, its environment and its tag."""
+
+    folder: Path
+    tag: str
+
+    @property
+    def python(self) -> Path:
+        """The image's interpreter."""
+        return self.folder / "bin" / "python"
+
+    def variables(self) -> dict[str, str]:
+        """A step's environment: the image's variables and its Python first on PATH."""
+        path = f"{self.folder / 'bin'}{os.pathsep}/usr/local/bin:/usr/bin:/bin"
+        return {"PATH": path, "HOME": str(Path.home()), "LANG": "C.UTF-8", **IMAGE_VARIABLES}
+
+
+def image_tag() -> str:
+    """A tag naming the image's content, as a registry tag would (KFP caches by image)."""
+    digest = hashlib.sha256()
+    for name in IMAGE_SOURCES:
+        path = PROJECT / name
+        files = (
+            sorted(path.rglob("*.py")) + sorted(path.rglob("*.pbtxt")) if path.is_dir() else [path]
+        )
+        for file in files:
+            digest.update(file.relative_to(PROJECT).as_posix().encode() + file.read_bytes())
+    return f"kfp-local/taxi-wide-deep:{digest.hexdigest()[:12]}"
+
+
+def build_context(dockerfile: Path, context: Path) -> None:
+    """Copy into ``context`` what the Dockerfile's COPY lines take from the checkout."""
+    for line in dockerfile.read_text().splitlines():
+        words = line.split()
+        if not words or words[0] != "COPY":
+            continue
+        *sources, target = words[1:]
+        for source in sources:
+            origin = PROJECT / source
+            destination = (
+                context
+                / target
+                / (origin.name if target.endswith("/") and origin.is_file() else "")
+            )
+            if origin.is_dir():
+                shutil.copytree(origin, destination, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(origin, destination)
+
+
+def install(folder: Path, log: Path) -> ImageEnv:
+    """Create (or refresh) the image environment in ``folder`` as the Dockerfile builds it.
+
+    The project is installed from a copy of the Dockerfile's build context, by the
+    Dockerfile's install script: what the image would hold, nothing more.
+    """
+    with log.open("w") as out, tempfile.TemporaryDirectory(prefix="kfp-local-image-") as context:
+        if not (folder / "bin" / "python").exists():
+            python = subprocess.run(
+                [str(PROJECT / "scripts" / "find_python.sh")],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            subprocess.run([python, "-m", "venv", str(folder)], stdout=out, stderr=out, check=True)
+        build_context(PROJECT / "Dockerfile", Path(context))
+        subprocess.run(
+            [str(Path(context) / "scripts" / "install_image.sh"), str(folder / "bin" / "python")],
+            stdout=out,
+            stderr=out,
+            check=True,
+        )
+    env = ImageEnv(folder, image_tag())
+    _check_installed(env)
+    return env
+
+
+def _check_installed(env: ImageEnv) -> None:
+    """Fail unless the image's Python imports the project from its own site-packages."""
+    names = ", ".join(PACKAGES)
+    probe = f"import {names}; print(' '.join(m.__file__ for m in ({names},)))"
+    with tempfile.TemporaryDirectory() as outside:
+        found = subprocess.run(
+            [str(env.python), "-c", probe],
+            cwd=outside,
+            env=env.variables(),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    sources = [PROJECT / package for package in PACKAGES]
+    inside = [f for f in found if any(Path(f).resolve().is_relative_to(s) for s in sources)]
+    if inside:
+        raise RuntimeError(f"the image imports the checkout, not its own copy: {inside}")

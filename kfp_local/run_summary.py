@@ -1,0 +1,61 @@
+"""A harness run's ``run_summary.json``, in the local runner's format, from KFP's records.
+
+The same readers as a local run's, on the records KFP's launcher wrote: the outputs'
+metadata as custom properties (numbers as doubles), and the evaluation copied out of
+the store.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ml_metadata.proto import metadata_store_pb2 as mlmd
+
+from kfp_local import tasks
+from kfp_local.object_store import ObjectStore
+from pipeline_def import node_ids as ids
+from pipeline_def.runs import PushRecord, baseline_version, is_blessed, push_record
+from pipeline_def.summary import FAILED, SUCCEEDED, RunSummary, overall_metrics
+
+
+def _metrics(store: ObjectStore, evaluation: mlmd.Artifact | None) -> dict[str, float]:
+    """The overall slice's metrics of the evaluation in the store.
+
+    The evaluation is copied out of the store first: tensorflow-io's S3 client would
+    abort this process at exit (tensorflow/io#2039).
+    """
+    if evaluation is None:
+        return {}
+    with tempfile.TemporaryDirectory() as local:
+        store.download_folder(store.key(evaluation.uri), Path(local))
+        return overall_metrics(local)
+
+
+def summarize(
+    run: tasks.Run, results: dict[str, tasks.TaskResult], failed: str | None, store: ObjectStore
+) -> RunSummary:
+    """The run's summary: task states and seconds, metrics, blessing, push and baseline."""
+    outputs = {
+        name: run.metadata.output_artifacts(run.executions[name])
+        for name, result in results.items()
+        if result.state != tasks.FAILED
+    }
+    blessing = outputs.get(ids.EVALUATOR, {}).get("blessing")
+    pushed = outputs.get(ids.PUSHER, {}).get("pushed_model")
+    push = push_record(pushed) if pushed is not None else PushRecord(pushed=False)
+    return RunSummary(
+        pipeline_name=run.spec["pipelineInfo"]["name"],
+        run_id=run.metadata.run.name,
+        status=FAILED if failed else SUCCEEDED,
+        components={
+            name: {"state": r.state, "seconds": round(r.seconds, 2)} for name, r in results.items()
+        },
+        metrics=_metrics(store, outputs.get(ids.EVALUATOR, {}).get("evaluation")),
+        blessed=blessing is not None and is_blessed(blessing),
+        pushed_model_path=push.destination if push.pushed else None,
+        already_serving=push.already_serving,
+        baseline=baseline_version(blessing) if blessing is not None else None,
+        failed_component=failed,
+        error=f"{failed} failed: see {results[failed].log}" if failed else None,
+    )

@@ -1,0 +1,173 @@
+"""The Kubeflow harness's parts, each against what KFP's driver and launcher do."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from google.protobuf import json_format
+from kfp.pipeline_spec import pipeline_spec_pb2 as pb
+from ml_metadata.proto import metadata_store_pb2 as mlmd
+
+import kubeflow_runner
+from kfp_local import backend_rules, image_env, tasks
+from kfp_local.metadata import KfpMetadata, to_runtime_artifact
+from pipeline_def.kfp_entrypoint import typed_executor_input
+
+PROJECT = Path(__file__).resolve().parent.parent
+ROOTS = ["--pipeline-root", "s3://b/root", "--data-root", "s3://b/data"]
+
+
+@pytest.fixture(scope="module")
+def spec(tmp_path_factory) -> dict:
+    output = tmp_path_factory.mktemp("kfp") / "pipeline.yaml"
+    assert kubeflow_runner.main(["--image", "img:1", *ROOTS, "--output", str(output)]) == 0
+    return yaml.safe_load(output.read_text())
+
+
+def test_tasks_run_after_their_dependencies(spec):
+    order = tasks.order(spec)
+    assert sorted(order) == sorted(spec["root"]["dag"]["tasks"])
+    for name, task in spec["root"]["dag"]["tasks"].items():
+        assert all(order.index(d) < order.index(name) for d in task.get("dependentTasks", []))
+    assert tasks.unsupported(spec) == []
+
+
+def test_what_the_harness_cannot_run_is_named(spec):
+    changed = json.loads(json.dumps(spec))
+    label = changed["components"]["CuratedSchema"]["executorLabel"]
+    changed["deploymentSpec"]["executors"][label] = {
+        "importer": {"artifactUri": {"constant": "gs://b/x"}}
+    }
+    changed["root"]["dag"]["tasks"]["Trainer"]["triggerPolicy"] = {"condition": "x == 1"}
+    assert tasks.unsupported(changed) == [
+        "CuratedSchema: only container executors run here",
+        "Trainer: conditions and loops",
+    ]
+
+
+def test_the_backend_rules_catch_an_unknown_field_a_bad_name_and_a_missing_default(spec):
+    changed = json.loads(json.dumps(spec))
+    changed["pipelineInfo"]["colour"] = "blue"
+    assert backend_rules.upload_problems(changed)[0].startswith("invalid v2 pipeline spec")
+    changed = json.loads(json.dumps(spec))
+    changed["pipelineInfo"]["name"] = "Taxi_Wide_Deep"
+    del changed["root"]["inputDefinitions"]["parameters"]["train_steps"]["defaultValue"]
+    problems = backend_rules.upload_problems(changed)
+    assert any("pipeline name 'Taxi_Wide_Deep'" in p for p in problems)
+    assert any("parameter train_steps is not optional" in p for p in problems)
+
+
+def _typed(title: str) -> pb.ArtifactTypeSchema:
+    return pb.ArtifactTypeSchema(instance_schema=f"title: {title}\ntype: object\n")
+
+
+def test_the_entry_point_types_what_kfp_hands_over_untyped():
+    executor_input = pb.ExecutorInput()
+    untyped = executor_input.inputs.artifacts["examples"].artifacts.add(name="7", uri="s3://b/e")
+    untyped.type.instance_schema = ""  # what KFP's driver passes on
+    executor_input.inputs.artifacts["schema"].artifacts.add(name="8", type=_typed("tfx.Schema"))
+    inputs_spec = pb.ComponentInputsSpec()
+    inputs_spec.artifacts["examples"].artifact_type.CopyFrom(_typed("tfx.Examples"))
+    inputs_spec.artifacts["schema"].artifact_type.CopyFrom(_typed("tfx.Other"))
+    fixed = json_format.Parse(
+        typed_executor_input(
+            json_format.MessageToJson(executor_input), json_format.MessageToJson(inputs_spec)
+        ),
+        pb.ExecutorInput(),
+    )
+    assert fixed.inputs.artifacts["examples"].artifacts[0].type == _typed("tfx.Examples")
+    assert fixed.inputs.artifacts["schema"].artifacts[0].type == _typed("tfx.Schema")
+    assert fixed.inputs.artifacts["examples"].artifacts[0].uri == "s3://b/e"
+
+
+def test_metadata_comes_back_from_mlmd_as_kfp_passes_it_on(tmp_path):
+    store = KfpMetadata(tmp_path / "mlmd.sqlite", "p", "run-1", "{}")
+    produced = pb.RuntimeArtifact(
+        name="blessing", uri="s3://b/blessing", type=_typed("tfx.ModelBlessing")
+    )
+    json_format.ParseDict(
+        {"blessed": 1, "current_model": "s3://b/m", "flag": True, "splits": ["a"]},
+        produced.metadata,
+    )
+    listed = pb.ArtifactList(artifacts=[produced])
+    execution = store.record("Evaluator", mlmd.Execution.COMPLETE, "fp", {}, {"blessing": listed})
+    (recorded,) = store.output_artifacts(execution).values()
+    kinds = {k: v.WhichOneof("value") for k, v in recorded.custom_properties.items()}
+    assert kinds["blessed"] == "double_value" and kinds["flag"] == "int_value"
+    assert kinds["splits"] == "struct_value"
+    assert recorded.custom_properties["display_name"].string_value == "blessing"
+    passed_on = to_runtime_artifact(recorded)
+    assert passed_on.name == str(recorded.id) and passed_on.uri == "s3://b/blessing"
+    assert passed_on.type.WhichOneof("kind") == "instance_schema"
+    assert passed_on.type.instance_schema == ""
+    metadata = json_format.MessageToDict(passed_on.metadata)
+    assert metadata["blessed"] == 1.0 and metadata["flag"] == 1.0
+    assert store.cached_execution("fp") == execution
+    assert store.cached_execution("other") is None
+
+
+def _executor_input(artifact_id: str, steps: float, uri: str) -> pb.ExecutorInput:
+    executor_input = pb.ExecutorInput()
+    executor_input.inputs.artifacts["examples"].artifacts.add(name=artifact_id, uri="s3://b/e")
+    executor_input.inputs.parameter_values["train_steps"].number_value = steps
+    executor_input.outputs.artifacts["model"].artifacts.add(
+        name="model", uri=uri, type=_typed("tfx.Model")
+    )
+    return executor_input
+
+
+def test_the_cache_key_is_kfps_inputs_outputs_and_container():
+    container = {"image": "img:1", "command": ["python"], "args": ["{{$}}"]}
+    key = tasks.fingerprint(_executor_input("7", 200, "s3://b/root/T/1/model"), container)
+    assert key == tasks.fingerprint(_executor_input("7", 200, "s3://b/root/T/2/model"), container)
+    assert key != tasks.fingerprint(_executor_input("9", 200, "s3://b/root/T/1/model"), container)
+    assert key != tasks.fingerprint(_executor_input("7", 300, "s3://b/root/T/1/model"), container)
+    assert key != tasks.fingerprint(
+        _executor_input("7", 200, "s3://b/root/T/1/model"), {**container, "image": "img:2"}
+    )
+
+
+def test_placeholders_are_substituted_as_the_launcher_does():
+    executor_input = _executor_input("7", 200, "s3://b/root/T/1/model")
+    command = tasks.compile_command(
+        executor_input,
+        ["run", "{{$}}", "--steps={{$.inputs.parameters['train_steps']}}",
+         "{{$.outputs.artifacts['model'].uri}}"],
+    )  # fmt: skip
+    assert json_format.Parse(command[1], pb.ExecutorInput()) == executor_input
+    assert command[2:] == ["--steps=200", "s3://b/root/T/1/model"]
+
+
+def test_local_paths_follow_the_launcher_and_stay_in_the_pod(tmp_path):
+    assert tasks.local_path(tmp_path, "s3://b/k/x") == tmp_path / "s3" / "b" / "k" / "x"
+    assert tasks.local_path(tmp_path, "gs://b/k") == tmp_path / "gcs" / "b" / "k"
+    with pytest.raises(tasks.UnsupportedError, match="unsupported storage scheme"):
+        tasks.local_path(tmp_path, "/mnt/volume/k")
+
+
+def test_the_image_context_is_what_the_dockerfile_copies(tmp_path):
+    image_env.build_context(PROJECT / "Dockerfile", tmp_path)
+    top = sorted(p.name for p in tmp_path.iterdir())
+    assert top == sorted(
+        ["README.md", "components", "kubeflow_runner.py", "local_runner.py", "modules",
+         "pipeline_def", "pyproject.toml", "requirements.lock", "scripts"]
+    )  # fmt: skip
+    assert [p.name for p in (tmp_path / "scripts").iterdir()] == ["install_image.sh"]
+    assert (tmp_path / "pipeline_def" / "schema" / "schema.pbtxt").is_file()
+
+
+def test_the_image_is_a_beam_sdk_container_of_the_locked_beam_with_graphviz():
+    dockerfile = (PROJECT / "Dockerfile").read_text()
+    locked = re.search(r"^apache-beam==([\d.]+)", (PROJECT / "requirements.lock").read_text(), re.M)
+    assert f"ARG BEAM_VERSION={locked.group(1)}" in dockerfile
+    assert "FROM apache/beam_python3.10_sdk:${BEAM_VERSION}" in dockerfile
+    assert "graphviz" in dockerfile and "ENTRYPOINT" not in dockerfile  # Beam's boot stays
+    installs = [line for line in dockerfile.splitlines() if line.startswith("RUN scripts/")]
+    assert installs == [
+        "RUN scripts/install_image.sh python --deps-only",
+        "RUN scripts/install_image.sh python",
+    ]

@@ -1,0 +1,146 @@
+"""``make kfp-local`` for real: the compiled spec's tasks, run as KFP runs them, twice.
+
+The first run has nothing serving and is judged on the absolute bound; the second,
+given a fraction of the train steps as a run-time parameter, reuses the cached steps,
+trains a weaker model and is compared with the model the first one pushed: above the
+absolute bound, but too far below the serving model to be blessed. A run on bad data
+stops at the validator, names the task and its log, and pushes nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import subprocess
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+from conftest import write_head
+
+from pipeline_def import node_ids as P
+from pipeline_def.summary import SUMMARY_FILE, RunSummary
+
+pytestmark = pytest.mark.slow
+
+PROJECT = Path(__file__).resolve().parent.parent
+SERVING = Path("kfp-local/serving")  # the served models' keys in the store's mirror
+CACHED_ON_SECOND_RUN = {
+    P.EXAMPLE_GEN,
+    P.STATISTICS_GEN,
+    P.SCHEMA_GEN,
+    P.CURATED_SCHEMA,
+    P.TRANSFORM,
+}
+
+
+def _harness(data_root: Path, output_dir: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "kfp_local", "--output-dir", str(output_dir),
+         "--data-root", str(data_root), *extra],
+        cwd=PROJECT, capture_output=True, text=True, timeout=1200, check=False,
+    )  # fmt: skip
+
+
+def _summary(output_dir: Path) -> dict:
+    return json.loads((output_dir / SUMMARY_FILE).read_text())
+
+
+def _task_lines(stdout: str) -> dict[str, str]:
+    found = {}
+    for line in stdout.splitlines():
+        match = re.fullmatch(r"  (\S+)\s+(ran|cached|failed)\s+[\d.]+ s", line)
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def _served(output_dir: Path) -> list[str]:
+    folder = output_dir / "bucket" / SERVING
+    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+
+@pytest.fixture(scope="module")
+def runs(
+    tmp_path_factory,
+) -> tuple[Path, subprocess.CompletedProcess, dict, subprocess.CompletedProcess]:
+    """Two harness runs on one output dir: (dir, first, first's summary, second)."""
+    data = tmp_path_factory.mktemp("kfp-data")
+    write_head(3000, data)
+    out = tmp_path_factory.mktemp("kfp-local")
+    first = _harness(data, out, "--train-steps", "200")
+    assert first.returncode == 0, first.stdout + first.stderr
+    first_summary = _summary(out)
+    # One epoch of 50 steps: the first run's model was best after its second epoch.
+    second = _harness(data, out, "--train-steps", "50")
+    assert second.returncode == 0, second.stdout + second.stderr
+    return out, first, first_summary, second
+
+
+def test_the_first_run_runs_every_task_and_is_judged_on_the_bound(runs):
+    out, first, summary, _ = runs
+    assert _task_lines(first.stdout) == dict.fromkeys(P.NODE_IDS, "ran")
+    assert summary["status"] == "succeeded" and summary["baseline"] is None
+    assert summary["blessed"] is True and summary["already_serving"] is False
+    assert 0.85 < summary["metrics"]["auc"] <= 1.0
+    assert summary["pushed_model_path"].startswith("s3://mlpipeline/kfp-local/serving/")
+    # The local runner's format, field for field.
+    assert set(summary) == {f.name for f in fields(RunSummary)}
+    assert set(summary["components"]) == set(P.NODE_IDS)
+
+
+def test_the_second_run_reuses_the_cache_and_is_gated_by_the_model_served(runs):
+    out, _, first_summary, second = runs
+    states = _task_lines(second.stdout)
+    assert {t for t, s in states.items() if s == "cached"} == CACHED_ON_SECOND_RUN
+    assert states[P.SERVING_BASELINE] == states[P.TRAINER] == states[P.PUSHER] == "ran"
+    summary = _summary(out)
+    first_version = first_summary["pushed_model_path"].rsplit("/", 1)[1]
+    assert summary["baseline"] == first_version
+    assert f"NOT blessed against serving version {first_version}" in second.stdout
+    # Above the absolute bound, but more than max_auc_drop below the model serving.
+    assert 0.90 <= summary["metrics"]["auc"] < first_summary["metrics"]["auc"] - 0.01
+    assert summary["blessed"] is False and summary["pushed_model_path"] is None
+    assert _served(out) == [first_version]
+
+
+def test_the_served_model_keeps_its_training_statistics(runs):
+    out, *_ = runs
+    for version in _served(out):
+        stats = out / "bucket" / SERVING / version / "assets.extra/training_statistics/Split-train"
+        assert (stats / "FeatureStats.pb").stat().st_size > 1000
+
+
+def test_the_reports_say_what_the_blessings_say(runs):
+    out, *_ = runs
+    reports = [p.read_text() for p in (out / "bucket").rglob("report/report.html")]
+    verdicts = sorted("NOT BLESSED" in text for text in reports)
+    assert verdicts == [False, True]  # the first run's report, and the gated second's
+    (gated,) = [text for text in reports if "NOT BLESSED" in text]
+    assert ">change<" in gated and ">FAIL<" in gated, "the failed change check is shown"
+
+
+def test_a_task_that_fails_is_named_with_its_log_and_nothing_is_pushed(runs, tmp_path):
+    out, *_ = runs
+    before = _served(out)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    with (PROJECT / "data" / "taxi.csv").open(newline="") as src:
+        rows = [row for _, row in zip(range(2000), csv.DictReader(src), strict=False)]
+    with (bad / "taxi.csv").open("w", newline="") as dst:
+        writer = csv.DictWriter(dst, [c for c in rows[0] if c != "fare"], extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    result = _harness(bad, out)
+    assert result.returncode == 1, result.stdout + result.stderr
+    (error,) = result.stderr.strip().splitlines()
+    log = out / "logs" / f"{P.EXAMPLE_VALIDATOR}.log"
+    assert error == f"error: {P.EXAMPLE_VALIDATOR} failed (exit 1): see {log}"
+    assert "fare: Column is completely missing" in log.read_text()
+    assert P.PUSHER not in _task_lines(result.stdout)
+    summary = _summary(out)
+    assert summary["status"] == "failed" and summary["failed_component"] == P.EXAMPLE_VALIDATOR
+    assert summary["pushed_model_path"] is None
+    assert _served(out) == before
