@@ -35,6 +35,7 @@ from tfx.utils import proto_utils
 
 from components import serving_layout
 from components.properties import ALREADY_SERVING
+from components.spec_extension import extended
 
 STATISTICS_KEY = "statistics"
 
@@ -135,18 +136,17 @@ class AtomicPushExecutor(pusher_executor.Executor):
         model_push.set_int_custom_property(ALREADY_SERVING, int(push.already_serving))
 
 
-class AtomicPusherSpec(component_spec.ComponentSpec):
+class AtomicPusherSpec(
+    extended(
+        standard_component_specs.PusherSpec,
+        inputs={
+            STATISTICS_KEY: component_spec.ChannelParameter(
+                type=tfx.types.standard_artifacts.ExampleStatistics, optional=True
+            )
+        },
+    )
+):
     """Pusher's spec, plus the statistics of the training data (optional)."""
-
-    PARAMETERS = standard_component_specs.PusherSpec.PARAMETERS
-    INPUTS = {
-        **standard_component_specs.PusherSpec.INPUTS,
-        STATISTICS_KEY: component_spec.ChannelParameter(
-            type=tfx.types.standard_artifacts.ExampleStatistics, optional=True
-        ),
-    }
-    OUTPUTS = standard_component_specs.PusherSpec.OUTPUTS
-    TYPE_ANNOTATION = standard_component_specs.PusherSpec.TYPE_ANNOTATION
 
 
 class AtomicPusher(base_component.BaseComponent):

@@ -29,6 +29,7 @@ from tfx.utils import json_utils, proto_utils
 
 from components.properties import BASELINE_VERSION
 from components.serving_baseline import serving_version
+from components.spec_extension import extended
 
 # The metric the blessing is gated on; eval_config names it so.
 GATED_METRIC = "auc"
@@ -60,11 +61,14 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
     ) -> None:
         """Evaluate like TFX's Evaluator, against the serving model when there is one."""
         exec_properties = dict(exec_properties)
+        min_auc = float(exec_properties[MIN_AUC_KEY])
+        if not 0.0 <= min_auc <= 1.0:
+            raise ValueError(f"min_auc must be in [0, 1], got {min_auc}")
         config = proto_utils.json_to_proto(
             exec_properties[standard_component_specs.EVAL_CONFIG_KEY], tfma.EvalConfig()
         )
         exec_properties[standard_component_specs.EVAL_CONFIG_KEY] = proto_utils.proto_to_json(
-            with_min_auc(config, float(exec_properties[MIN_AUC_KEY]))
+            with_min_auc(config, min_auc)
         )
         input_dict = dict(input_dict)
         baseline = input_dict.get(standard_component_specs.BASELINE_MODEL_KEY) or []
@@ -81,16 +85,13 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
         )
 
 
-class GatedEvaluatorSpec(component_spec.ComponentSpec):
+class GatedEvaluatorSpec(
+    extended(
+        standard_component_specs.EvaluatorSpec,
+        parameters={MIN_AUC_KEY: component_spec.ExecutionParameter(type=float)},
+    )
+):
     """Evaluator's spec, plus the AUC bound as a parameter of its own."""
-
-    PARAMETERS = {
-        **standard_component_specs.EvaluatorSpec.PARAMETERS,
-        MIN_AUC_KEY: component_spec.ExecutionParameter(type=float),
-    }
-    INPUTS = standard_component_specs.EvaluatorSpec.INPUTS
-    OUTPUTS = standard_component_specs.EvaluatorSpec.OUTPUTS
-    TYPE_ANNOTATION = standard_component_specs.EvaluatorSpec.TYPE_ANNOTATION
 
 
 class GatedEvaluator(base_component.BaseComponent):

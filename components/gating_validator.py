@@ -24,11 +24,12 @@ from tfx.components.example_validator import executor as validator_executor
 from tfx.components.statistics_gen import stats_artifact_utils
 from tfx.components.util import value_utils
 from tfx.dsl.components.base import base_component, executor_spec
-from tfx.types import artifact_utils, component_spec, standard_component_specs
+from tfx.types import artifact_utils, standard_component_specs
 from tfx.types.component_spec import ChannelParameter
 from tfx.utils import io_utils, json_utils
 
 from components.serving_baseline import serving_version
+from components.spec_extension import extended
 
 TRAIN, EVAL = "train", "eval"
 DRIFT_FILE = "DriftFromTrain.pb"
@@ -149,17 +150,17 @@ def _holds_other_train_split(previous: list[Any], statistics: Any) -> bool:
     return TRAIN in artifact_utils.decode_split_names(previous[0].split_names)
 
 
-class GatingValidatorSpec(component_spec.ComponentSpec):
+class GatingValidatorSpec(
+    extended(
+        standard_component_specs.ExampleValidatorSpec,
+        inputs={
+            PREVIOUS_STATISTICS_KEY: ChannelParameter(
+                type=tfx.types.standard_artifacts.ExampleStatistics, optional=True
+            )
+        },
+    )
+):
     """ExampleValidator's spec, plus the statistics to check drift against (optional)."""
-
-    PARAMETERS = standard_component_specs.ExampleValidatorSpec.PARAMETERS
-    INPUTS = {
-        **standard_component_specs.ExampleValidatorSpec.INPUTS,
-        PREVIOUS_STATISTICS_KEY: ChannelParameter(
-            type=tfx.types.standard_artifacts.ExampleStatistics, optional=True
-        ),
-    }
-    OUTPUTS = standard_component_specs.ExampleValidatorSpec.OUTPUTS
 
 
 class GatingExampleValidator(base_component.BaseComponent):

@@ -19,6 +19,8 @@ from tfx.dsl.components.base import base_component, executor_spec
 from tfx.types import component_spec, standard_component_specs
 from tfx.utils import json_utils, proto_utils
 
+from components.spec_extension import extended
+
 TRAIN_STEPS_KEY = "train_steps"
 
 
@@ -43,16 +45,13 @@ class StepsTrainerExecutor(trainer_executor.GenericExecutor):
         super().Do(input_dict, output_dict, exec_properties)
 
 
-class StepsTrainerSpec(component_spec.ComponentSpec):
+class StepsTrainerSpec(
+    extended(
+        standard_component_specs.TrainerSpec,
+        parameters={TRAIN_STEPS_KEY: component_spec.ExecutionParameter(type=int)},
+    )
+):
     """Trainer's spec, plus the training steps as a parameter of their own."""
-
-    PARAMETERS = {
-        **standard_component_specs.TrainerSpec.PARAMETERS,
-        TRAIN_STEPS_KEY: component_spec.ExecutionParameter(type=int),
-    }
-    INPUTS = standard_component_specs.TrainerSpec.INPUTS
-    OUTPUTS = standard_component_specs.TrainerSpec.OUTPUTS
-    TYPE_ANNOTATION = standard_component_specs.TrainerSpec.TYPE_ANNOTATION
 
 
 class StepsTrainer(base_component.BaseComponent):

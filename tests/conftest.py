@@ -40,6 +40,15 @@ def write_head(rows: int, folder: Path) -> Path:
     return target
 
 
+def save_scaler(folder: Path, weight: float) -> str:
+    """Save a tiny SavedModel whose ``f(x)`` is ``x * weight`` at ``folder``; its path."""
+    module = tf.Module()
+    module.w = tf.Variable(weight)
+    module.f = tf.function(lambda x: x * module.w, input_signature=[tf.TensorSpec([], tf.float32)])
+    tf.saved_model.save(module, str(folder))
+    return str(folder)
+
+
 @pytest.fixture(scope="session")
 def sample_rows() -> list[dict[str, str]]:
     """The first 400 rows of the shipped data, as CSV strings by column."""

@@ -4,22 +4,15 @@ from pathlib import Path
 
 import pytest
 import tensorflow as tf
+from conftest import save_scaler
 
 from components import atomic_pusher
 from components.atomic_pusher import push_model
 
 
-def _save(folder: Path, weight: float) -> str:
-    module = tf.Module()
-    module.w = tf.Variable(weight)
-    module.f = tf.function(lambda x: x * module.w, input_signature=[tf.TensorSpec([], tf.float32)])
-    tf.saved_model.save(module, str(folder))
-    return str(folder)
-
-
 @pytest.fixture
 def models(tmp_path) -> tuple[str, str]:
-    return _save(tmp_path / "a", 1.0), _save(tmp_path / "b", 2.0)
+    return save_scaler(tmp_path / "a", 1.0), save_scaler(tmp_path / "b", 2.0)
 
 
 def _listing(base: Path) -> list[str]:

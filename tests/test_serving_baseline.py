@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 import tensorflow as tf
+from conftest import save_scaler
 from tfx import v1 as tfx
 from tfx.types import artifact_utils
 
@@ -12,14 +13,6 @@ from components.gating_validator import _holds_other_train_split
 from components.serving_baseline import ServingBaseline, serving_version
 
 _artifacts = tfx.types.standard_artifacts
-
-
-def _save(folder: Path, weight: float) -> str:
-    module = tf.Module()
-    module.w = tf.Variable(weight)
-    module.f = tf.function(lambda x: x * module.w, input_signature=[tf.TensorSpec([], tf.float32)])
-    tf.saved_model.save(module, str(folder))
-    return str(folder)
 
 
 def _statistics(folder: Path, content: bytes) -> str:
@@ -48,9 +41,9 @@ def test_nothing_serving_gives_empty_outputs_that_say_so(tmp_path):
 
 def test_the_newest_version_and_its_training_statistics_are_copied(tmp_path):
     serving = tmp_path / "serving"
-    push_model(_save(tmp_path / "a", 1.0), str(serving), now=1_700_000_000)
+    push_model(save_scaler(tmp_path / "a", 1.0), str(serving), now=1_700_000_000)
     newest = push_model(
-        _save(tmp_path / "b", 2.0),
+        save_scaler(tmp_path / "b", 2.0),
         str(serving),
         now=1_700_000_001,
         train_statistics_dir=_statistics(tmp_path / "stats", b"train statistics"),
@@ -66,7 +59,7 @@ def test_the_newest_version_and_its_training_statistics_are_copied(tmp_path):
 
 def test_a_version_pushed_without_statistics_gives_no_drift_reference(tmp_path):
     serving = tmp_path / "serving"
-    push_model(_save(tmp_path / "a", 1.0), str(serving), now=1_700_000_000)
+    push_model(save_scaler(tmp_path / "a", 1.0), str(serving), now=1_700_000_000)
     model, statistics = _baseline(serving, tmp_path / "out")
     assert serving_version(model) == "1700000000"
     assert artifact_utils.decode_split_names(statistics.split_names) == []
