@@ -145,3 +145,5 @@ class PipelineConfig:
             raise ValueError(f"max_auc_drop must be >= 0, got {self.max_auc_drop}")
         if not self.split_buckets or any(n < 1 for _, n in self.split_buckets):
             raise ValueError(f"split_buckets need positive counts, got {self.split_buckets}")
+        if any(r.cpu <= 0 or r.memory_gb <= 0 for r in self.resources):
+            raise ValueError(f"resources need positive CPU and memory, got {self.resources}")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from google.protobuf import json_format
 
-from components.gated_evaluator import GATED_METRIC, with_min_auc
+from components.gated_evaluator import GATED_METRIC, GatedEvaluatorExecutor, with_min_auc
+from components.steps_trainer import StepsTrainerExecutor
 from modules import features as F
 from pipeline_def import evaluation as E
 from pipeline_def.review import SLICE_COLUMNS_SHOWN
@@ -50,3 +52,20 @@ def test_every_metric_the_reviews_show_is_computed():
     computed = {name for _, name in E.METRICS}
     assert {name for name, _ in TABLE_COLUMNS} <= computed
     assert {name for name, _ in SLICE_COLUMNS_SHOWN} <= computed
+
+
+@pytest.mark.parametrize(
+    ("executor", "properties", "message"),
+    [
+        (
+            GatedEvaluatorExecutor,
+            {"min_auc": 1.5, "eval_config": "{}"},
+            r"min_auc must be in \[0, 1\]",
+        ),
+        (StepsTrainerExecutor, {"train_steps": 0}, "train_steps must be positive"),
+    ],
+)
+def test_run_time_values_out_of_range_stop_the_step(executor, properties, message):
+    # A run started from the KFP UI can set them to anything: refused before any work.
+    with pytest.raises(ValueError, match=message):
+        executor().Do({}, {}, properties)

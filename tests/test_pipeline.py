@@ -4,7 +4,7 @@ import pytest
 from tfx.v1.dsl.experimental import RuntimeParameter
 
 from pipeline_def import node_ids as P
-from pipeline_def.config import PipelineConfig, SqliteMetadata
+from pipeline_def.config import PipelineConfig, Resources, SqliteMetadata
 from pipeline_def.orchestrate import local_ir
 from pipeline_def.pipeline import create_pipeline
 
@@ -105,6 +105,8 @@ def test_config_is_frozen_and_validated(config):
         dataclasses.replace(config, min_auc=1.5)
     with pytest.raises(ValueError, match="train_steps"):
         dataclasses.replace(config, train_steps=0)
+    with pytest.raises(ValueError, match="resources"):
+        dataclasses.replace(config, resources=(Resources(P.TRAINER, cpu=0, memory_gb=4),))
 
 
 def test_the_vertex_variant_resolves_the_baseline_and_drift_reference_instead(config):
