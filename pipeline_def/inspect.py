@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
+from components.properties import ALREADY_SERVING, BASELINE_VERSION, SERVING_VERSION
 from pipeline_def import node_ids as ids
 from pipeline_def.config import PipelineConfig
 from pipeline_def.quiet import quiet_libraries
@@ -37,14 +38,17 @@ from pipeline_def.store import (
 )
 
 EXIT_OK, EXIT_NOT_FOUND = 0, 2
-# Artifact properties worth a column: splits, blessing, push, schema version.
+# Artifact properties worth a column: splits, blessing and its baseline, push, the
+# serving version a baseline holds, schema version.
 KEY_PROPERTIES = (
     "split_names",
     "span",
     "blessed",
+    BASELINE_VERSION,
     "pushed",
     "pushed_version",
-    "already_serving",
+    ALREADY_SERVING,
+    SERVING_VERSION,
     "sha256",
 )
 # Execution properties too bulky for a tree line (the JSON output keeps them).
@@ -220,7 +224,9 @@ def print_tree(node: dict[str, Any], out: TextIO, prefix: str = "", last: bool =
     branch = "" if not prefix and last else ("└─ " if last else "├─ ")
     key = f"{node['key']}: " if node["key"] else ""
     props = " ".join(
-        f"{k}={_short(v)}" for k, v in node["properties"].items() if k in KEY_PROPERTIES
+        f"{k}={_short(v)}"
+        for k, v in node["properties"].items()
+        if k in KEY_PROPERTIES and v != ""  # "": no baseline, nothing serving
     )
     print(f"{prefix}{branch}{key}{node['type']} #{node['id']} {props}".rstrip(), file=out)
     child = prefix + ("" if not branch else ("   " if last else "│  "))

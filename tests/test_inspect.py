@@ -58,11 +58,17 @@ def test_lineage_of_the_pushed_model_reaches_the_input_files(first_run, small_da
     assert result.returncode == 0, result.stderr
     tree = json.loads(result.stdout)
     assert tree["type"] == "PushedModel" and tree["properties"]["pushed"] == 1
-    assert {P.PUSHER, P.EVALUATOR, P.TRAINER, P.TRANSFORM, P.EXAMPLE_GEN, P.CURATED_SCHEMA} <= (
-        lineage_components(tree)
-    )
+    assert {
+        P.PUSHER, P.EVALUATOR, P.TRAINER, P.TRANSFORM, P.EXAMPLE_GEN, P.CURATED_SCHEMA,
+        P.SERVING_BASELINE,
+    } <= lineage_components(tree)  # fmt: skip
     trainer = next(i for i in tree["produced_by"]["inputs"] if i["key"] == "model")
-    assert json.loads(trainer["produced_by"]["parameters"]["train_args"])["num_steps"] == 300
+    assert trainer["produced_by"]["parameters"]["train_steps"] == 300
+    blessing = next(i for i in tree["produced_by"]["inputs"] if i["key"] == "model_blessing")
+    baseline = next(i for i in blessing["produced_by"]["inputs"] if i["key"] == "baseline_model")
+    # Nothing served before the first run: an empty baseline, judged on the bound alone.
+    assert baseline["properties"]["serving_version"] == ""
+    assert blessing["properties"]["baseline_version"] == ""
     examples = trainer["produced_by"]["inputs"][0]
     assert examples["type"] == "Examples"
     params = examples["produced_by"]["parameters"]
