@@ -18,8 +18,7 @@ RUN apt-get update \
 
 # Keras 2 (tf_keras) for TFX, TFT and TFMA; the project's packages also set it.
 ENV TF_USE_LEGACY_KERAS=1 \
-    PYTHONUNBUFFERED=1 \
-    UV_COMPILE_BYTECODE=1
+    PYTHONUNBUFFERED=1
 
 WORKDIR /src
 COPY requirements.lock pyproject.toml README.md ./

@@ -15,8 +15,8 @@ lock="$project/requirements.lock"
 uv_version=$(sed -n 's/^uv==\([^ ]*\).*/\1/p' "$lock")
 "$python" -m pip install --quiet --disable-pip-version-check "uv==$uv_version"
 uv=$("$python" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/uv
-"$uv" pip install --quiet --python "$python" --require-hashes -r "$lock"
+"$uv" pip install --quiet --compile-bytecode --python "$python" --require-hashes -r "$lock"
 [ "${2:-}" = "--deps-only" ] && exit 0
 # setuptools comes from the lock: the build uses what was locked, not a fresh download.
-"$uv" pip install --quiet --python "$python" --no-deps --no-build-isolation \
+"$uv" pip install --quiet --compile-bytecode --python "$python" --no-deps --no-build-isolation \
   --reinstall-package taxi-wide-deep "$project"
