@@ -27,6 +27,10 @@ from pipeline_def.progress import logs_to_file
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 ENV_PREFIX = "TAXI_KFP_"
+# KFP's launcher takes object-store roots only (gs://, s3://, minio://:
+# backend/src/v2/objectstore/config.go), and TensorFlow has no minio:// filesystem:
+# KFP's MinIO is reached through s3:// and an S3 endpoint (see the README).
+SCHEMES = ("gs://", "s3://")
 
 
 def _env_name(flag: str) -> str:
@@ -72,10 +76,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _uri(flag: str, value: str) -> str:
+    """``value`` without a trailing slash; ValueError naming ``flag`` unless gs:// or s3://."""
+    if not value.startswith(SCHEMES) or not value.split("://", 1)[1].strip("/"):
+        raise ValueError(
+            f"--{flag} {value!r} must be a gs:// or s3:// URI with a bucket: Kubeflow's "
+            "launcher keeps artifacts in object storage only, and TensorFlow reaches KFP's "
+            "MinIO through s3://"
+        )
+    return value.rstrip("/")
+
+
 def build_config(args: argparse.Namespace) -> PipelineConfig:
     """The pipeline config for a cluster; ValueError naming a bad or missing flag."""
-    from pipeline_def.orchestrate import check_kubeflow_uri
-
     for flag in ("image", "pipeline-root", "data-root"):
         if not getattr(args, flag.replace("-", "_")):
             raise ValueError(f"--{flag} is required (or {_env_name(flag)})")
@@ -83,11 +96,11 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
         raise ValueError(
             f"--output {args.output} must end in .yaml: KFP uploads a PipelineSpec YAML"
         )
-    root = check_kubeflow_uri("--pipeline-root", args.pipeline_root)
+    root = _uri("pipeline-root", args.pipeline_root)
     return PipelineConfig(
         pipeline_root=root,
-        data_root=check_kubeflow_uri("--data-root", args.data_root),
-        serving_dir=check_kubeflow_uri("--serving-dir", args.serving_dir or f"{root}/serving"),
+        data_root=_uri("data-root", args.data_root),
+        serving_dir=_uri("serving-dir", args.serving_dir or f"{root}/serving"),
         metadata=None,  # Kubeflow provides the ML-Metadata store.
         train_steps=args.train_steps,
         min_auc=args.min_auc,

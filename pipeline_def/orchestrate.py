@@ -159,24 +159,6 @@ def write_spec(spec: dict[str, Any], path: Path, platform: dict[str, Any] | None
     return path
 
 
-# Where a Kubeflow run's artifacts, data and served models may live. KFP's launcher
-# takes object-store roots only (gs://, s3://, minio://: backend/src/v2/objectstore/
-# config.go), and TensorFlow has no minio:// filesystem: KFP's MinIO is reached
-# through s3:// and an S3 endpoint (see the README).
-KUBEFLOW_SCHEMES = ("gs://", "s3://")
-
-
-def check_kubeflow_uri(flag: str, value: str) -> str:
-    """``value`` without a trailing slash; ValueError naming ``flag`` unless gs:// or s3://."""
-    if not value.startswith(KUBEFLOW_SCHEMES) or len(value.split("://", 1)[1].strip("/")) == 0:
-        raise ValueError(
-            f"{flag} {value!r} must be a gs:// or s3:// URI with a bucket: Kubeflow's launcher "
-            "keeps artifacts in object storage only, and TensorFlow reaches KFP's MinIO "
-            "through s3://"
-        )
-    return value.rstrip("/")
-
-
 def compile_package(
     config: PipelineConfig, image: str, output: Path, s3: S3Access | None = None
 ) -> Path:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -314,3 +316,17 @@ def test_a_run_is_started_with_the_pipeline_root(tmp_path, kfp_api, capsys):
     assert run["runtime_config"]["pipeline_root"] == ROOT
     assert run["pipeline_spec"]["schemaVersion"] == "2.1.0"
     assert f"started run: {kfp_api}/#/runs/details/r-1" in capsys.readouterr().out
+
+
+@pytest.mark.slow  # a fresh interpreter importing TFX
+def test_the_console_gets_one_line_and_the_library_chatter_goes_to_the_log(tmp_path):
+    output = tmp_path / "pipeline.yaml"
+    result = subprocess.run(
+        [sys.executable, str(PROJECT / "kubeflow_runner.py"), "--image", IMAGE, *ROOTS,
+         "--output", str(output)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"compiled taxi-wide-deep to {output} (image {IMAGE})\n"
+    assert result.stderr == ""
+    assert "tensorflow" in (tmp_path / "pipeline.log").read_text()
