@@ -7,3 +7,7 @@ compiled YAML as KFP's driver and launcher do (kubeflow/pipelines,
 installed into a separate environment as the image installs it, artifacts in an
 S3-compatible store on 127.0.0.1, and ML-Metadata recording each task.
 """
+
+
+class SetupError(RuntimeError):
+    """The image, the store or the package could not be made; the message says where to look."""

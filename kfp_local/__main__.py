@@ -29,7 +29,7 @@ from typing import Any, TextIO
 
 import yaml
 
-from kfp_local import backend_rules, image_env, object_store, tasks
+from kfp_local import SetupError, backend_rules, image_env, object_store, tasks
 from kfp_local.metadata import KfpMetadata, session_info
 from pipeline_def.config import DEFAULT_DATA_ROOT, DEFAULT_OUTPUT_DIR
 from pipeline_def.progress import format_component_line, logs_to_file
@@ -98,7 +98,12 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
     started = time.monotonic()
     logs = out / "logs"
     print(f"Installing the image environment in {out / 'image-env'}", flush=True)
-    image = image_env.install(out / "image-env", logs / "install.log")
+    try:
+        image = image_env.install(out / "image-env", logs / "install.log")
+    except subprocess.CalledProcessError as err:
+        raise SetupError(
+            f"installing the image failed ({err}): see {logs / 'install.log'}"
+        ) from err
     values = {
         name: value
         for name, value in (("train_steps", args.train_steps), ("min_auc", args.min_auc))
@@ -106,7 +111,10 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
     }
     with object_store.running_store(out / "bucket", logs / "s3-server.log") as store:
         store.replace_folder(args.data_root, f"{PREFIX}/data")
-        package = _compile(image, store, out)
+        try:
+            package = _compile(image, store, out)
+        except subprocess.CalledProcessError as err:
+            raise SetupError(f"compiling the package failed: see {out / 'pipeline.log'}") from err
         spec, *platform = yaml.safe_load_all(package.read_text())
         problems = _problems(spec, values)
         if problems:
@@ -153,7 +161,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
     with logs_to_file(logs / "harness.log", verbose=False) as people:
-        return _run(args, out, people)
+        try:
+            return _run(args, out, people)
+        except SetupError as err:
+            print(f"error: {err}", file=people)
+            return EXIT_FAILED
 
 
 if __name__ == "__main__":

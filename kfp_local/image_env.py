@@ -17,6 +17,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from kfp_local import SetupError
+
 PROJECT = Path(__file__).resolve().parent.parent
 # The image's own variables (the Dockerfile's ENV).
 IMAGE_VARIABLES = {"TF_USE_LEGACY_KERAS": "1", "PYTHONUNBUFFERED": "1"}
@@ -120,4 +122,4 @@ def _check_installed(env: ImageEnv) -> None:
     sources = [PROJECT / package for package in PACKAGES]
     inside = [f for f in found if any(Path(f).resolve().is_relative_to(s) for s in sources)]
     if inside:
-        raise RuntimeError(f"the image imports the checkout, not its own copy: {inside}")
+        raise SetupError(f"the image imports the checkout, not its own copy: {inside}")

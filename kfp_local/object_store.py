@@ -21,6 +21,8 @@ from pathlib import Path
 
 import boto3
 
+from kfp_local import SetupError
+
 BUCKET = "mlpipeline"  # KFP's own bucket name
 # Credentials of the Kubernetes secret the steps read them from (MinIO's keys in KFP's
 # mlpipeline-minio-artifact secret are called accesskey and secretkey).
@@ -107,7 +109,7 @@ def _wait_for(port: int, process: subprocess.Popen, log: Path) -> None:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
         if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the S3 server did not start: {log.read_text()[-2000:]}")
+            raise SetupError(f"the S3 server did not start: see {log}")
         time.sleep(0.2)
 
 
