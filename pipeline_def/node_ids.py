@@ -30,6 +30,12 @@ NODE_IDS: tuple[str, ...] = (
 )
 # Nodes whose output depends on state outside their inputs: never served from a cache.
 UNCACHED: tuple[str, ...] = (SERVING_BASELINE,)
+# On Kubeflow, ExampleGen too. TFX fingerprints the input files in ExampleGen's driver,
+# which the compiled spec runs as a `lifecycle.preCacheCheck` hook; open-source KFP
+# never runs that hook (nothing in kubeflow/pipelines' backend/src reads it), so its
+# cache key holds the data root's URI only, and new files under the same root would be
+# served the old examples.
+KUBEFLOW_UNCACHED: tuple[str, ...] = (*UNCACHED, EXAMPLE_GEN)
 # Vertex AI Pipelines only (open-source KFP cannot run Resolver steps): they stand in
 # for ServingBaseline there, resolving the latest blessed model and statistics in MLMD.
 BASELINE_RESOLVER = "LatestBlessedModelResolver"

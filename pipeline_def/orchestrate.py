@@ -1,8 +1,9 @@
 """The one definition compiled for each orchestrator: the local IR and the Kubeflow spec.
 
-Both apply the same per-node rule TFX's DSL cannot express: the nodes in
+Both apply a per-node rule TFX's DSL cannot express: the nodes in
 ``node_ids.UNCACHED`` read state outside their inputs and are never served from a
-cache (TFX sets caching for a whole pipeline only). The Kubeflow spec also gets the
+cache (TFX sets caching for a whole pipeline only); on Kubeflow, ExampleGen is not
+cached either (see ``node_ids.KUBEFLOW_UNCACHED``). The Kubeflow spec also gets the
 config's CPU and memory requests (TFX's own route, a node's platform config, makes
 the local orchestrator refuse the pipeline).
 """
@@ -22,7 +23,7 @@ from tfx.dsl.compiler import compiler
 from tfx.proto.orchestration import pipeline_pb2
 
 from pipeline_def.config import PipelineConfig
-from pipeline_def.node_ids import UNCACHED
+from pipeline_def.node_ids import KUBEFLOW_UNCACHED, UNCACHED
 from pipeline_def.pipeline import create_pipeline
 
 # Every container step runs this module (see pipeline_def.kfp_entrypoint).
@@ -118,7 +119,7 @@ def kubeflow_spec(config: PipelineConfig, image: str) -> dict[str, Any]:
     for name, default in _runtime_defaults(pipeline).items():
         parameters[name]["defaultValue"] = default
     tasks = spec["root"]["dag"]["tasks"]
-    for name in set(UNCACHED) & set(tasks):
+    for name in set(KUBEFLOW_UNCACHED) & set(tasks):
         tasks[name]["cachingOptions"] = {"enableCache": False}
     for request in config.resources:
         label = spec["components"][tasks[request.node]["componentRef"]["name"]]["executorLabel"]

@@ -147,12 +147,16 @@ def test_every_step_runs_the_image_through_the_fixed_entry_point(spec):
         assert "--json_serialized_inputs_spec_args" in container["args"], name
 
 
-def test_only_the_serving_baseline_is_never_served_from_the_cache(spec):
+def test_the_serving_baseline_and_example_gen_are_never_served_from_the_cache(spec):
     caching = {
         name: task["cachingOptions"].get("enableCache", False)
         for name, task in spec["root"]["dag"]["tasks"].items()
     }
-    assert caching == {name: name not in P.UNCACHED for name in P.NODE_IDS}
+    assert caching == {name: name not in P.KUBEFLOW_UNCACHED for name in P.NODE_IDS}
+    assert set(P.KUBEFLOW_UNCACHED) == {P.SERVING_BASELINE, P.EXAMPLE_GEN}
+    # KFP would skip the hook where TFX fingerprints the input files for its cache.
+    label = spec["components"][P.EXAMPLE_GEN]["executorLabel"]
+    assert "preCacheCheck" in spec["deploymentSpec"]["executors"][label]["container"]["lifecycle"]
 
 
 def test_heavy_steps_request_cpu_and_memory_from_the_config(spec):
