@@ -66,9 +66,11 @@ def test_lineage_of_the_pushed_model_reaches_the_input_files(first_run, small_da
     assert trainer["produced_by"]["parameters"]["train_steps"] == 300
     blessing = next(i for i in tree["produced_by"]["inputs"] if i["key"] == "model_blessing")
     baseline = next(i for i in blessing["produced_by"]["inputs"] if i["key"] == "baseline_model")
-    # Nothing served before the first run: an empty baseline, judged on the bound alone.
-    assert baseline["properties"]["serving_version"] == ""
-    assert blessing["properties"]["baseline_version"] == ""
+    # The blessing names the version its baseline held: "" when nothing served (the
+    # first run), else a version of the serving dir (after the rerun test).
+    version = baseline["properties"]["serving_version"]
+    assert blessing["properties"]["baseline_version"] == version
+    assert version in {"", *(p.name for p in (output_dir / "serving").iterdir())}
     examples = trainer["produced_by"]["inputs"][0]
     assert examples["type"] == "Examples"
     params = examples["produced_by"]["parameters"]
