@@ -98,7 +98,8 @@ def _runs(store: metadata_store.MetadataStore, pipeline_name: str) -> Iterator[P
                 node_of[execution.id] = ctx.name[len(prefix) :]
     run_contexts = sorted(
         store.get_contexts_by_type(PIPELINE_RUN),
-        key=lambda ctx: ctx.create_time_since_epoch,
+        # Ids break ties: two runs registered in the same millisecond.
+        key=lambda ctx: (ctx.create_time_since_epoch, ctx.id),
         reverse=True,
     )
     for ctx in run_contexts:
