@@ -13,7 +13,7 @@ UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer clean system-deps kfp-local
+.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset clean system-deps kfp-local dataset
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -32,6 +32,9 @@ system-deps:  ## Install the Debian packages the tests need (when root and missi
 
 run: $(STAMP)  ## Run the whole pipeline locally on the shipped data.
 	$(PY) local_runner.py $(ARGS)
+
+dataset: $(STAMP)  ## Draft a dataset from a CSV: NAME=.. CSV=.. LABEL=.. POSITIVE=.. [ARGS=--overwrite].
+	$(PY) -m pipeline_def.draft_dataset "$(NAME)" "$(CSV)" "$(LABEL)" "$(POSITIVE)" $(ARGS)
 
 kfp-local: $(STAMP)  ## Compile for Kubeflow and run every task of the spec here, as KFP would.
 	$(PY) -m kfp_local $(ARGS)
@@ -57,6 +60,9 @@ bench-scale: $(STAMP)  ## Full runs on 15k, 150k and 1.5M generated rows (about 
 
 bench-trainer: $(STAMP)  ## The Trainer's input pipeline against in-memory tensors (after make run).
 	$(PY) scripts/bench_trainer.py $(ARGS)
+
+bench-dataset: $(STAMP)  ## The model's AUC against tuned boosted trees (ARGS="--dataset NAME", after its run).
+	$(PY) scripts/bench_dataset.py $(ARGS)
 
 clean:  ## Remove run outputs (not the environment).
 	rm -rf outputs

@@ -1,7 +1,8 @@
 """Compile the pipeline for Kubeflow Pipelines, and optionally start a run there.
 
     python kubeflow_runner.py --image IMAGE --pipeline-root URI --data-root URI
-        [--output pipeline.yaml] [--serving-dir URI] [--train-steps N] [--min-auc X]
+        [--dataset NAME] [--output pipeline.yaml] [--serving-dir URI] [--train-steps N]
+        [--min-auc X]
         [--s3-endpoint URL] [--s3-secret NAME] [--beam-arg=--runner=... ...] [--vertex]
         [--endpoint URL [--experiment NAME] [--run-name NAME]]
 
@@ -22,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from modules import datasets
 from pipeline_def.config import PipelineConfig
 from pipeline_def.progress import logs_to_file
 
@@ -59,9 +61,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--output", type=Path, default=Path(env(_env_name("output"), "pipeline.yaml"))
     )
-    parser.add_argument("--experiment", default=env(_env_name("experiment"), "taxi-wide-deep"))
+    parser.add_argument(
+        "--dataset",
+        default=env(_env_name("dataset"), datasets.DEFAULT),
+        help="the dataset declared in modules/datasets/NAME (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--experiment", default=env(_env_name("experiment")), help="default: the pipeline's name"
+    )
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
-    parser.add_argument("--min-auc", type=float, default=PipelineConfig.min_auc)
+    parser.add_argument("--min-auc", type=float, default=None, help="default: the dataset's bound")
     parser.add_argument(
         "--beam-arg", action="append", default=[], metavar="ARG",
         help="a Beam pipeline argument for every Beam step (repeat), "
@@ -98,6 +107,7 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
         )
     root = _uri("pipeline-root", args.pipeline_root)
     return PipelineConfig(
+        dataset=args.dataset,
         pipeline_root=root,
         data_root=_uri("data-root", args.data_root),
         serving_dir=_uri("serving-dir", args.serving_dir or f"{root}/serving"),
@@ -132,7 +142,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         try:
             url = submit_run(
-                package, args.endpoint, config.pipeline_root, args.experiment, args.run_name
+                package,
+                args.endpoint,
+                config.pipeline_root,
+                args.experiment or config.pipeline_name,
+                args.run_name,
             )
         except SubmitError as err:
             print(

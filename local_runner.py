@@ -1,8 +1,8 @@
 """Run the pipeline on this machine with TFX's LocalDagRunner.
 
-    python local_runner.py [--data-root DIR] [--output-dir DIR] [--metadata URI]
-                           [--train-steps N] [--eval-steps N] [--hparam NAME=VALUE ...]
-                           [--beam-arg ARG ...] [--verbose]
+    python local_runner.py [--dataset NAME] [--data-root DIR] [--output-dir DIR]
+                           [--metadata URI] [--train-steps N] [--eval-steps N]
+                           [--hparam NAME=VALUE ...] [--beam-arg ARG ...] [--verbose]
 
 Prints one line per component and a closing summary; the full log goes to
 ``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
@@ -24,12 +24,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
+from modules import datasets
 from modules.hparams import HParams
 from pipeline_def.config import (
-    DEFAULT_DATA_ROOT,
+    DEFAULT_PIPELINE_NAME,
     MetadataStore,
     PipelineConfig,
     beam_args_for,
+    output_dir_for,
+    sample_data,
     split_for,
 )
 from pipeline_def.data_check import DataRootError, check_data_root
@@ -46,10 +49,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line; defaults come from the pipeline config."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
+        "--dataset",
+        default=datasets.DEFAULT,
+        help="the dataset declared in modules/datasets/NAME (default: %(default)s)",
+    )
+    parser.add_argument(
         "--data-root",
         type=Path,
-        default=DEFAULT_DATA_ROOT,
-        help="folder of CSV files (default: the shipped sample)",
+        default=None,
+        help="folder of CSV files (default: the dataset's sample, data/NAME.csv)",
     )
     add_store_arguments(parser)
     parser.add_argument(
@@ -92,9 +100,22 @@ def parse_hparams(pairs: Sequence[str]) -> dict[str, object]:
     return overrides
 
 
+def data_input(args: argparse.Namespace) -> tuple[Path, str]:
+    """The data root and the pattern of its files ExampleGen reads.
+
+    Without ``--data-root``, the dataset's sample alone (``data/`` holds every
+    dataset's sample); with it, every CSV file of the folder.
+    """
+    if args.data_root is None:
+        sample = sample_data(args.dataset)
+        return sample.parent, sample.name
+    return args.data_root, PipelineConfig.input_pattern
+
+
 def build_config(args: argparse.Namespace, input_bytes: int) -> PipelineConfig:
     """The pipeline config for a local run: everything under the output dir."""
     out = args.output_dir.resolve()
+    data_root, pattern = data_input(args)
     beam_args = (
         args.beam_arg
         if args.beam_arg is not None
@@ -105,7 +126,9 @@ def build_config(args: argparse.Namespace, input_bytes: int) -> PipelineConfig:
         hparams=HParams.with_overrides(parse_hparams(args.hparam)),
         split_buckets=split_for(input_bytes),
         pipeline_root=str(out / "pipeline"),
-        data_root=str(args.data_root.resolve()),
+        data_root=str(data_root.resolve()),
+        input_pattern=pattern,
+        dataset=args.dataset,
         serving_dir=str(out / "serving"),
         metadata=metadata_for(out, args.metadata),
         train_steps=args.train_steps,
@@ -118,13 +141,17 @@ def _one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text[-1] if text else ''}"
 
 
-def review_command(store: MetadataStore, run_id: str | None) -> str:
+def review_command(
+    store: MetadataStore, run_id: str | None, pipeline_name: str = DEFAULT_PIPELINE_NAME
+) -> str:
     """The command that reviews a run, naming its store and the run itself.
 
     The run is named because a shared store's newest run may be someone else's; the
     interpreter is this one, which has the project installed, whatever the shell's is.
     """
     command = f"{shlex.quote(sys.executable)} -m pipeline_def.review {store_flags(store)}"
+    if pipeline_name != DEFAULT_PIPELINE_NAME:
+        command += f" --pipeline-name {pipeline_name}"
     return f"{command} --run {run_id}" if run_id else command
 
 
@@ -194,7 +221,11 @@ def run(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)
     S.write_json(summary, output_dir)
-    S.print_closing(summary, sys.stdout, review_command(config.metadata, summary.run_id))
+    S.print_closing(
+        summary,
+        sys.stdout,
+        review_command(config.metadata, summary.run_id, config.pipeline_name),
+    )
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if failed else EXIT_OK
@@ -204,7 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: check the input, build the config, run."""
     args = parse_args(argv)
     try:
-        files = check_data_root(args.data_root, PipelineConfig.input_pattern)
+        datasets.load(args.dataset)
+        args.output_dir = output_dir_for(args.dataset, args.output_dir)
+        files = check_data_root(*data_input(args))
         config = build_config(args, sum(f.stat().st_size for f in files))
     except (DataRootError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)

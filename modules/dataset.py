@@ -9,8 +9,6 @@ import tensorflow_transform as tft
 from tfx.v1.components import DataAccessor
 from tfx_bsl.public import tfxio
 
-from modules import features as F
-
 AUTOTUNE = tf.data.AUTOTUNE
 
 
@@ -20,12 +18,13 @@ def make_dataset(
     tf_transform_output: tft.TFTransformOutput,
     batch_size: int,
     *,
+    label: str,
     training: bool,
     cache: bool,
     shuffle_buffer: int,
     seed: int,
 ) -> tf.data.Dataset:
-    """(transformed features, label) batches of ``batch_size`` that repeat forever.
+    """(transformed features, ``label``'s values) batches of ``batch_size`` that repeat forever.
 
     Reads the raw examples with parallel reads and parsing and applies Transform's
     graph to each batch, through the same Keras layer the serving signatures use.
@@ -48,7 +47,6 @@ def make_dataset(
         file_pattern, options, tf_transform_output.raw_metadata.schema
     )
     transform = tf_transform_output.transform_features_layer()
-    label = F.transformed_name(F.LABEL.name)
 
     def apply_transform(raw: dict) -> tuple[dict, tf.Tensor]:
         features = transform(raw)

@@ -1,9 +1,11 @@
 """Serving signatures and the SavedModel export.
 
-- ``serving_default``: serialized raw ``tf.Example``s (no label) -> tip probability.
+- ``serving_default``: serialized raw ``tf.Example``s (no label) -> the label's
+  probability, under the dataset's ``prediction_key``.
   Transform's graph runs inside, so serving sees exactly the training features.
 - ``serving_raw``: the raw columns as named tensors, one value per example, for
-  REST clients that send JSON instead of serialized protos.
+  REST clients that send JSON instead of serialized protos (each argument is named
+  as its column, any character other than a letter, digit or ``_`` as ``_``).
 - ``transform_features``: serialized raw examples -> transformed features (label
   included), which TFMA uses to compute the label during evaluation.
 """
@@ -13,20 +15,21 @@ from __future__ import annotations
 import tensorflow as tf
 import tensorflow_transform as tft
 
-from modules import features as F
+from modules.features import Dataset, transformed_name
 from modules.keras_setup import keras
-from modules.model import PREDICTION_KEY
 
 SERVING_DEFAULT = "serving_default"
 SERVING_RAW = "serving_raw"
 TRANSFORM_FEATURES = "transform_features"
 
 
-def _raw_spec(tf_transform_output: tft.TFTransformOutput, with_label: bool) -> dict:
+def _raw_spec(
+    dataset: Dataset, tf_transform_output: tft.TFTransformOutput, with_label: bool
+) -> dict:
     """The raw columns a signature parses: the model's, and the label's when asked."""
-    wanted = set(F.raw_feature_columns())
+    wanted = set(dataset.raw_feature_columns())
     if with_label:
-        wanted |= {F.LABEL.tips_column, F.LABEL.fare_column}
+        wanted |= set(dataset.label.columns)
     return {k: v for k, v in tf_transform_output.raw_feature_spec().items() if k in wanted}
 
 
@@ -41,22 +44,28 @@ def _column_as_parsed(value: tf.Tensor, spec: tf.io.VarLenFeature | tf.io.FixedL
 
 
 def _signatures(
-    model: keras.Model, tft_layer: keras.Model, tf_transform_output: tft.TFTransformOutput
+    dataset: Dataset,
+    model: keras.Model,
+    tft_layer: keras.Model,
+    tf_transform_output: tft.TFTransformOutput,
 ) -> dict:
     """The three serving signatures of ``model``, as concrete functions."""
-    serving_spec = _raw_spec(tf_transform_output, with_label=False)
-    full_spec = _raw_spec(tf_transform_output, with_label=True)
+    serving_spec = _raw_spec(dataset, tf_transform_output, with_label=False)
+    full_spec = _raw_spec(dataset, tf_transform_output, with_label=True)
 
     def predict(raw: dict) -> dict:
         transformed = tft_layer(raw)
-        transformed.pop(F.transformed_name(F.LABEL.name), None)
-        return {PREDICTION_KEY: model(transformed, training=False)}
+        transformed.pop(dataset.label_key, None)
+        return {dataset.prediction_key: model(transformed, training=False)}
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
     def serve_examples(examples: tf.Tensor) -> dict:
         return predict(tf.io.parse_example(examples, serving_spec))
 
-    raw_inputs = [tf.TensorSpec([None], s.dtype, name=n) for n, s in sorted(serving_spec.items())]
+    raw_inputs = [
+        tf.TensorSpec([None], s.dtype, name=transformed_name(n).removesuffix("_xf"))
+        for n, s in sorted(serving_spec.items())
+    ]
 
     @tf.function(input_signature=raw_inputs)
     def serve_raw(*columns: tf.Tensor) -> dict:
@@ -77,7 +86,9 @@ def _signatures(
     }
 
 
-def export(model: keras.Model, tf_transform_output: tft.TFTransformOutput, path: str) -> None:
+def export(
+    dataset: Dataset, model: keras.Model, tf_transform_output: tft.TFTransformOutput, path: str
+) -> None:
     """Save ``model``'s serving signatures, Transform graph and weights at ``path``.
 
     The SavedModel holds a plain ``tf.Module``, not the Keras model: serving needs
@@ -89,5 +100,5 @@ def export(model: keras.Model, tf_transform_output: tft.TFTransformOutput, path:
     module.tft_layer = tf_transform_output.transform_features_layer()
     # ...and the weights the signatures read, without the Keras objects around them.
     module.weights = list(model.variables)
-    signatures = _signatures(model, module.tft_layer, tf_transform_output)
+    signatures = _signatures(dataset, model, module.tft_layer, tf_transform_output)
     tf.saved_model.save(module, path, signatures=signatures)

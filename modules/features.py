@@ -1,13 +1,16 @@
-"""The single source of truth for the taxi data's features and label.
+"""The declaration types every dataset is described with, and the names derived from them.
 
-Every other part of the project (the Transform ``preprocessing_fn``, the model, the
-serving signatures, the Evaluator config and the tests) derives feature names, kinds
-and sizes from the declarations here. Nothing else types a feature name.
+A dataset (``modules/datasets/<name>``) declares its typed features, label, slices
+and thresholds as a ``Dataset``; the Transform ``preprocessing_fn``, the model, the
+serving signatures, the Evaluator config and the tests derive feature names, kinds
+and sizes from that declaration. Nothing else types a feature name.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -63,7 +66,7 @@ class Vocabulary:
 
 @dataclass(frozen=True)
 class Hashed:
-    """A high-cardinality id column (census tracts) hashed into ``hash_buckets`` ids.
+    """A high-cardinality id column hashed into ``hash_buckets`` ids.
 
     Needs no analyzer over the data; a missing value hashes as a token of its own.
     """
@@ -88,76 +91,25 @@ class Cross:
 
 @dataclass(frozen=True)
 class Label:
-    """The binary label: the tip was more than ``tip_fraction`` of the fare."""
+    """The binary label ``name``, computed from the raw ``columns`` (absent when serving).
+
+    With ``positive`` the label is 1 where ``columns[0]`` equals it (compared as
+    text, spaces stripped); without, the dataset's ``transform_hooks`` module
+    computes it in its ``label(inputs)``.
+    """
 
     name: str
-    tips_column: str
-    fare_column: str
-    tip_fraction: float
-
-
-NUMERIC: tuple[Numeric, ...] = (
-    Numeric("fare", Scaling.LOG_Z, bucket_count=20),
-    Numeric("trip_miles", Scaling.LOG_Z),
-    Numeric("trip_seconds", Scaling.LOG_Z),
-    Numeric("pickup_latitude", Scaling.Z, bucket_count=10),
-    Numeric("pickup_longitude", Scaling.Z, bucket_count=10),
-    # About 3% of trips have no dropoff location: often the ones that were never
-    # settled by card, so the absence is itself informative.
-    Numeric("dropoff_latitude", Scaling.Z, missing_indicator=True, bucket_count=10),
-    Numeric("dropoff_longitude", Scaling.Z, bucket_count=10),
-)
-
-INTEGER_RANGES: tuple[IntegerRange, ...] = (
-    IntegerRange("trip_start_hour", 0, 23),
-    IntegerRange("trip_start_day", 1, 7),
-    IntegerRange("trip_start_month", 1, 12),
-    IntegerRange("pickup_community_area", 1, 77),
-    IntegerRange("dropoff_community_area", 1, 77),
-)
-
-VOCABULARIES: tuple[Vocabulary, ...] = (
-    Vocabulary("payment_type", top_k=10),
-    Vocabulary("company", top_k=60, missing_indicator=True),
-)
-
-HASHED: tuple[Hashed, ...] = (Hashed("dropoff_census_tract", 256, missing_indicator=True),)
-
-TIMESTAMP = "trip_start_timestamp"
-# Time features derived from TIMESTAMP: the hour of the day on a circle, and the
-# trip's age (tipping habits drift over the years the data covers).
-HOUR_SIN = "hour_sin"
-HOUR_COS = "hour_cos"
-YEARS_SINCE_START = "years_since_start"
-TIME_FEATURES: tuple[str, ...] = (HOUR_SIN, HOUR_COS, YEARS_SINCE_START)
-
-# Raw columns present in the data but not fed to the model, and why.
-UNUSED_COLUMNS: dict[str, str] = {
-    "pickup_census_tract": "empty in every row of the shipped sample",
-}
-
-LABEL = Label(name="big_tip", tips_column="tips", fare_column="fare", tip_fraction=0.2)
-
-
-def bucket_name(name: str) -> str:
-    """The name of a numeric column's quantile-bucket feature."""
-    return f"{name}_bucket"
-
-
-CROSSES: tuple[Cross, ...] = (
-    Cross((bucket_name("pickup_latitude"), bucket_name("pickup_longitude")), 400),
-    Cross((bucket_name("dropoff_latitude"), bucket_name("dropoff_longitude")), 400),
-    Cross(("trip_start_hour", "trip_start_day"), 200),
-    Cross(("payment_type", "company"), 500),
-    Cross(("payment_type", bucket_name("fare")), 200),
-    Cross(("payment_type", "pickup_community_area"), 300),
-    Cross(("payment_type", "dropoff_community_area"), 300),
-)
+    columns: tuple[str, ...]
+    positive: str | None = None
 
 
 def transformed_name(name: str) -> str:
-    """The name a feature has after Transform (``fare`` -> ``fare_xf``)."""
-    return f"{name}_xf"
+    """The name a feature has after Transform (``fare`` -> ``fare_xf``).
+
+    Any character a TensorFlow op or Keras layer name cannot hold becomes ``_``, so
+    raw column names need not be Python identifiers.
+    """
+    return re.sub(r"[^A-Za-z0-9_]", "_", name) + "_xf"
 
 
 def missing_name(name: str) -> str:
@@ -165,60 +117,116 @@ def missing_name(name: str) -> str:
     return f"{name}_missing"
 
 
-def raw_feature_columns() -> tuple[str, ...]:
-    """The raw columns the model reads, in a fixed order (no label)."""
-    names = [f.name for f in NUMERIC]
-    names += [f.name for f in INTEGER_RANGES]
-    names += [f.name for f in VOCABULARIES]
-    names += [f.name for f in HASHED]
-    names.append(TIMESTAMP)
-    return tuple(names)
-
-
-def dense_features() -> tuple[str, ...]:
-    """Transformed names of the float features the deep part reads directly."""
-    names = [f.name for f in NUMERIC]
-    names += [missing_name(f.name) for f in NUMERIC if f.missing_indicator]
-    names += [missing_name(f.name) for f in VOCABULARIES if f.missing_indicator]
-    names += [missing_name(f.name) for f in HASHED if f.missing_indicator]
-    names += TIME_FEATURES
-    return tuple(transformed_name(n) for n in names)
-
-
-def categorical_features() -> tuple[str, ...]:
-    """Transformed names of the integer-id features (one-hot in wide, embedded in deep)."""
-    names = [f.name for f in INTEGER_RANGES]
-    names += [f.name for f in VOCABULARIES]
-    names += [f.name for f in HASHED]
-    names += [bucket_name(f.name) for f in NUMERIC if f.bucket_count]
-    return tuple(transformed_name(n) for n in names)
-
-
-def cross_features() -> tuple[str, ...]:
-    """Transformed names of the hashed crosses (wide part only)."""
-    return tuple(transformed_name(c.name) for c in CROSSES)
-
-
-def fixed_cardinalities() -> dict[str, int]:
-    """Id-space sizes known before any data is seen, by transformed name.
-
-    Vocabulary sizes depend on the data; the trainer reads them from Transform's
-    output (see ``vocabulary_file``).
-    """
-    sizes = {transformed_name(f.name): f.size for f in INTEGER_RANGES}
-    # Quantile buckets, plus one for a missing value.
-    sizes.update(
-        {
-            transformed_name(bucket_name(f.name)): f.bucket_count + 1
-            for f in NUMERIC
-            if f.bucket_count
-        }
-    )
-    sizes.update({transformed_name(h.name): h.hash_buckets for h in HASHED})
-    sizes.update({transformed_name(c.name): c.hash_buckets for c in CROSSES})
-    return sizes
+def bucket_name(name: str) -> str:
+    """The name of a numeric column's quantile-bucket feature."""
+    return f"{name}_bucket"
 
 
 def vocabulary_file(name: str) -> str:
     """The Transform vocabulary file name of a vocabulary feature."""
-    return f"vocab_{name}"
+    return "vocab_" + transformed_name(name).removesuffix("_xf")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One table's declarations: what the pipeline reads, computes and judges.
+
+    ``transform_hooks`` names a module of the dataset's own TensorFlow code (kept out
+    of the declaration so that reading it imports no TensorFlow): ``label(inputs)``
+    when the label has no ``positive`` value, and ``extra_features(inputs)``, which
+    returns the ``extra_dense_features`` from the ``extra_raw_columns``.
+    """
+
+    name: str
+    label: Label
+    numeric: tuple[Numeric, ...] = ()
+    integer_ranges: tuple[IntegerRange, ...] = ()
+    vocabularies: tuple[Vocabulary, ...] = ()
+    hashed: tuple[Hashed, ...] = ()
+    crosses: tuple[Cross, ...] = ()
+    # Columns the Evaluator slices by (each one costs TFMA time: keep the list short).
+    slices: tuple[str, ...] = ()
+    # Raw columns present in the data but not fed to the model, and why.
+    unused_columns: Mapping[str, str] = field(default_factory=dict)
+    # The candidate's AUC on the blessing split must reach this to be pushed.
+    min_auc: float = 0.5
+    # The serving signatures' output name.
+    prediction_key: str = "probability"
+    # KFP allows [a-z0-9-] only; empty: the dataset's name, hyphenated, + "-wide-deep".
+    pipeline_name: str = ""
+    transform_hooks: str = ""
+    extra_raw_columns: tuple[str, ...] = ()
+    extra_dense_features: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.pipeline_name:
+            name = self.name.lower().replace("_", "-")
+            object.__setattr__(self, "pipeline_name", f"{name}-wide-deep")
+        names = [
+            *self.dense_features(),
+            *self.categorical_features(),
+            *self.cross_features(),
+            self.label_key,
+        ]
+        clashes = sorted({n for n in names if names.count(n) > 1})
+        if clashes:
+            raise ValueError(f"dataset {self.name}: feature names {clashes} are declared twice")
+
+    @property
+    def label_key(self) -> str:
+        """The transformed label's name, as the Trainer and the Evaluator read it."""
+        return transformed_name(self.label.name)
+
+    def raw_feature_columns(self) -> tuple[str, ...]:
+        """The raw columns the model reads, in a fixed order (no label)."""
+        names = [f.name for f in self.numeric]
+        names += [f.name for f in self.integer_ranges]
+        names += [f.name for f in self.vocabularies]
+        names += [f.name for f in self.hashed]
+        names += self.extra_raw_columns
+        return tuple(dict.fromkeys(names))
+
+    def label_source_columns(self) -> tuple[str, ...]:
+        """The raw columns the label needs that the model does not read."""
+        features = set(self.raw_feature_columns())
+        return tuple(c for c in self.label.columns if c not in features)
+
+    def dense_features(self) -> tuple[str, ...]:
+        """Transformed names of the float features the deep part reads directly."""
+        names = [f.name for f in self.numeric]
+        names += [missing_name(f.name) for f in self.numeric if f.missing_indicator]
+        names += [missing_name(f.name) for f in self.vocabularies if f.missing_indicator]
+        names += [missing_name(f.name) for f in self.hashed if f.missing_indicator]
+        names += self.extra_dense_features
+        return tuple(transformed_name(n) for n in names)
+
+    def categorical_features(self) -> tuple[str, ...]:
+        """Transformed names of the integer-id features (one-hot in wide, embedded in deep)."""
+        names = [f.name for f in self.integer_ranges]
+        names += [f.name for f in self.vocabularies]
+        names += [f.name for f in self.hashed]
+        names += [bucket_name(f.name) for f in self.numeric if f.bucket_count]
+        return tuple(transformed_name(n) for n in names)
+
+    def cross_features(self) -> tuple[str, ...]:
+        """Transformed names of the hashed crosses (wide part only)."""
+        return tuple(transformed_name(c.name) for c in self.crosses)
+
+    def fixed_cardinalities(self) -> dict[str, int]:
+        """Id-space sizes known before any data is seen, by transformed name.
+
+        Vocabulary sizes depend on the data; the trainer reads them from Transform's
+        output (see ``vocabulary_file``).
+        """
+        sizes = {transformed_name(f.name): f.size for f in self.integer_ranges}
+        # Quantile buckets, plus one for a missing value.
+        sizes.update(
+            {
+                transformed_name(bucket_name(f.name)): f.bucket_count + 1
+                for f in self.numeric
+                if f.bucket_count
+            }
+        )
+        sizes.update({transformed_name(h.name): h.hash_buckets for h in self.hashed})
+        sizes.update({transformed_name(c.name): c.hash_buckets for c in self.crosses})
+        return sizes

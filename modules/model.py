@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from modules import features as F
+from modules.features import Dataset
 from modules.hparams import HParams
 from modules.keras_setup import keras
 
 # What keras.Input returns: a symbolic tensor of the functional API.
 KerasTensor = type(keras.Input(shape=(1,)))
-
-PREDICTION_KEY = "tip_probability"
 
 
 def embedding_dim(cardinality: int, max_dim: int) -> int:
@@ -26,21 +24,24 @@ def embedding_dim(cardinality: int, max_dim: int) -> int:
     return max(2, min(max_dim, round(1.6 * cardinality**0.56)))
 
 
-def _inputs() -> dict[str, KerasTensor]:
+def _inputs(dataset: Dataset) -> dict[str, KerasTensor]:
     inputs = {
-        name: keras.Input(shape=(1,), name=name, dtype="float32") for name in F.dense_features()
+        name: keras.Input(shape=(1,), name=name, dtype="float32")
+        for name in dataset.dense_features()
     }
-    for name in F.categorical_features() + F.cross_features():
+    for name in dataset.categorical_features() + dataset.cross_features():
         inputs[name] = keras.Input(shape=(1,), name=name, dtype="int64")
     return inputs
 
 
-def _wide(inputs: Mapping[str, KerasTensor], cardinalities: Mapping[str, int]) -> keras.Model:
+def _wide(
+    dataset: Dataset, inputs: Mapping[str, KerasTensor], cardinalities: Mapping[str, int]
+) -> keras.Model:
     one_hots = [
         keras.layers.CategoryEncoding(
             cardinalities[name], output_mode="one_hot", name=f"{name}_1hot"
         )(inputs[name])
-        for name in F.categorical_features() + F.cross_features()
+        for name in dataset.categorical_features() + dataset.cross_features()
     ]
     joined = keras.layers.Concatenate(name="wide_one_hots")(one_hots)
     logit = keras.experimental.LinearModel(units=1, name="linear")(joined)
@@ -48,7 +49,10 @@ def _wide(inputs: Mapping[str, KerasTensor], cardinalities: Mapping[str, int]) -
 
 
 def _deep(
-    inputs: Mapping[str, KerasTensor], cardinalities: Mapping[str, int], hp: HParams
+    dataset: Dataset,
+    inputs: Mapping[str, KerasTensor],
+    cardinalities: Mapping[str, int],
+    hp: HParams,
 ) -> keras.Model:
     parts = [
         keras.layers.Flatten()(
@@ -58,9 +62,9 @@ def _deep(
                 name=f"{name}_embedding",
             )(inputs[name])
         )
-        for name in F.categorical_features()
+        for name in dataset.categorical_features()
     ]
-    parts += [inputs[name] for name in F.dense_features()]
+    parts += [inputs[name] for name in dataset.dense_features()]
     x = keras.layers.Concatenate(name="deep_inputs")(parts)
     for i, units in enumerate(hp.hidden_units):
         x = keras.layers.Dense(units, activation="relu", name=f"hidden_{i}")(x)
@@ -72,18 +76,21 @@ def _deep(
     return keras.Model(inputs=dict(inputs), outputs=logit, name="deep")
 
 
-def build_model(cardinalities: Mapping[str, int], hp: HParams) -> keras.Model:
-    """The compiled wide-and-deep classifier; ``cardinalities`` sizes every id feature.
+def build_model(dataset: Dataset, cardinalities: Mapping[str, int], hp: HParams) -> keras.Model:
+    """The compiled wide-and-deep classifier of ``dataset``; ``cardinalities`` sizes its ids.
 
     Call inside a distribution strategy's scope when one is used: variables and
     optimizer slots are created here.
     """
-    missing = sorted(set(F.categorical_features() + F.cross_features()) - set(cardinalities))
+    ids = dataset.categorical_features() + dataset.cross_features()
+    missing = sorted(set(ids) - set(cardinalities))
     if missing:
         raise ValueError(f"no cardinality given for id feature(s) {missing}")
-    inputs = _inputs()
+    inputs = _inputs(dataset)
     model = keras.experimental.WideDeepModel(
-        _wide(inputs, cardinalities), _deep(inputs, cardinalities, hp), activation="sigmoid"
+        _wide(dataset, inputs, cardinalities),
+        _deep(dataset, inputs, cardinalities, hp),
+        activation="sigmoid",
     )
     wide_optimizer = keras.optimizers.Ftrl(
         learning_rate=hp.wide_learning_rate,

@@ -1,8 +1,9 @@
-"""The Transform ``preprocessing_fn``: raw taxi columns to model-ready features.
+"""The Transform ``preprocessing_fn``: raw columns to model-ready features.
 
 Every output is a rank-1 tensor (one value per example) named by
 ``features.transformed_name``; which features exist and how they are encoded is
-declared in ``modules.features``.
+declared by the dataset the Transform's ``custom_config`` names
+(``modules/datasets``).
 
 Analyzers see only the values that are present: numeric columns are analyzed as
 SparseTensors, so a missing value never drags a mean or a quantile. All analyzers
@@ -13,22 +14,29 @@ extra phase or multi-stage analyzer costs Beam stages and seconds.
 
 from __future__ import annotations
 
-import math
+import importlib
+from collections.abc import Mapping
+from typing import Any
 
 import tensorflow as tf
 import tensorflow_transform as tft
 
+from modules import datasets
 from modules import features as F
 
-_SECONDS_PER_YEAR = 365.25 * 24 * 3600
-# 2013-01-01T00:00:00Z, the start of the taxi data set.
-_EPOCH_OF_DATA = 1356998400
 MISSING_TOKEN = "__missing__"
+# The key of the Transform's and the Trainer's custom_config naming the dataset.
+DATASET_KEY = "dataset"
 
 Tensor = tf.Tensor | tf.SparseTensor
 
 
-def _present(x: Tensor) -> tf.SparseTensor:
+def dataset_of(custom_config: Mapping[str, Any] | None) -> F.Dataset:
+    """The dataset ``custom_config`` names (absent: the default one)."""
+    return datasets.load((custom_config or {}).get(DATASET_KEY) or datasets.DEFAULT)
+
+
+def present(x: Tensor) -> tf.SparseTensor:
     """The column as a [batch, 1] SparseTensor of its usable values.
 
     Optional columns reach Transform as SparseTensors (the schema leaves every
@@ -36,10 +44,10 @@ def _present(x: Tensor) -> tf.SparseTensor:
     count as missing, and so do empty strings.
     """
     if not isinstance(x, tf.SparseTensor):
-        dense = tf.reshape(x, [-1])
-        count = tf.size(dense, out_type=tf.int64)
+        flat = tf.reshape(x, [-1])
+        count = tf.size(flat, out_type=tf.int64)
         rows = tf.range(count)
-        x = tf.SparseTensor(tf.stack([rows, tf.zeros_like(rows)], 1), dense, [count, 1])
+        x = tf.SparseTensor(tf.stack([rows, tf.zeros_like(rows)], 1), flat, [count, 1])
     x = tf.SparseTensor(x.indices, x.values, tf.stack([x.dense_shape[0], 1]))
     if x.dtype.is_floating:
         x = tf.sparse.retain(x, tf.math.is_finite(x.values))
@@ -49,15 +57,15 @@ def _present(x: Tensor) -> tf.SparseTensor:
     return x
 
 
-def _dense(x: tf.SparseTensor, default: float | int | str) -> tf.Tensor:
+def dense(x: tf.SparseTensor, default: float | int | str) -> tf.Tensor:
     """One value per example: the present value, else ``default``."""
     return tf.reshape(tf.sparse.to_dense(x, default_value=tf.cast(default, x.dtype)), [-1])
 
 
-def _missing(x: tf.SparseTensor) -> tf.Tensor:
+def missing(x: tf.SparseTensor) -> tf.Tensor:
     """1.0 where the example has no usable value, else 0.0."""
-    present = tf.SparseTensor(x.indices, tf.ones_like(x.values, tf.float32), x.dense_shape)
-    return 1.0 - _dense(present, 0.0)
+    ones = tf.SparseTensor(x.indices, tf.ones_like(x.values, tf.float32), x.dense_shape)
+    return 1.0 - dense(ones, 0.0)
 
 
 def _scaled(spec: F.Numeric, values: tf.SparseTensor) -> tf.SparseTensor:
@@ -66,7 +74,9 @@ def _scaled(spec: F.Numeric, values: tf.SparseTensor) -> tf.SparseTensor:
     return values
 
 
-def _numerics(inputs: dict[str, Tensor], out: dict[str, tf.Tensor]) -> None:
+def _numerics(
+    specs: tuple[F.Numeric, ...], inputs: dict[str, Tensor], out: dict[str, tf.Tensor]
+) -> None:
     """z-scores, missing indicators and quantile buckets of every numeric column.
 
     The columns are stacked side by side so that one elementwise analyzer computes
@@ -76,45 +86,51 @@ def _numerics(inputs: dict[str, Tensor], out: dict[str, tf.Tensor]) -> None:
     and a serving request, which flips a value sitting on a boundary (a fare of
     5.85, say) into the next bucket.
     """
+    if not specs:
+        return
     raw = {
-        s.name: tf.sparse.map_values(tf.cast, _present(inputs[s.name]), tf.float32)
-        for s in F.NUMERIC
+        s.name: tf.sparse.map_values(tf.cast, present(inputs[s.name]), tf.float32) for s in specs
     }
-    stacked = tf.sparse.concat(1, [_scaled(s, raw[s.name]) for s in F.NUMERIC])
+    stacked = tf.sparse.concat(1, [_scaled(s, raw[s.name]) for s in specs])
     # Missing values land at 0, the mean of the present ones, after z-scoring; the
     # indicator (when declared) and the extra bucket carry the absence.
     scaled = tf.sparse.to_dense(tft.scale_to_z_score(stacked, elementwise=True))
-    for i, spec in enumerate(F.NUMERIC):
+    for i, spec in enumerate(specs):
         out[F.transformed_name(spec.name)] = scaled[:, i]
         if spec.missing_indicator:
-            out[F.transformed_name(F.missing_name(spec.name))] = _missing(raw[spec.name])
+            out[F.transformed_name(F.missing_name(spec.name))] = missing(raw[spec.name])
         if spec.bucket_count:
             buckets = tft.bucketize(raw[spec.name], spec.bucket_count)
-            out[F.transformed_name(F.bucket_name(spec.name))] = _dense(buckets, spec.bucket_count)
+            out[F.transformed_name(F.bucket_name(spec.name))] = dense(buckets, spec.bucket_count)
 
 
 def _integer_range(spec: F.IntegerRange, raw: Tensor) -> tf.Tensor:
-    values = tf.cast(_dense(_present(raw), spec.low - 1), tf.int64)
+    values = tf.cast(dense(present(raw), spec.low - 1), tf.int64)
     in_range = (values >= spec.low) & (values <= spec.high)
     # Out-of-range and missing values share the last id.
     return tf.where(in_range, values - spec.low, spec.size - 1)
 
 
-def _tokens(present: tf.SparseTensor) -> tf.Tensor:
+def _text(values: tf.SparseTensor) -> tf.SparseTensor:
+    """The values as strings; floats holding whole numbers read as the integers."""
+    if values.dtype == tf.string:
+        return values
+    if values.dtype.is_floating:
+        values = tf.sparse.map_values(tf.cast, values, tf.int64)
+    return tf.sparse.map_values(tf.strings.as_string, values)
+
+
+def _tokens(values: tf.SparseTensor) -> tf.Tensor:
     """One string token per example.
 
     A missing value is a token of its own, so the model learns what absence means.
     """
-    if present.dtype != tf.string:
-        present = tf.sparse.map_values(
-            lambda v: tf.strings.as_string(tf.cast(v, tf.int64)), present
-        )
-    return _dense(present, MISSING_TOKEN)
+    return dense(_text(values), MISSING_TOKEN)
 
 
 def _vocabulary(spec: F.Vocabulary, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
-    present = _present(raw)
-    tokens = _tokens(present)
+    values = present(raw)
+    tokens = _tokens(values)
     vocabulary = tft.experimental.approximate_vocabulary(
         tokens, top_k=spec.top_k, vocab_filename=F.vocabulary_file(spec.name)
     )
@@ -122,26 +138,16 @@ def _vocabulary(spec: F.Vocabulary, raw: Tensor, out: dict[str, tf.Tensor]) -> N
         tokens, vocabulary, num_oov_buckets=spec.num_oov_buckets
     )
     if spec.missing_indicator:
-        out[F.transformed_name(F.missing_name(spec.name))] = _missing(present)
+        out[F.transformed_name(F.missing_name(spec.name))] = missing(values)
 
 
 def _hashed(spec: F.Hashed, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
-    present = _present(raw)
+    values = present(raw)
     out[F.transformed_name(spec.name)] = tf.strings.to_hash_bucket_fast(
-        _tokens(present), spec.hash_buckets
+        _tokens(values), spec.hash_buckets
     )
     if spec.missing_indicator:
-        out[F.transformed_name(F.missing_name(spec.name))] = _missing(present)
-
-
-def _time_features(raw: Tensor, out: dict[str, tf.Tensor]) -> None:
-    seconds = tf.cast(_dense(_present(raw), _EPOCH_OF_DATA), tf.float64)
-    day_fraction = tf.math.floormod(seconds, 86400.0) / 86400.0
-    angle = tf.cast(2.0 * math.pi * day_fraction, tf.float32)
-    out[F.transformed_name(F.HOUR_SIN)] = tf.sin(angle)
-    out[F.transformed_name(F.HOUR_COS)] = tf.cos(angle)
-    years = tf.cast((seconds - _EPOCH_OF_DATA) / _SECONDS_PER_YEAR, tf.float32)
-    out[F.transformed_name(F.YEARS_SINCE_START)] = tft.scale_to_z_score(years)
+        out[F.transformed_name(F.missing_name(spec.name))] = missing(values)
 
 
 def _cross(spec: F.Cross, out: dict[str, tf.Tensor]) -> tf.Tensor:
@@ -149,39 +155,33 @@ def _cross(spec: F.Cross, out: dict[str, tf.Tensor]) -> tf.Tensor:
     return tf.strings.to_hash_bucket_fast(tf.strings.join(parts, "|"), spec.hash_buckets)
 
 
-def _cents(x: tf.Tensor) -> tf.Tensor:
-    return tf.round(tf.cast(x, tf.float64) * 100.0)
+def equals_label(label: F.Label, inputs: dict[str, Tensor]) -> tf.Tensor:
+    """1 where the label's column, read as text, equals its ``positive`` value; else 0."""
+    values = _text(present(inputs[label.columns[0]]))
+    return tf.cast(tf.equal(dense(values, ""), label.positive), tf.int64)
 
 
-def label(inputs: dict[str, Tensor]) -> tf.Tensor:
-    """1 where the tip exceeds the label's fraction of the fare; a missing fare gives 0.
-
-    Compared in whole cents: amounts arrive as float32, and a tip of exactly 20%
-    (5.01 on 25.05) must not tip over the line through rounding.
-    """
-    spec = F.LABEL
-    fare = _present(inputs[spec.fare_column])
-    fare_cents = _cents(_dense(fare, 0.0))
-    tip_cents = _cents(_dense(_present(inputs[spec.tips_column]), 0.0))
-    big = (tip_cents > spec.tip_fraction * fare_cents) & (_missing(fare) == 0.0)
-    return tf.cast(big, tf.int64)
-
-
-def preprocessing_fn(inputs: dict[str, Tensor]) -> dict[str, tf.Tensor]:
-    """tf.Transform entry point: maps raw columns to the features in ``modules.features``.
+def preprocessing_fn(
+    inputs: dict[str, Tensor], custom_config: Mapping[str, Any] | None = None
+) -> dict[str, tf.Tensor]:
+    """tf.Transform entry point: raw columns to the features the dataset declares.
 
     At serving time the label's columns are absent; TFT prunes the label output then.
     """
+    dataset = dataset_of(custom_config)
+    hooks = importlib.import_module(dataset.transform_hooks) if dataset.transform_hooks else None
     out: dict[str, tf.Tensor] = {}
-    _numerics(inputs, out)
-    for spec in F.INTEGER_RANGES:
+    _numerics(dataset.numeric, inputs, out)
+    for spec in dataset.integer_ranges:
         out[F.transformed_name(spec.name)] = _integer_range(spec, inputs[spec.name])
-    for spec in F.VOCABULARIES:
+    for spec in dataset.vocabularies:
         _vocabulary(spec, inputs[spec.name], out)
-    for spec in F.HASHED:
+    for spec in dataset.hashed:
         _hashed(spec, inputs[spec.name], out)
-    _time_features(inputs[F.TIMESTAMP], out)
-    for spec in F.CROSSES:
+    if dataset.extra_dense_features:
+        out.update(hooks.extra_features(inputs))
+    for spec in dataset.crosses:
         out[F.transformed_name(spec.name)] = _cross(spec, out)
-    out[F.transformed_name(F.LABEL.name)] = label(inputs)
+    label = equals_label(dataset.label, inputs) if dataset.label.positive is not None else None
+    out[dataset.label_key] = hooks.label(inputs) if label is None else label
     return out

@@ -23,16 +23,19 @@ from modules import features as F
 from modules.hparams import HParams
 from modules.keras_setup import keras
 from modules.model import build_model
+from modules.preprocessing import dataset_of
 
 log = logging.getLogger(__name__)
 
 MODEL_DIAGRAM = "model.png"
 
 
-def cardinalities(tf_transform_output: tft.TFTransformOutput) -> dict[str, int]:
+def cardinalities(
+    declared: F.Dataset, tf_transform_output: tft.TFTransformOutput
+) -> dict[str, int]:
     """Id-space size of every categorical and cross feature, vocabularies included."""
-    sizes = F.fixed_cardinalities()
-    for spec in F.VOCABULARIES:
+    sizes = declared.fixed_cardinalities()
+    for spec in declared.vocabularies:
         vocab = tf_transform_output.vocabulary_size_by_name(F.vocabulary_file(spec.name))
         sizes[F.transformed_name(spec.name)] = vocab + spec.num_oov_buckets
     return sizes
@@ -121,6 +124,7 @@ def _class_weight(hp: HParams) -> dict[int, float] | None:
 def run_fn(fn_args: FnArgs) -> None:
     """TFX Trainer entry point: train on Transform's output, export with signatures."""
     hp = HParams.from_custom_config(fn_args.custom_config)
+    declared = dataset_of(fn_args.custom_config)
     placement = distribution.choose(hp.distribution)
     global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync
     tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
@@ -132,6 +136,7 @@ def run_fn(fn_args: FnArgs) -> None:
             fn_args.data_accessor,
             tf_transform_output,
             global_batch,
+            label=declared.label_key,
             training=training,
             cache=hp.cache_dataset,
             shuffle_buffer=hp.shuffle_buffer,
@@ -139,7 +144,7 @@ def run_fn(fn_args: FnArgs) -> None:
         )
 
     with placement.strategy.scope():
-        model = build_model(cardinalities(tf_transform_output), hp)
+        model = build_model(declared, cardinalities(declared, tf_transform_output), hp)
 
     # Only the chief writes where people look; other workers write to scratch space
     # (MultiWorkerMirroredStrategy needs every worker to save) that is removed after.
@@ -166,7 +171,7 @@ def run_fn(fn_args: FnArgs) -> None:
             callbacks=_callbacks(hp, global_batch, run_dir),
             verbose=0,
         )
-        export.export(model, tf_transform_output, model_dir)
+        export.export(declared, model, tf_transform_output, model_dir)
         if placement.is_chief:
             save_diagram(model, os.path.join(run_dir, MODEL_DIAGRAM))
         distribution.wait_for_all(placement)

@@ -10,14 +10,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from modules import datasets
 from modules.hparams import HParams
 from pipeline_def.node_ids import EVALUATOR, TRAINER, TRANSFORM
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_ROOT = PROJECT_ROOT / "data"
 DEFAULT_OUTPUT_DIR = PROJECT_ROOT / "outputs"
-# The curated raw-data schema (a folder holding only schema.pbtxt, as TFX reads it).
-CURATED_SCHEMA_DIR = PROJECT_ROOT / "pipeline_def" / "schema"
+DEFAULT_PIPELINE_NAME = datasets.load(datasets.DEFAULT).pipeline_name
+
+
+def sample_data(dataset: str) -> Path:
+    """The CSV file that ships with ``dataset``, read when no data root is given."""
+    return DEFAULT_DATA_ROOT / f"{dataset}.csv"
+
+
+def curated_schema_of(dataset: str) -> str:
+    """``dataset``'s curated schema, relative to the folder holding the project's packages."""
+    return datasets.schema_path(dataset).relative_to(PROJECT_ROOT).as_posix()
+
+
+def output_dir_for(dataset: str, output_dir: Path) -> Path:
+    """Where a run keeps its store, artifacts and pushed models.
+
+    Datasets other than the default one keep theirs in a folder of their own under
+    the default output dir, so that no model is judged against another table's.
+    """
+    if dataset == datasets.DEFAULT or output_dir != DEFAULT_OUTPUT_DIR:
+        return output_dir
+    return output_dir / dataset
 
 
 # Settings chosen by the size of the input, for local runs (runners may override).
@@ -99,15 +120,20 @@ class PipelineConfig:
     pipeline_root: str
     data_root: str
     serving_dir: str
+    # The dataset the pipeline learns (modules/datasets/<name>): its features, label,
+    # curated schema, slices and AUC bound.
+    dataset: str = datasets.DEFAULT
     # Files of data_root that ExampleGen reads (others, like a README, are left alone).
     input_pattern: str = "*.csv"
     # None: the orchestrator provides the store (Kubeflow does).
     metadata: MetadataStore | None = None
-    # KFP allows [a-z0-9-] only; the local runner uses the same name.
-    pipeline_name: str = "taxi-wide-deep"
+    # KFP allows [a-z0-9-] only; the local runner uses the same name. Empty: the
+    # dataset's (taxi-wide-deep for the taxi).
+    pipeline_name: str = ""
     # The curated schema, relative to the folder holding the project's packages (the
-    # checkout, or site-packages in the image), where CuratedSchema reads it.
-    curated_schema: str = (CURATED_SCHEMA_DIR / "schema.pbtxt").relative_to(PROJECT_ROOT).as_posix()
+    # checkout, or site-packages in the image), where CuratedSchema reads it. Empty:
+    # the dataset's own, modules/datasets/<name>/schema.pbtxt.
+    curated_schema: str = ""
     preprocessing_fn: str = "modules.preprocessing.preprocessing_fn"
     run_fn: str = "modules.training.run_fn"
     # Hash split of the input rows into train and eval, as relative bucket counts.
@@ -115,9 +141,9 @@ class PipelineConfig:
     train_steps: int = 1000
     eval_steps: int = 20
     hparams: HParams = field(default_factory=HParams)
-    # Blessing: the candidate's eval AUC must reach min_auc and must not fall more
-    # than max_auc_drop below the serving model's (when one serves).
-    min_auc: float = 0.90
+    # Blessing: the candidate's eval AUC must reach min_auc (None: the dataset's bound)
+    # and must not fall more than max_auc_drop below the serving model's (when one serves).
+    min_auc: float | None = None
     max_auc_drop: float = 0.01
     # Vertex AI Pipelines only: Resolver nodes find the baseline (the latest blessed
     # model) and the drift reference (the latest statistics) in ML-Metadata, instead
@@ -137,6 +163,15 @@ class PipelineConfig:
     enable_cache: bool = True
 
     def __post_init__(self) -> None:
+        declared = datasets.load(self.dataset)
+        # The dataset's defaults, written into the frozen config once.
+        defaults = {
+            "pipeline_name": self.pipeline_name or declared.pipeline_name,
+            "curated_schema": self.curated_schema or curated_schema_of(self.dataset),
+            "min_auc": declared.min_auc if self.min_auc is None else self.min_auc,
+        }
+        for name, value in defaults.items():
+            object.__setattr__(self, name, value)
         if self.train_steps < 1 or self.eval_steps < 1:
             raise ValueError("train_steps and eval_steps must be positive")
         if not 0.0 <= self.min_auc <= 1.0:

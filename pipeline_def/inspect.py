@@ -25,7 +25,7 @@ from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
 from components.properties import ALREADY_SERVING, BASELINE_VERSION, SERVING_VERSION
 from pipeline_def import node_ids as ids
-from pipeline_def.config import PipelineConfig
+from pipeline_def.config import DEFAULT_PIPELINE_NAME
 from pipeline_def.quiet import quiet_libraries
 from pipeline_def.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs, push_record
 from pipeline_def.store import (
@@ -338,7 +338,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m pipeline_def.inspect", description=__doc__.split("\n\n")[0]
     )
     add_store_arguments(parser)
-    parser.add_argument("--pipeline-name", default=PipelineConfig.pipeline_name)
+    parser.add_argument("--pipeline-name", default=DEFAULT_PIPELINE_NAME)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("runs", help="the runs, newest first")
     artifacts = sub.add_parser("artifacts", help="artifacts with producer and key properties")

@@ -12,6 +12,8 @@ from components.gated_evaluator import GatedEvaluator
 from components.gating_validator import GatingExampleValidator
 from components.serving_baseline import ServingBaseline
 from components.steps_trainer import StepsTrainer
+from modules import datasets
+from modules.preprocessing import DATASET_KEY
 from pipeline_def import node_ids as ids
 from pipeline_def.config import PipelineConfig
 from pipeline_def.evaluation import eval_config
@@ -113,6 +115,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         # The cache only pays off when later runs analyze the same spans again, and
         # this pipeline reads one span per run: writing it would cost every run.
         disable_analyzer_cache=True,
+        custom_config={DATASET_KEY: config.dataset},
     ).with_id(ids.TRANSFORM)
     # Bad data stops the run here: nothing learns from what the validator rejected.
     transform.add_upstream_node(validator)
@@ -122,13 +125,13 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         run_fn=config.run_fn,
         train_steps=RuntimeParameter(name=ids.TRAIN_STEPS, ptype=int, default=config.train_steps),
         eval_steps=config.eval_steps,
-        custom_config=config.hparams.to_custom_config(),
+        custom_config={**config.hparams.to_custom_config(), DATASET_KEY: config.dataset},
     ).with_id(ids.TRAINER)
     evaluator = GatedEvaluator(
         examples=example_gen.outputs["examples"],
         model=trainer.outputs["model"],
         baseline_model=baseline["model"],
-        eval_config=eval_config(config.min_auc, config.max_auc_drop),
+        eval_config=eval_config(datasets.load(config.dataset), config.min_auc, config.max_auc_drop),
         min_auc=RuntimeParameter(name=ids.MIN_AUC, ptype=float, default=config.min_auc),
     ).with_id(ids.EVALUATOR)
     pusher = AtomicPusher(

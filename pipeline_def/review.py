@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from pipeline_def import node_ids as ids
-from pipeline_def.config import PipelineConfig
+from pipeline_def.config import DEFAULT_PIPELINE_NAME
 from pipeline_def.quiet import quiet_libraries
 from pipeline_def.runs import PipelineRun, find_run, is_blessed, push_record
 from pipeline_def.store import (
@@ -127,7 +127,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     add_store_arguments(parser)
     parser.add_argument("--run", default=None, help="run id (default: the newest run)")
     parser.add_argument("--html", type=Path, default=None, help="also write the review here")
-    parser.add_argument("--pipeline-name", default=PipelineConfig.pipeline_name)
+    parser.add_argument("--pipeline-name", default=DEFAULT_PIPELINE_NAME)
     return parser.parse_args(argv)
 
 

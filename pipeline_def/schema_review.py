@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from modules import datasets
 from pipeline_def import node_ids as ids
-from pipeline_def.config import CURATED_SCHEMA_DIR, PipelineConfig
 from pipeline_def.quiet import quiet_libraries
 from pipeline_def.runs import list_runs
 from pipeline_def.store import SqliteMetadata, add_store_arguments, metadata_for, open_store
@@ -90,7 +90,8 @@ def review(args: argparse.Namespace, out: TextIO) -> int:
 
     uri = latest_inferred_schema_uri(args)
     inferred = tfdv.load_schema_text(str(Path(uri) / SCHEMA_FILE))
-    curated = tfdv.load_schema_text(str(CURATED_SCHEMA_DIR / SCHEMA_FILE))
+    curated_path = datasets.schema_path(args.dataset)
+    curated = tfdv.load_schema_text(str(curated_path))
     proposal = args.proposal or args.output_dir / "schema_proposal.pbtxt"
     proposal.parent.mkdir(parents=True, exist_ok=True)
     tfdv.write_schema_text(inferred, str(proposal))
@@ -99,7 +100,7 @@ def review(args: argparse.Namespace, out: TextIO) -> int:
     if not lines:
         print("The curated schema agrees with the data's inferred schema.", file=out)
         return EXIT_SAME
-    print(f"{len(lines)} difference(s) from {CURATED_SCHEMA_DIR / SCHEMA_FILE}:", file=out)
+    print(f"{len(lines)} difference(s) from {curated_path}:", file=out)
     for line in lines:
         print(f"  {line}", file=out)
     return EXIT_DIFFERENT
@@ -112,10 +113,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     add_store_arguments(parser)
     parser.add_argument("--proposal", type=Path, default=None)
-    parser.add_argument("--pipeline-name", default=PipelineConfig.pipeline_name)
+    parser.add_argument("--dataset", default=datasets.DEFAULT, help="whose curated schema")
+    parser.add_argument("--pipeline-name", default=None, help="default: the dataset's")
     args = parser.parse_args(argv)
     quiet_libraries()
     try:
+        args.pipeline_name = args.pipeline_name or datasets.load(args.dataset).pipeline_name
         return review(args, sys.stdout)
     except (LookupError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)

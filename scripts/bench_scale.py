@@ -110,17 +110,18 @@ def holdout_auc(model_dir: str, examples: list[bytes]) -> float:
     """
     import tensorflow as tf
 
-    from modules import features as F
+    from modules import datasets
     from modules.export import SERVING_DEFAULT, TRANSFORM_FEATURES
     from modules.keras_setup import keras
-    from modules.model import PREDICTION_KEY
+
+    taxi = datasets.load(datasets.DEFAULT)
 
     model = tf.saved_model.load(model_dir)
     batch = tf.constant(examples)
-    scores = model.signatures[SERVING_DEFAULT](examples=batch)[PREDICTION_KEY]
+    scores = model.signatures[SERVING_DEFAULT](examples=batch)[taxi.prediction_key]
     label = model.signatures[TRANSFORM_FEATURES](examples=batch)
     auc = keras.metrics.AUC(num_thresholds=10_000)
-    auc.update_state(label[F.transformed_name(F.LABEL.name)], scores)
+    auc.update_state(label[taxi.label_key], scores)
     return float(auc.result())
 
 

@@ -22,7 +22,7 @@ quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 from modules import keras_setup  # noqa: E402, F401 - selects Keras 2 before TF loads
 from pipeline_def import node_ids as ids  # noqa: E402
-from pipeline_def.config import DEFAULT_OUTPUT_DIR, PipelineConfig  # noqa: E402
+from pipeline_def.config import DEFAULT_OUTPUT_DIR, DEFAULT_PIPELINE_NAME  # noqa: E402
 from pipeline_def.runs import latest_run  # noqa: E402
 from pipeline_def.store import metadata_for, open_store  # noqa: E402
 
@@ -56,20 +56,21 @@ def main() -> None:
     import tensorflow as tf
     import tensorflow_transform as tft
 
-    from modules import dataset
+    from modules import dataset, datasets
     from modules.hparams import HParams
     from modules.model import build_model
     from modules.training import cardinalities
 
-    run = latest_run(open_store(metadata_for(args.output_dir, None)), PipelineConfig.pipeline_name)
+    run = latest_run(open_store(metadata_for(args.output_dir, None)), DEFAULT_PIPELINE_NAME)
     if run is None or ids.TRANSFORM not in run.nodes:
         raise SystemExit(f"no finished run in {args.output_dir}: run the pipeline first")
     graph = tft.TFTransformOutput(run.output(ids.TRANSFORM, "transform_graph").uri)
     examples = run.output(ids.EXAMPLE_GEN, "examples").uri
     files = [str(p) for p in sorted(Path(examples, "Split-train").glob("*"))]
     hp = HParams()
+    taxi = datasets.load(datasets.DEFAULT)
     piped = dataset.make_dataset(
-        files, _Accessor(), graph, hp.batch_size, training=True, cache=True,
+        files, _Accessor(), graph, hp.batch_size, label=taxi.label_key, training=True, cache=True,
         shuffle_buffer=hp.shuffle_buffer, seed=hp.seed,
     )  # fmt: skip
     # The ceiling: the same transformed batches, materialized once as tensors in
@@ -84,7 +85,7 @@ def main() -> None:
     rates: dict[str, list[float]] = {"pipeline": [], "in_memory": []}
     for _ in range(args.rounds):  # alternate, so that machine noise hits both alike
         for name, data in (("pipeline", piped), ("in_memory", in_memory)):
-            model = build_model(cardinalities(graph), hp)
+            model = build_model(taxi, cardinalities(taxi, graph), hp)
             rates[name].append(_rate(model, data, hp.steps_per_epoch, args.epochs, hp.batch_size))
     pipeline_rate, ceiling = (statistics.median(rates[k]) for k in ("pipeline", "in_memory"))
     print(json.dumps({

@@ -21,6 +21,7 @@ from commands import free_port, runner_command
 from tensorflow_transform.tf_metadata import metadata_io
 
 from modules import features as F
+from modules.datasets.taxi import DATASET as TAXI
 from modules.preprocessing import preprocessing_fn
 from pipeline_def.config import DEFAULT_DATA_ROOT
 
@@ -115,7 +116,7 @@ def transformed(sample_rows, tmp_path_factory) -> TransformRun:
     metadata_io.write_metadata(metadata, f"{out_dir}/{tft.TFTransformOutput.RAW_METADATA_DIR}")
     output = tft.TFTransformOutput(out_dir)
     vocab_sizes = {
-        v.name: output.vocabulary_size_by_name(F.vocabulary_file(v.name)) for v in F.VOCABULARIES
+        v.name: output.vocabulary_size_by_name(F.vocabulary_file(v.name)) for v in TAXI.vocabularies
     }
     return TransformRun(sample_rows, instances, rows, spec, output, vocab_sizes)
 

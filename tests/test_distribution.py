@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 from commands import free_port
 
-from modules.model import PREDICTION_KEY
+from modules.datasets.taxi import DATASET as TAXI
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +41,7 @@ def _predict(model_dir: Path, pipeline_root: Path) -> np.ndarray:
     records = tf.data.TFRecordDataset([str(f) for f in files], compression_type="GZIP")
     examples = next(iter(records.batch(200)))
     serve = tf.saved_model.load(str(model_dir)).signatures["serving_default"]
-    return serve(examples=examples)[PREDICTION_KEY].numpy()
+    return serve(examples=examples)[TAXI.prediction_key].numpy()
 
 
 @pytest.fixture(scope="module")

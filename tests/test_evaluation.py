@@ -9,23 +9,21 @@ from google.protobuf import json_format
 
 from components.gated_evaluator import GATED_METRIC, GatedEvaluatorExecutor, with_min_auc
 from components.steps_trainer import StepsTrainerExecutor
-from modules import features as F
+from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import evaluation as E
 from pipeline_def.review import SLICE_COLUMNS_SHOWN
 from pipeline_def.review_html import TABLE_COLUMNS
 
 
 def test_slices_are_raw_columns_and_the_label_is_derived():
-    config = E.eval_config(min_auc=0.9, max_auc_drop=0.01)
-    assert set(E.SLICE_COLUMNS) <= set(F.raw_feature_columns())
-    assert [list(s.feature_keys) for s in config.slicing_specs] == [[]] + [
-        [c] for c in E.SLICE_COLUMNS
-    ]
-    assert config.model_specs[0].label_key == F.transformed_name(F.LABEL.name)
+    config = E.eval_config(TAXI, min_auc=0.9, max_auc_drop=0.01)
+    assert set(TAXI.slices) <= set(TAXI.raw_feature_columns())
+    assert [list(s.feature_keys) for s in config.slicing_specs] == [[]] + [[c] for c in TAXI.slices]
+    assert config.model_specs[0].label_key == TAXI.label_key
 
 
 def test_only_auc_is_gated_and_only_on_the_whole_split():
-    config = json_format.MessageToDict(E.eval_config(min_auc=0.9, max_auc_drop=0.01))
+    config = json_format.MessageToDict(E.eval_config(TAXI, min_auc=0.9, max_auc_drop=0.01))
     gated = [m for m in config["metricsSpecs"][0]["metrics"] if "perSliceThresholds" in m]
     assert [json.loads(m["config"])["name"] for m in gated] == [GATED_METRIC]
     (threshold,) = gated[0]["perSliceThresholds"]
@@ -35,7 +33,7 @@ def test_only_auc_is_gated_and_only_on_the_whole_split():
 
 
 def test_the_run_time_bound_replaces_the_compiled_one_on_auc_only():
-    compiled = E.eval_config(min_auc=0.9, max_auc_drop=0.01)
+    compiled = E.eval_config(TAXI, min_auc=0.9, max_auc_drop=0.01)
     at_run_time = json_format.MessageToDict(with_min_auc(compiled, 0.97))
     thresholds = {
         json.loads(m["config"])["name"]: m["perSliceThresholds"][0]["threshold"]

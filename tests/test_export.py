@@ -7,12 +7,13 @@ import pytest
 import tensorflow as tf
 
 from modules import export
-from modules import features as F
+from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
-from modules.model import PREDICTION_KEY, build_model
+from modules.model import build_model
 from modules.training import cardinalities
 
-SERVED = F.raw_feature_columns()
+SERVED = TAXI.raw_feature_columns()
+PREDICTION_KEY = TAXI.prediction_key
 
 
 def _example(instance: dict[str, list], spec: dict, drop: tuple[str, ...] = ()) -> bytes:
@@ -37,8 +38,9 @@ def _example(instance: dict[str, list], spec: dict, drop: tuple[str, ...] = ()) 
 @pytest.fixture(scope="module")
 def exported(transformed, tmp_path_factory):
     """A briefly trained model, its in-memory predictions on Transform's output, and its export."""
-    model = build_model(cardinalities(transformed.output), HParams(hidden_units=(16, 8)))
-    label = F.transformed_name(F.LABEL.name)
+    sizes = cardinalities(TAXI, transformed.output)
+    model = build_model(TAXI, sizes, HParams(hidden_units=(16, 8)))
+    label = TAXI.label_key
     inputs = {
         name: np.array([[row[name]] for row in transformed.rows])
         for name in transformed.rows[0]
@@ -48,7 +50,7 @@ def exported(transformed, tmp_path_factory):
     model.fit(inputs, labels, epochs=2, batch_size=64, verbose=0)
     in_memory = model.predict(inputs, verbose=0)
     path = str(tmp_path_factory.mktemp("export") / "model")
-    export.export(model, transformed.output, path)
+    export.export(TAXI, model, transformed.output, path)
     return in_memory, tf.saved_model.load(path)
 
 
@@ -96,12 +98,12 @@ def test_transform_features_signature_gives_the_label_for_evaluation(transformed
     examples = []
     for instance in transformed.instances[:40]:
         example = tf.train.Example.FromString(_example(instance, spec))
-        for column in (F.LABEL.tips_column,):
+        for column in TAXI.label_source_columns():
             if instance[column]:
                 example.features.feature[column].float_list.value.extend(instance[column])
         examples.append(example.SerializeToString())
     features = saved.signatures[export.TRANSFORM_FEATURES](examples=tf.constant(examples))
-    label = F.transformed_name(F.LABEL.name)
+    label = TAXI.label_key
     expected = [row[label] for row in transformed.rows[:40]]
     assert features[label].numpy().tolist() == expected
     assert sum(expected) > 0

@@ -1,28 +1,56 @@
+import pytest
+
+from modules import datasets
 from modules import features as F
+from modules.datasets.taxi import DATASET as TAXI
 
 
 def test_every_transformed_name_is_unique():
-    names = F.dense_features() + F.categorical_features() + F.cross_features()
+    names = TAXI.dense_features() + TAXI.categorical_features() + TAXI.cross_features()
     assert len(names) == len(set(names))
-    assert F.transformed_name(F.LABEL.name) not in names
+    assert TAXI.label_key not in names
 
 
 def test_crosses_are_built_from_declared_categorical_features():
-    categorical = set(F.categorical_features())
-    for cross in F.CROSSES:
+    categorical = set(TAXI.categorical_features())
+    for cross in TAXI.crosses:
         assert {F.transformed_name(s) for s in cross.sources} <= categorical
 
 
 def test_fixed_cardinalities_cover_everything_but_vocabularies():
-    sizes = F.fixed_cardinalities()
-    vocabularies = {F.transformed_name(v.name) for v in F.VOCABULARIES}
-    assert set(sizes) | vocabularies == set(F.categorical_features() + F.cross_features())
+    sizes = TAXI.fixed_cardinalities()
+    vocabularies = {F.transformed_name(v.name) for v in TAXI.vocabularies}
+    assert set(sizes) | vocabularies == set(TAXI.categorical_features() + TAXI.cross_features())
     assert sizes[F.transformed_name("trip_start_hour")] == 25  # 24 hours + out of range
     assert sizes[F.transformed_name(F.bucket_name("pickup_latitude"))] == 11  # 10 + missing
 
 
 def test_raw_columns_exclude_label_and_unused(sample_rows):
-    columns = set(F.raw_feature_columns())
-    assert F.LABEL.tips_column not in columns
-    assert not columns & set(F.UNUSED_COLUMNS)
-    assert columns | {F.LABEL.tips_column} | set(F.UNUSED_COLUMNS) == set(sample_rows[0])
+    columns = set(TAXI.raw_feature_columns())
+    assert TAXI.label_source_columns() == ("tips",)  # the fare is also a feature
+    assert not columns & set(TAXI.unused_columns)
+    assert columns | {"tips"} | set(TAXI.unused_columns) == set(sample_rows[0])
+
+
+def test_names_that_are_not_identifiers_become_valid_op_names():
+    assert F.transformed_name("loan amount ($)") == "loan_amount_____xf"
+    assert F.vocabulary_file("home-type") == "vocab_home_type"
+
+
+def test_names_that_clash_once_transformed_are_refused():
+    label = F.Label("bad", ("Status",), "bad")
+    with pytest.raises(ValueError, match=r"\['a_b_xf'\] are declared twice"):
+        F.Dataset(
+            "t", label, numeric=(F.Numeric("a b", F.Scaling.Z), F.Numeric("a_b", F.Scaling.Z))
+        )
+
+
+def test_the_pipeline_name_follows_the_dataset_unless_declared():
+    label = F.Label("bad", ("Status",), "bad")
+    assert F.Dataset("credit_data", label).pipeline_name == "credit-data-wide-deep"
+    assert TAXI.pipeline_name == "taxi-wide-deep"
+
+
+def test_an_unknown_dataset_is_named_with_the_known_ones():
+    with pytest.raises(datasets.UnknownDatasetError, match=r"no dataset 'nope'.*known: .*taxi"):
+        datasets.load("nope")

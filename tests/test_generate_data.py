@@ -31,9 +31,9 @@ def sample(generator):
     return generator.Sample()
 
 
-def _rows(folder: Path) -> list[dict[str, str]]:
+def _rows(folder: Path, pattern: str = "*.csv") -> list[dict[str, str]]:
     rows = []
-    for path in sorted(folder.glob("*.csv")):
+    for path in sorted(folder.glob(pattern)):
         with path.open(newline="") as f:
             rows += list(csv.DictReader(f))
     return rows
@@ -49,7 +49,7 @@ def test_generated_shards_look_like_the_sample(generator, tmp_path):
     assert manifest["rows"] == 6000 and len(list(tmp_path.glob("part-*.csv"))) == 3
     assert json.loads((tmp_path / "MANIFEST.json").read_text())["seed"] == 1
     check_data_root(tmp_path, PipelineConfig.input_pattern)  # same header in every shard
-    rows, sample = _rows(tmp_path), _rows(DEFAULT_DATA_ROOT)
+    rows, sample = _rows(tmp_path), _rows(DEFAULT_DATA_ROOT, "taxi.csv")
     assert len(rows) == 6000 and list(rows[0]) == list(sample[0])
     assert abs(_big_tip_share(rows) - _big_tip_share(sample)) < 0.02
     for row in rows:
@@ -110,11 +110,11 @@ def test_the_sample_splits_as_the_pipeline_splits_it(sample):
     held_out, examples = sample.split("eval")
     # The pipeline's default split of the sample: 4,966 eval rows (its example_count).
     assert len(held_out) == len(examples) == 4966
-    assert len(train) + len(held_out) == len(_rows(DEFAULT_DATA_ROOT))
+    assert len(train) + len(held_out) == len(_rows(DEFAULT_DATA_ROOT, "taxi.csv"))
 
 
 def test_values_are_noisy_copies_not_duplicates(generator):
-    row = _rows(DEFAULT_DATA_ROOT)[0]
+    row = _rows(DEFAULT_DATA_ROOT, "taxi.csv")[0]
     copies = [generator.noisy(row, random.Random(i)) for i in range(20)]
     assert len({c["fare"] for c in copies}) > 10
     for copy in copies:

@@ -157,7 +157,7 @@ def test_the_image_context_is_what_the_dockerfile_copies(tmp_path):
          "pipeline_def", "pyproject.toml", "requirements.lock", "scripts"]
     )  # fmt: skip
     assert [p.name for p in (tmp_path / "scripts").iterdir()] == ["install_image.sh"]
-    assert (tmp_path / "pipeline_def" / "schema" / "schema.pbtxt").is_file()
+    assert (tmp_path / "modules" / "datasets" / "taxi" / "schema.pbtxt").is_file()
 
 
 def test_the_image_is_a_beam_sdk_container_of_the_locked_beam_with_graphviz():

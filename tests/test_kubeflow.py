@@ -24,6 +24,7 @@ from tfx import v1 as tfx
 
 import kubeflow_runner
 from kfp_local import backend_rules
+from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids as P
 from pipeline_def.config import DEFAULT_RESOURCES, PipelineConfig
 from pipeline_def.orchestrate import KFP_COMMAND
@@ -112,7 +113,7 @@ def test_run_time_parameters_have_the_config_defaults_and_typed_values(spec):
     assert {k: (v["parameterType"], v["defaultValue"]) for k, v in declared.items()} == {
         P.DATA_ROOT: ("STRING", DATA),
         P.TRAIN_STEPS: ("NUMBER_INTEGER", PipelineConfig.train_steps),
-        P.MIN_AUC: ("NUMBER_DOUBLE", PipelineConfig.min_auc),
+        P.MIN_AUC: ("NUMBER_DOUBLE", TAXI.min_auc),
     }
     assert backend_rules.run_parameter_problems(spec, {P.TRAIN_STEPS: 300, P.MIN_AUC: 0.95}) == []
     assert backend_rules.run_parameter_problems(spec, {P.TRAIN_STEPS: "many"})

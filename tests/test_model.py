@@ -3,6 +3,7 @@ import pytest
 import tensorflow as tf
 
 from modules import features as F
+from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
 from modules.model import build_model, embedding_dim
 
@@ -11,11 +12,11 @@ VOCAB_SIZES = {"payment_type": 8, "company": 40}
 
 @pytest.fixture(scope="module")
 def cardinalities() -> dict[str, int]:
-    sizes = F.fixed_cardinalities()
+    sizes = TAXI.fixed_cardinalities()
     sizes.update(
         {
             F.transformed_name(v.name): VOCAB_SIZES[v.name] + v.num_oov_buckets
-            for v in F.VOCABULARIES
+            for v in TAXI.vocabularies
         }
     )
     return sizes
@@ -23,14 +24,14 @@ def cardinalities() -> dict[str, int]:
 
 def _batch(cardinalities: dict[str, int], n: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
-    batch = {name: rng.normal(size=(n, 1)).astype("float32") for name in F.dense_features()}
-    for name in F.categorical_features() + F.cross_features():
+    batch = {name: rng.normal(size=(n, 1)).astype("float32") for name in TAXI.dense_features()}
+    for name in TAXI.categorical_features() + TAXI.cross_features():
         batch[name] = rng.integers(0, cardinalities[name], size=(n, 1))
     return batch
 
 
 def test_predicts_one_probability_per_example(cardinalities):
-    model = build_model(cardinalities, HParams(hidden_units=(16, 8)))
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(16, 8)))
     predictions = model.predict(_batch(cardinalities, 32), verbose=0)
     assert predictions.shape == (32, 1)
     assert ((predictions >= 0) & (predictions <= 1)).all()
@@ -41,7 +42,7 @@ def _changed(before: list[np.ndarray], after: list[tf.Variable]) -> bool:
 
 
 def test_wide_and_deep_parts_train_jointly_with_their_own_optimizers(cardinalities):
-    model = build_model(cardinalities, HParams(hidden_units=(16,)))
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(16,)))
     x = _batch(cardinalities, 256)
     # A label the wide part alone can learn: one hour of the day tips well.
     y = (x[F.transformed_name("trip_start_hour")] == 3).astype("float32")
@@ -59,7 +60,7 @@ def test_missing_cardinality_is_named(cardinalities):
     sizes = dict(cardinalities)
     del sizes[F.transformed_name("company")]
     with pytest.raises(ValueError, match="company_xf"):
-        build_model(sizes, HParams())
+        build_model(TAXI, sizes, HParams())
 
 
 @pytest.mark.parametrize(("cardinality", "expected"), [(2, 2), (25, 10), (10_000, 16)])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from modules import features as F
+from modules.datasets import taxi
+from modules.datasets.taxi import DATASET as TAXI
 
 
 def _column(rows: list[dict], name: str) -> np.ndarray:
@@ -13,8 +15,8 @@ def _column(rows: list[dict], name: str) -> np.ndarray:
 
 def test_outputs_every_declared_feature_and_the_label(transformed):
     rows = transformed.rows
-    expected = set(F.dense_features() + F.categorical_features() + F.cross_features())
-    expected.add(F.transformed_name(F.LABEL.name))
+    expected = set(TAXI.dense_features() + TAXI.categorical_features() + TAXI.cross_features())
+    expected.add(TAXI.label_key)
     assert set(rows[0]) == expected
 
 
@@ -28,7 +30,7 @@ def test_label_is_tip_over_a_fifth_of_fare_and_zero_without_fare(transformed):
         )
         for i, r in enumerate(raw)
     ]
-    assert _column(rows, F.LABEL.name).tolist() == expected
+    assert _column(rows, TAXI.label.name).tolist() == expected
     assert 0 < sum(expected) < len(expected)
 
 
@@ -73,20 +75,20 @@ def test_vocabulary_ids_are_consistent_and_in_range(transformed):
 def test_integer_ranges_and_crosses_stay_in_their_id_space(transformed):
     raw, rows = transformed.raw, transformed.rows
     assert _column(rows, "trip_start_hour").tolist() == [int(r["trip_start_hour"]) for r in raw]
-    sizes = F.fixed_cardinalities()
-    for name in F.cross_features():
+    sizes = TAXI.fixed_cardinalities()
+    for name in TAXI.cross_features():
         values = np.array([r[name] for r in rows])
         assert values.min() >= 0 and values.max() < sizes[name]
 
 
 def test_time_features_put_the_hour_on_a_circle(transformed):
     rows = transformed.rows
-    sin, cos = _column(rows, F.HOUR_SIN), _column(rows, F.HOUR_COS)
+    sin, cos = _column(rows, taxi.HOUR_SIN), _column(rows, taxi.HOUR_COS)
     np.testing.assert_allclose(sin**2 + cos**2, 1.0, atol=1e-5)
 
 
 def test_every_dense_feature_is_finite(transformed):
     rows = transformed.rows
-    for name in F.dense_features():
+    for name in TAXI.dense_features():
         values = np.array([r[name] for r in rows], dtype=np.float64)
         assert np.isfinite(values).all(), name

@@ -1,0 +1,50 @@
+"""The datasets the pipeline knows, one package each: ``modules/datasets/<name>``.
+
+A dataset's package holds its declaration (``DATASET``, a ``features.Dataset``) and,
+beside it, its curated raw-data schema (``schema.pbtxt``). ``make dataset`` drafts
+a new one from a CSV file.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from modules.features import Dataset
+
+DEFAULT = "taxi"
+DATASETS_DIR = Path(__file__).resolve().parent
+SCHEMA_FILE = "schema.pbtxt"
+
+
+class UnknownDatasetError(ValueError):
+    """No dataset of that name; the message lists the known ones."""
+
+
+def known() -> tuple[str, ...]:
+    """The names of the datasets found here, sorted."""
+    return tuple(
+        sorted(
+            p.name
+            for p in DATASETS_DIR.iterdir()
+            if (p / "__init__.py").is_file() and "." not in p.name
+        )
+    )
+
+
+def load(name: str) -> Dataset:
+    """The declaration of dataset ``name``; UnknownDatasetError listing the known ones."""
+    if name not in known():
+        raise UnknownDatasetError(
+            f"no dataset {name!r} under {DATASETS_DIR}; known: {', '.join(known())} "
+            "(make dataset drafts a new one)"
+        )
+    dataset = importlib.import_module(f"{__name__}.{name}").DATASET
+    if dataset.name != name:
+        raise ValueError(f"{DATASETS_DIR / name} declares dataset {dataset.name!r}, not {name!r}")
+    return dataset
+
+
+def schema_path(name: str) -> Path:
+    """The curated schema of dataset ``name``."""
+    return DATASETS_DIR / name / SCHEMA_FILE

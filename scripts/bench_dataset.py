@@ -1,0 +1,140 @@
+"""The pipeline's model against tuned gradient-boosted trees, on the pipeline's own splits.
+
+    python scripts/bench_dataset.py [--dataset credit_data] [--output-dir DIR]
+
+Uses the newest run of the dataset's pipeline in the output dir (default: where
+``local_runner.py --dataset NAME`` writes). Trains scikit-learn's
+HistGradientBoostingClassifier, a few settings, on that run's train split (the
+columns the model reads, text as categories, missing cells as missing) and scores
+every setting on the split that blesses, where the run's model is scored too.
+Prints both AUCs, the trees' best with its setting, as JSON. The trees' best is
+picked on the split it is scored on: an upper bound for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from pathlib import Path
+
+from pipeline_def.quiet import quiet_libraries
+
+quiet_libraries()  # before TFX and TF are imported: they chatter on import
+
+from modules import datasets, keras_setup  # noqa: E402, F401 - Keras 2 before TF loads
+from modules.features import Dataset  # noqa: E402
+from pipeline_def import node_ids as ids  # noqa: E402
+from pipeline_def.config import DEFAULT_OUTPUT_DIR, output_dir_for  # noqa: E402
+from pipeline_def.runs import latest_run  # noqa: E402
+from pipeline_def.store import metadata_for, open_store  # noqa: E402
+
+# The trees' settings: learning rate, leaves per tree, L2; early stopping picks the
+# number of trees on a tenth of the train split.
+SETTINGS = list(itertools.product((0.03, 0.1), (8, 31), (0.0, 1.0)))
+
+
+def _records(examples_uri: str, split: str) -> list[bytes]:
+    import tensorflow as tf
+
+    files = sorted(str(p) for p in Path(examples_uri, f"Split-{split}").glob("*"))
+    return [r.numpy() for r in tf.data.TFRecordDataset(files, compression_type="GZIP")]
+
+
+def _table(records: list[bytes], columns: list[str]):  # noqa: ANN202 - a pandas DataFrame
+    import pandas as pd
+    import tensorflow as tf
+
+    rows = []
+    for record in records:
+        feature = tf.train.Example.FromString(record).features.feature
+        row = {}
+        for name in columns:
+            kind = feature[name].WhichOneof("kind") if name in feature else None
+            values = list(getattr(feature[name], kind).value) if kind else []
+            value = values[0] if values else None
+            row[name] = value.decode() if isinstance(value, bytes) else value
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _labels(dataset: Dataset, table) -> list[int]:  # noqa: ANN001 - a DataFrame
+    column = dataset.label.columns[0]
+    return [int(str(v).strip() == dataset.label.positive) for v in table[column]]
+
+
+def compare(dataset: Dataset, output_dir: Path) -> dict:
+    """Both AUCs on the run's blessing split, and the trees' best setting."""
+    import numpy as np
+    import tensorflow as tf
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.metrics import roc_auc_score
+
+    if dataset.label.positive is None:
+        raise SystemExit(f"dataset {dataset.name} computes its label in code: no benchmark")
+    run = latest_run(open_store(metadata_for(output_dir, None)), dataset.pipeline_name)
+    if run is None or run.output(ids.TRAINER, "model") is None:
+        raise SystemExit(f"no finished run of {dataset.pipeline_name} in {output_dir}")
+    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
+    splits = sorted(p.name.removeprefix("Split-") for p in Path(examples).glob("Split-*"))
+    blessing = "test" if "test" in splits else "eval"
+    features = list(dataset.raw_feature_columns())
+    columns = features + list(dataset.label_source_columns())
+    train_records, test_records = _records(examples, "train"), _records(examples, blessing)
+    train, test = _table(train_records, columns), _table(test_records, columns)
+    y_train, y_test = _labels(dataset, train), _labels(dataset, test)
+
+    model_dir = Path(run.output(ids.TRAINER, "model").uri) / "Format-Serving"
+    serve = tf.saved_model.load(str(model_dir)).signatures["serving_default"]
+    scores = np.concatenate(
+        [
+            serve(examples=tf.constant(test_records[i : i + 1024]))[dataset.prediction_key]
+            .numpy()
+            .ravel()
+            for i in range(0, len(test_records), 1024)
+        ]
+    )
+    pipeline_auc = roc_auc_score(y_test, scores)
+
+    categorical = [c for c in features if train[c].dtype == object]
+    for c in categorical:
+        # The categories of the train split; others are missing to the trees.
+        seen = sorted(set(train[c].dropna()))
+        train[c] = train[c].astype("category").cat.set_categories(seen)
+        test[c] = test[c].astype("category").cat.set_categories(seen)
+    trees = {}
+    for rate, leaves, l2 in SETTINGS:
+        model = HistGradientBoostingClassifier(
+            learning_rate=rate, max_leaf_nodes=leaves, l2_regularization=l2, max_iter=500,
+            early_stopping=True, validation_fraction=0.1, random_state=0,
+            categorical_features="from_dtype",
+        )  # fmt: skip
+        model.fit(train[features], y_train)
+        auc = roc_auc_score(y_test, model.predict_proba(test[features])[:, 1])
+        trees[f"learning_rate={rate} max_leaf_nodes={leaves} l2={l2}"] = round(auc, 4)
+    best = max(trees, key=trees.get)
+    return {
+        "dataset": dataset.name,
+        "run": run.run_id,
+        "split": blessing,
+        "train_rows": len(train),
+        "test_rows": len(test),
+        "pipeline_auc": round(pipeline_auc, 4),
+        "trees_best_auc": trees[best],
+        "trees_best_setting": best,
+        "trees": trees,
+    }
+
+
+def main() -> None:
+    """Compare and print the figures as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", default="credit_data")
+    parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR)
+    args = parser.parse_args()
+    dataset = datasets.load(args.dataset)
+    print(json.dumps(compare(dataset, output_dir_for(args.dataset, args.output_dir)), indent=1))
+
+
+if __name__ == "__main__":
+    main()

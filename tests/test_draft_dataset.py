@@ -1,0 +1,169 @@
+"""make dataset: the drafting rules, and bad input refused before anything is written."""
+
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+
+import pytest
+
+from modules import datasets
+from pipeline_def import draft_dataset as D
+
+ROWS = 200
+
+
+def _write(path: Path, header: list[str], rows: list[list[object]]) -> Path:
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture
+def table(tmp_path) -> Path:
+    rng = random.Random(0)
+    rows = [
+        [rng.choice(["good", "bad"]), rng.randint(0, 9), f"x{rng.randint(0, 3)}"]
+        for _ in range(ROWS)
+    ]
+    return _write(tmp_path / "table.csv", ["Status", "code", "kind"], rows)
+
+
+@pytest.fixture
+def out(tmp_path) -> tuple[Path, Path]:
+    return tmp_path / "datasets", tmp_path / "data"
+
+
+def _draft(out: tuple[Path, Path], *args: str) -> int:
+    datasets_dir, data_dir = out
+    return D.main([*args, "--datasets-dir", str(datasets_dir), "--data-dir", str(data_dir)])
+
+
+def _nothing_written(out: tuple[Path, Path]) -> bool:
+    return not any(p.exists() and any(p.iterdir()) for p in out)
+
+
+def _rewrite(path: Path, change) -> Path:  # noqa: ANN001
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    return _write(path, *change(rows[0], rows[1:]))
+
+
+BAD_INPUT = {
+    "missing file": (lambda t: t.parent / "nope.csv", "nope.csv: no such file"),
+    "empty file": (lambda t: (t.write_text(""), t)[1], "the file is empty (no header row)"),
+    "too few rows": (
+        lambda t: _rewrite(t, lambda h, r: (h, r[:50])),
+        "too few rows to split: 50, at least 100",
+    ),
+    "duplicate columns": (
+        lambda t: _rewrite(t, lambda h, r: (["Status", "code", "code"], r)),
+        "duplicate column name(s) code",
+    ),
+    "one class": (
+        lambda t: _rewrite(t, lambda h, r: (h, [["bad", *row[1:]] for row in r])),
+        "has one class only (every row is positive)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUT))
+def test_bad_tables_are_refused_with_one_line_and_nothing_written(case, table, out, capsys):
+    make, message = BAD_INPUT[case]
+    path = make(table)
+    assert _draft(out, "loans", str(path), "Status", "bad") == D.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert _nothing_written(out)
+
+
+@pytest.mark.parametrize(
+    ("label", "positive", "message"),
+    [
+        ("status", "bad", "no label column 'status'; the columns are Status, code, kind"),
+        ("Status", "BAD", "POSITIVE 'BAD' never occurs in column 'Status' (its values: "),
+    ],
+)
+def test_a_label_that_cannot_be_found_is_named(table, out, capsys, label, positive, message):
+    assert _draft(out, "loans", str(table), label, positive) == D.EXIT_BAD_INPUT
+    assert message in capsys.readouterr().err
+    assert _nothing_written(out)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("taxi", "dataset 'taxi' already exists"),
+        ("Loans", "NAME 'Loans' must be lower-case letters"),
+        ("2loans", "NAME '2loans' must be lower-case letters"),
+        ("class", "NAME 'class' must be lower-case letters"),
+    ],
+)
+def test_a_taken_or_invalid_name_is_refused(table, tmp_path, capsys, name, message):
+    # The project's own datasets folder, where taxi exists; the data folder a copy.
+    data_dir = tmp_path / "data"
+    code = D.main([name, str(table), "Status", "bad", "--data-dir", str(data_dir)])
+    assert code == D.EXIT_BAD_INPUT
+    assert message in capsys.readouterr().err
+    assert not data_dir.exists()
+    assert name not in datasets.known() or name == "taxi"
+
+
+def test_an_existing_draft_is_kept_unless_overwrite_is_asked(table, out, capsys):
+    datasets_dir, data_dir = out
+    (datasets_dir / "loans").mkdir(parents=True)
+    (datasets_dir / "loans" / "__init__.py").write_text("# reviewed by hand\n")
+    assert _draft(out, "loans", str(table), "Status", "bad") == D.EXIT_BAD_INPUT
+    assert "dataset 'loans' already exists" in capsys.readouterr().err
+    assert (datasets_dir / "loans" / "__init__.py").read_text() == "# reviewed by hand\n"
+
+
+def _labels(n: int = 400) -> list[int]:
+    return [i % 3 == 0 for i in range(n)]
+
+
+def test_text_gets_a_vocabulary_with_a_missing_indicator_where_cells_are_missing():
+    values = [["a", "b", "c", ""][i % 4] for i in range(400)]
+    choice = D.choose("home type", values, _labels(), "STRING")
+    assert choice.kind == "vocabulary"
+    assert choice.source == 'Vocabulary("home type", top_k=10, missing_indicator=True)'
+    assert "100 of 400 cells missing" in choice.why
+
+
+def test_high_cardinality_text_is_hashed_and_a_unique_id_is_left_out():
+    many = [f"id{i % 300}" for i in range(400)]
+    assert D.choose("tract", many, _labels(), "STRING").source == 'Hashed("tract", 512)'
+    unique = [f"id{i}" for i in range(400)]
+    assert D.choose("row", unique, _labels(), "STRING").kind == "unused"
+
+
+def test_small_integer_codes_get_a_range_and_heavy_tails_a_log():
+    hours = [str(i % 24) for i in range(400)]
+    assert D.choose("hour", hours, _labels(), "INT").source == 'IntegerRange("hour", 0, 23)'
+    money = [str(int(1.05**i)) for i in range(400)]
+    choice = D.choose("income", money, _labels(), "INT")
+    assert choice.source == 'Numeric("income", Scaling.LOG_Z, bucket_count=10)'
+    signed = [str(i * 7 % 400 - 200 + i % 3) for i in range(400)]
+    assert "Scaling.Z" in D.choose("balance", signed, _labels(), "INT").source
+    row_numbers = [str(i + 1) for i in range(400)]
+    assert D.choose("rownames", row_numbers, _labels(), "INT").kind == "unused"
+
+
+def test_slices_and_crosses_take_the_strongest_categorical_columns():
+    labels = _labels()
+    strong = ["yes" if y else "no" for y in labels]
+    weak = [["a", "b", "c"][i % 3 == 1] for i in range(400)]
+    noise = [["p", "q"][i % 2] for i in range(400)]
+    choices = [D.choose(n, v, labels, "STRING") for n, v in
+               (("weak", weak), ("strong", strong), ("noise", noise))]  # fmt: skip
+    assert D.slices_of(choices)[0] == "strong"
+    assert D.crosses_of(choices)[0].startswith('Cross(("strong", ')
+    assert D.min_auc_of(choices) == 1.0  # "strong" alone separates the label
+
+
+def test_rank_auc_counts_ties_half():
+    assert D.rank_auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]) == 0.75
+    assert D.rank_auc([1, 1, 1, 1], [0, 1, 0, 1]) == 0.5

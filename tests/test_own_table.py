@@ -1,0 +1,95 @@
+"""Your own table, for real: draft it with the command, then run and compile the pipeline on it."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tensorflow as tf
+from commands import PROJECT, TEST_TRAIN_STEPS
+
+# Column names that are not Python identifiers, as people's tables have them.
+RENAMED = {"Seniority": "years at job", "Home": "home-type", "Income": "income ($)"}
+
+
+def _copy_project(to: Path) -> Path:
+    """The project's code, without outputs or environment: drafts land in the copy."""
+    for part in ("components", "modules", "pipeline_def"):
+        shutil.copytree(PROJECT / part, to / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for script in ("local_runner.py", "kubeflow_runner.py"):
+        shutil.copy(PROJECT / script, to / script)
+    return to
+
+
+def _table(path: Path, rows: int) -> Path:
+    with (PROJECT / "data" / "credit_data.csv").open(newline="") as src:
+        reader = csv.DictReader(src)
+        head = [row for _, row in zip(range(rows), reader, strict=False)]
+    with path.open("w", newline="") as dst:
+        writer = csv.writer(dst)
+        writer.writerow([RENAMED.get(c, c) for c in head[0]])
+        writer.writerows(row.values() for row in head)
+    return path
+
+
+def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=900, check=False
+    )
+
+
+@pytest.mark.slow
+def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
+    project = _copy_project(tmp_path / "project")
+    table = _table(tmp_path / "loans.csv", 1500)
+
+    drafted = _run(
+        project, "-m", "pipeline_def.draft_dataset", "loans", str(table), "Status", "bad"
+    )
+    assert drafted.returncode == 0, drafted.stderr
+    lines = drafted.stdout.splitlines()
+    assert lines[0].startswith("1500 rows; label Status == 'bad': ")
+    assert any(line.split()[:3] == ["income", "($)", "numeric"] for line in lines), lines
+    assert "missing indicator" in next(line for line in lines if "income ($)" in line)
+    assert any(line.split()[:2] == ["home-type", "vocabulary"] for line in lines), lines
+    assert (project / "data" / "loans.csv").read_bytes() == table.read_bytes()
+    assert (project / "modules" / "datasets" / "loans" / "schema.pbtxt").is_file()
+
+    out = tmp_path / "out"
+    run = _run(
+        project, "local_runner.py", "--dataset", "loans", "--output-dir", str(out),
+        "--train-steps", TEST_TRAIN_STEPS,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.startswith(f"Pipeline loans-wide-deep: data {project / 'data'}\n")
+    summary = json.loads((out / "run_summary.json").read_text())
+    assert summary["status"] == "succeeded" and summary["blessed"] is True, summary
+    versions = list((out / "serving").iterdir())
+    assert len(versions) == 1
+
+    serve = tf.saved_model.load(str(versions[0]))
+    raw = serve.signatures["serving_raw"]
+    assert {"years_at_job", "home_type", "income____"} <= set(raw.structured_input_signature[1])
+    example = tf.train.Example()
+    example.features.feature["home-type"].bytes_list.value.append(b"owner")
+    example.features.feature["income ($)"].float_list.value.append(150.0)
+    answer = serve.signatures["serving_default"](
+        examples=tf.constant([example.SerializeToString()])
+    )
+    probability = float(answer["probability"].numpy().ravel()[0])
+    assert 0.0 < probability < 1.0
+
+    package = tmp_path / "loans.yaml"
+    compiled = _run(
+        project, "kubeflow_runner.py", "--dataset", "loans", "--image", "registry/x:1",
+        "--pipeline-root", "s3://bucket/root", "--data-root", "s3://bucket/loans",
+        "--output", str(package),
+    )  # fmt: skip
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    assert compiled.stdout == f"compiled loans-wide-deep to {package} (image registry/x:1)\n"
+    assert "modules/datasets/loans/schema.pbtxt" in package.read_text()
