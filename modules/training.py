@@ -120,7 +120,8 @@ def _class_weight(hp: HParams) -> dict[int, float] | None:
 
 def run_fn(fn_args: FnArgs) -> None:
     """TFX Trainer entry point: train on Transform's output, export with signatures."""
-    hp = HParams.from_custom_config(fn_args.custom_config)
+    # The Tuner's best values (when it ran) over the configured hyperparameters.
+    hp = HParams.from_custom_config(fn_args.custom_config).tuned(fn_args.hyperparameters)
     placement = distribution.choose(hp.distribution)
     global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync
     tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
