@@ -203,11 +203,8 @@ def test_the_vertex_variant_has_resolver_steps_instead_of_the_serving_baseline(t
 
 
 def test_tuning_compiles_a_tuner_task_that_feeds_the_trainer(tmp_path):
-    tuned = yaml.safe_load(
-        _compile(
-            tmp_path, *MINIO, "--tune", "--tune-trials", "4", "--tune-minutes", "5"
-        ).read_text()
-    )
+    flags = ("--tune", "--tune-trials", "4", "--tune-minutes", "5")
+    tuned = next(yaml.safe_load_all(_compile(tmp_path, *MINIO, *flags).read_text()))
     tasks = tuned["root"]["dag"]["tasks"]
     assert set(tasks) == set(P.node_ids(tune=True))
     tuner = tasks[P.TUNER]
@@ -224,7 +221,8 @@ def test_tuning_compiles_a_tuner_task_that_feeds_the_trainer(tmp_path):
     }
     assert backend_rules.upload_problems(tuned) == backend_rules.compile_problems(tuned) == []
     # Off by default: no Tuner task, and the Trainer takes no hyperparameters.
-    default = yaml.safe_load(_compile(tmp_path / "default", *MINIO).read_text())
+    (tmp_path / "default").mkdir()
+    default = next(yaml.safe_load_all(_compile(tmp_path / "default", *MINIO).read_text()))
     assert P.TUNER not in default["root"]["dag"]["tasks"]
     assert "hyperparameters" not in default["root"]["dag"]["tasks"][P.TRAINER]["inputs"].get(
         "artifacts", {}
