@@ -4,6 +4,7 @@
         [--dataset NAME] [--output pipeline.yaml] [--serving-dir URI] [--train-steps N]
         [--min-auc X]
         [--s3-endpoint URL] [--s3-secret NAME] [--beam-arg=--runner=... ...] [--vertex]
+        [--tune [--tune-trials N] [--tune-minutes M]]
         [--endpoint URL [--experiment NAME] [--run-name NAME]]
 
 Compiles the same ``create_pipeline`` the local runner uses into a KFP PipelineSpec
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from modules import datasets
-from pipeline_def.config import PipelineConfig
+from pipeline_def.config import PipelineConfig, add_tuning_arguments, tuning_settings
 from pipeline_def.progress import logs_to_file
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -71,6 +72,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
     parser.add_argument("--min-auc", type=float, default=None, help="default: the dataset's bound")
+    add_tuning_arguments(parser)
     parser.add_argument(
         "--beam-arg", action="append", default=[], metavar="ARG",
         help="a Beam pipeline argument for every Beam step (repeat), "
@@ -116,6 +118,7 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
         min_auc=args.min_auc,
         beam_pipeline_args=tuple(args.beam_arg),
         resolvers=args.vertex,
+        **tuning_settings(args),
     )
 
 

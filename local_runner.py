@@ -2,7 +2,9 @@
 
     python local_runner.py [--dataset NAME] [--data-root DIR] [--output-dir DIR]
                            [--metadata URI] [--train-steps N] [--eval-steps N]
-                           [--hparam NAME=VALUE ...] [--beam-arg ARG ...] [--verbose]
+                           [--hparam NAME=VALUE ...]
+                           [--tune [--tune-trials N] [--tune-minutes M]]
+                           [--beam-arg ARG ...] [--verbose]
 
 Prints one line per component and a closing summary; the full log goes to
 ``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
@@ -30,10 +32,12 @@ from pipeline_def.config import (
     DEFAULT_PIPELINE_NAME,
     MetadataStore,
     PipelineConfig,
+    add_tuning_arguments,
     beam_args_for,
     output_dir_for,
     sample_data,
     split_for,
+    tuning_settings,
 )
 from pipeline_def.data_check import DataRootError, check_data_root
 from pipeline_def.progress import component_progress, logs_to_file
@@ -78,6 +82,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
     parser.add_argument("--eval-steps", type=int, default=PipelineConfig.eval_steps)
+    add_tuning_arguments(parser)
     parser.add_argument(
         "--verbose", action="store_true", help="also show the full TFX/TF/Beam log on the console"
     )
@@ -133,6 +138,7 @@ def build_config(args: argparse.Namespace, input_bytes: int) -> PipelineConfig:
         metadata=metadata_for(out, args.metadata),
         train_steps=args.train_steps,
         eval_steps=args.eval_steps,
+        **tuning_settings(args),
     )
 
 

@@ -10,7 +10,8 @@ Two things TFX's Evaluator cannot do on open-source Kubeflow Pipelines:
   serves. Such a baseline is dropped, and TFX then ignores the change thresholds
   (TFX's Evaluator "rubber-stamps" a candidate without a baseline).
 
-The blessing records the serving version the candidate was compared with.
+The blessing records the serving version the candidate was compared with, and the
+evaluation the split it was computed on.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from tfx.dsl.components.base import base_component, executor_spec
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import json_utils, proto_utils
 
-from components.properties import BASELINE_VERSION
+from components.properties import BASELINE_VERSION, EVALUATED_SPLITS
 from components.serving_baseline import serving_version
 from components.spec_extension import extended
 
@@ -76,6 +77,11 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
         if version == "":  # nothing serves: judge on the absolute bound alone
             input_dict.pop(standard_component_specs.BASELINE_MODEL_KEY, None)
         super().Do(input_dict, output_dict, exec_properties)
+        evaluation = artifact_utils.get_single_instance(
+            output_dict[standard_component_specs.EVALUATION_KEY]
+        )
+        splits = json_utils.loads(exec_properties[standard_component_specs.EXAMPLE_SPLITS_KEY])
+        evaluation.set_string_custom_property(EVALUATED_SPLITS, ",".join(splits))
         blessing = artifact_utils.get_single_instance(
             output_dict[standard_component_specs.BLESSING_KEY]
         )
@@ -107,8 +113,9 @@ class GatedEvaluator(base_component.BaseComponent):
         baseline_model: tfx.types.BaseChannel,
         eval_config: tfma.EvalConfig,
         min_auc: float | tfx.dsl.experimental.RuntimeParameter,
+        example_splits: list[str],
     ) -> None:
-        """Gate ``model`` by ``eval_config``, its AUC at least ``min_auc``."""
+        """Gate ``model`` by ``eval_config`` on ``example_splits``, its AUC at least ``min_auc``."""
         super().__init__(
             spec=GatedEvaluatorSpec(
                 examples=examples,
@@ -116,7 +123,7 @@ class GatedEvaluator(base_component.BaseComponent):
                 baseline_model=baseline_model,
                 eval_config=eval_config,
                 min_auc=min_auc,
-                example_splits=json_utils.dumps(None),
+                example_splits=json_utils.dumps(example_splits),
                 fairness_indicator_thresholds=json_utils.dumps(None),
                 evaluation=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelEvaluation),
                 blessing=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelBlessing),

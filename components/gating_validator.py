@@ -2,11 +2,11 @@
 
 TFX's ExampleValidator writes its anomalies and succeeds, so Transform and Trainer
 go on to learn from bad data. This one validates every split against the curated
-schema and, through the schema's drift comparators, compares the eval split with
-the train split and this run's train split with the training data of the model that
-serves (the optional ``previous_statistics`` input, from ServingBaseline); it fails
-with every anomaly named (split, feature, what is wrong) when there is any. The
-anomalies files are written first, for people.
+schema and, through the schema's drift comparators, compares each held-out split
+(validation, test) with the train split and this run's train split with the training
+data of the model that serves (the optional ``previous_statistics`` input, from
+ServingBaseline); it fails with every anomaly named (split, feature, what is wrong)
+when there is any. The anomalies files are written first, for people.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from tfx.utils import io_utils, json_utils
 
 from components.serving_baseline import serving_version
 from components.spec_extension import extended
+from components.splits import TRAIN
 
-TRAIN, EVAL = "train", "eval"
 DRIFT_FILE = "DriftFromTrain.pb"
 PREVIOUS_DRIFT_FILE = "DriftFromPreviousRun.pb"
 PREVIOUS_STATISTICS_KEY = "previous_statistics"
@@ -112,12 +112,13 @@ class GatingValidatorExecutor(validator_executor.Executor):
             for line in describe(anomalies, split)
         ]
         anomalies_out = output_dict[standard_component_specs.ANOMALIES_KEY]
-        if TRAIN in by_split and EVAL in by_split:
+        held_out = [split for split in by_split if split != TRAIN] if TRAIN in by_split else []
+        for split in held_out:
             problems += self._drift(
-                by_split[EVAL][0],
+                by_split[split][0],
                 by_split[TRAIN][0],
-                "eval vs train",
-                artifact_utils.get_split_uri(anomalies_out, EVAL),
+                f"{split} vs {TRAIN}",
+                artifact_utils.get_split_uri(anomalies_out, split),
                 DRIFT_FILE,
             )
         previous = input_dict.get(PREVIOUS_STATISTICS_KEY) or []

@@ -4,10 +4,15 @@ The steps sit inside the ``train_args`` proto, which is compiled into the spec a
 JSON string and so cannot be changed when a run starts. Here they are a parameter of
 their own (``train_steps``), which a Kubeflow run can set from the UI without
 recompiling; the executor writes them into ``train_args`` before training.
+
+It trains on the train split and validates (early stopping) on the validation split,
+takes a Tuner's best hyperparameters when given them, and records on the model the
+hyperparameters it trained with and the values the Tuner chose.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tfx import v1 as tfx
@@ -16,10 +21,13 @@ from tfx import v1 as tfx
 # customized by subclassing it.
 from tfx.components.trainer import executor as trainer_executor
 from tfx.dsl.components.base import base_component, executor_spec
-from tfx.types import component_spec, standard_component_specs
-from tfx.utils import json_utils, proto_utils
+from tfx.types import artifact_utils, component_spec, standard_component_specs
+from tfx.utils import io_utils, json_utils, proto_utils
 
+from components.properties import HPARAMS, TUNED_HPARAMS
 from components.spec_extension import extended
+from components.splits import TRAIN, VALIDATION
+from modules.hparams import CUSTOM_CONFIG_KEY, HParams, tuned_values
 
 TRAIN_STEPS_KEY = "train_steps"
 
@@ -37,12 +45,33 @@ class StepsTrainerExecutor(trainer_executor.GenericExecutor):
         steps = int(exec_properties[TRAIN_STEPS_KEY])
         if steps < 1:
             raise ValueError(f"train_steps must be positive, got {steps}")
-        train_args = tfx.proto.TrainArgs(num_steps=steps)
+        train_args = proto_utils.json_to_proto(
+            exec_properties[standard_component_specs.TRAIN_ARGS_KEY], tfx.proto.TrainArgs()
+        )
+        train_args.num_steps = steps
         exec_properties = {
             **exec_properties,
             standard_component_specs.TRAIN_ARGS_KEY: proto_utils.proto_to_json(train_args),
         }
         super().Do(input_dict, output_dict, exec_properties)
+        # What run_fn trained with: the same two calls it makes.
+        tuned = _tuner_config(input_dict.get(standard_component_specs.HYPERPARAMETERS_KEY))
+        custom_config = json_utils.loads(
+            exec_properties[standard_component_specs.CUSTOM_CONFIG_KEY]
+        )
+        hparams = HParams.from_custom_config(custom_config).tuned(tuned)
+        model = artifact_utils.get_single_instance(output_dict[standard_component_specs.MODEL_KEY])
+        trained_with = hparams.to_custom_config()[CUSTOM_CONFIG_KEY]
+        model.set_string_custom_property(HPARAMS, json.dumps(trained_with, sort_keys=True))
+        model.set_string_custom_property(TUNED_HPARAMS, json.dumps(tuned_values(tuned)))
+
+
+def _tuner_config(hyperparameters: list[tfx.dsl.Artifact] | None) -> dict[str, Any] | None:
+    """The KerasTuner config a Tuner wrote (what run_fn gets), None without a Tuner."""
+    if not hyperparameters:
+        return None
+    path = io_utils.get_only_uri_in_dir(artifact_utils.get_single_uri(hyperparameters))
+    return json.loads(io_utils.read_string_file(path))
 
 
 class StepsTrainerSpec(
@@ -68,17 +97,19 @@ class StepsTrainer(base_component.BaseComponent):
         train_steps: int | tfx.dsl.experimental.RuntimeParameter,
         eval_steps: int,
         custom_config: dict[str, Any],
+        hyperparameters: tfx.types.BaseChannel | None = None,
     ) -> None:
-        """Train ``run_fn`` on ``examples`` through ``transform_graph``."""
+        """Train ``run_fn`` on ``examples`` through ``transform_graph``, tuned if given."""
         super().__init__(
             spec=StepsTrainerSpec(
                 examples=examples,
                 transform_graph=transform_graph,
                 run_fn=run_fn,
                 train_steps=train_steps,
-                # Replaced by train_steps when the executor runs.
-                train_args=tfx.proto.TrainArgs(),
-                eval_args=tfx.proto.EvalArgs(num_steps=eval_steps),
+                hyperparameters=hyperparameters,
+                # Its steps are set from train_steps when the executor runs.
+                train_args=tfx.proto.TrainArgs(splits=[TRAIN]),
+                eval_args=tfx.proto.EvalArgs(splits=[VALIDATION], num_steps=eval_steps),
                 custom_config=json_utils.dumps(custom_config),
                 model=tfx.dsl.Channel(type=tfx.types.standard_artifacts.Model),
                 model_run=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelRun),

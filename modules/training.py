@@ -121,14 +121,25 @@ def _class_weight(hp: HParams) -> dict[int, float] | None:
     return None if hp.positive_class_weight == 1.0 else {0: 1.0, 1: hp.positive_class_weight}
 
 
-def run_fn(fn_args: FnArgs) -> None:
-    """TFX Trainer entry point: train on Transform's output, export with signatures."""
-    hp = HParams.from_custom_config(fn_args.custom_config)
-    declared = dataset_of(fn_args.custom_config)
-    placement = distribution.choose(hp.distribution)
-    global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync
-    tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
-    keras.utils.set_random_seed(hp.seed)
+def epochs_for(train_steps: int, hp: HParams) -> int:
+    """Epochs of ``hp.steps_per_epoch`` steps that cover ``train_steps`` (at least one)."""
+    return max(1, -(-train_steps // hp.steps_per_epoch))
+
+
+def fit(
+    model: keras.Model,
+    fn_args: FnArgs,
+    declared: F.Dataset,
+    tf_transform_output: tft.TFTransformOutput,
+    hp: HParams,
+    global_batch: int,
+    log_dir: str,
+) -> keras.callbacks.History:
+    """Train as the Trainer does: the train files, early stopping on the eval files.
+
+    The Tuner's trials train through here too, so a trial is scored exactly as the
+    Trainer would then train with its values.
+    """
 
     def data(files: list[str], training: bool) -> tf.data.Dataset:
         return dataset.make_dataset(
@@ -143,6 +154,27 @@ def run_fn(fn_args: FnArgs) -> None:
             seed=hp.seed,
         )
 
+    return model.fit(
+        data(fn_args.train_files, training=True),
+        steps_per_epoch=hp.steps_per_epoch,
+        epochs=epochs_for(fn_args.train_steps, hp),
+        validation_data=data(fn_args.eval_files, training=False),
+        validation_steps=fn_args.eval_steps,
+        class_weight=_class_weight(hp),
+        callbacks=_callbacks(hp, global_batch, log_dir),
+        verbose=0,
+    )
+
+
+def run_fn(fn_args: FnArgs) -> None:
+    """TFX Trainer entry point: train on Transform's output, export with signatures."""
+    # The Tuner's best values (when it ran) over the configured hyperparameters.
+    hp = HParams.from_custom_config(fn_args.custom_config).tuned(fn_args.hyperparameters)
+    declared = dataset_of(fn_args.custom_config)
+    placement = distribution.choose(hp.distribution)
+    global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync
+    tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
+    keras.utils.set_random_seed(hp.seed)
     with placement.strategy.scope():
         model = build_model(declared, cardinalities(declared, tf_transform_output), hp)
 
@@ -152,7 +184,7 @@ def run_fn(fn_args: FnArgs) -> None:
     run_dir = fn_args.model_run_dir if scratch is None else os.path.join(scratch, "run")
     model_dir = fn_args.serving_model_dir if scratch is None else os.path.join(scratch, "model")
     try:
-        epochs = max(1, -(-fn_args.train_steps // hp.steps_per_epoch))
+        epochs = epochs_for(fn_args.train_steps, hp)
         log.info(
             "training %s: %d replica(s), %d epoch(s) of %d steps, global batch %d",
             placement.task,
@@ -161,16 +193,7 @@ def run_fn(fn_args: FnArgs) -> None:
             hp.steps_per_epoch,
             global_batch,
         )
-        model.fit(
-            data(fn_args.train_files, training=True),
-            steps_per_epoch=hp.steps_per_epoch,
-            epochs=epochs,
-            validation_data=data(fn_args.eval_files, training=False),
-            validation_steps=fn_args.eval_steps,
-            class_weight=_class_weight(hp),
-            callbacks=_callbacks(hp, global_batch, run_dir),
-            verbose=0,
-        )
+        fit(model, fn_args, declared, tf_transform_output, hp, global_batch, run_dir)
         export.export(declared, model, tf_transform_output, model_dir)
         if placement.is_chief:
             save_diagram(model, os.path.join(run_dir, MODEL_DIAGRAM))

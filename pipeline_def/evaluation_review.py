@@ -11,10 +11,12 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis.writers import eval_config_writer
 
+from components.splits import TEST
 from pipeline_def.evaluation import MIN_SLICE_SIZE
 from pipeline_def.runs import PushRecord
 
@@ -58,6 +60,32 @@ class Curves:
 
 
 @dataclass(frozen=True)
+class Tuning:
+    """What a Tuner chose for the candidate, as ML-Metadata records it."""
+
+    values: dict[str, Any]  # the chosen values, by hyperparameter
+    defaults: dict[str, Any]  # modules/hparams.py's defaults for the same names
+    trials: int | None
+    best_validation_auc: float | None
+    seconds: float | None
+
+    def lines(self) -> list[str]:
+        """The search and each chosen value beside its default, for people."""
+        found = []
+        if self.trials is not None:
+            found.append(f"{self.trials} trial(s)")
+        if self.seconds is not None:
+            found.append(f"{self.seconds:.0f} s")
+        if self.best_validation_auc is not None:
+            found.append(f"best validation AUC {self.best_validation_auc:.4f}")
+        head = "Tuned hyperparameters" + (f" ({', '.join(found)})" if found else "")
+        return [f"{head}:"] + [
+            f"{name} = {value!r} (default {self.defaults.get(name)!r})"
+            for name, value in sorted(self.values.items())
+        ]
+
+
+@dataclass(frozen=True)
 class Review:
     """Everything the terminal review and the HTML report show."""
 
@@ -71,10 +99,13 @@ class Review:
     push: PushRecord | None
     run_id: str | None = None
     notes: list[str] = field(default_factory=list)
+    # The examples split evaluated (recorded by the Evaluator on its evaluation).
+    split: str = TEST
+    tuning: Tuning | None = None
 
     @property
     def overall(self) -> dict[str, float]:
-        """The candidate's metrics on the whole eval split."""
+        """The candidate's metrics on the whole evaluated split."""
         return next((s.metrics for s in self.slices if s.column is None), {})
 
 
@@ -253,9 +284,13 @@ def _curves(uri: str) -> Curves | None:
 
 
 def load_review(
-    evaluation_uri: str, blessed: bool, push: PushRecord | None, run_id: str | None = None
+    evaluation_uri: str,
+    blessed: bool,
+    push: PushRecord | None,
+    run_id: str | None = None,
+    split: str = TEST,
 ) -> Review:
-    """Read the Evaluator's output at ``evaluation_uri`` into a Review."""
+    """Read the Evaluator's output at ``evaluation_uri``, computed on ``split``, into a Review."""
     config, _, _, model_locations = eval_config_writer.load_eval_run(evaluation_uri)
     baseline_spec = next((s for s in config.model_specs if s.is_baseline), None)
     slices, baseline_metrics = _slices(evaluation_uri)
@@ -279,4 +314,5 @@ def load_review(
         push=push,
         run_id=run_id,
         notes=notes,
+        split=split,
     )

@@ -107,7 +107,7 @@ def print_runs(runs: list[PipelineRun], out: TextIO) -> None:
             f"{run_seconds(run):6.1f} s  {run_status(run)}",
             file=out,
         )
-        for node in ids.NODE_IDS:
+        for node in ids.node_ids(tune=True):
             if node in run.nodes:
                 e = run.nodes[node]
                 print(f"    {node:<28} {e.state:<9} {e.seconds:6.1f} s", file=out)
@@ -277,7 +277,7 @@ def diff_runs(a: PipelineRun, b: PipelineRun) -> dict[str, Any]:
     """What differs between two runs: component states, parameters (inputs included), metrics."""
     params_a, params_b = _run_parameters(a), _run_parameters(b)
     parameters = {}
-    for node in ids.NODE_IDS:
+    for node in ids.node_ids(tune=True):
         pa, pb = params_a.get(node, {}), params_b.get(node, {})
         changed = {
             k: [pa.get(k), pb.get(k)] for k in sorted(set(pa) | set(pb)) if pa.get(k) != pb.get(k)
@@ -289,7 +289,7 @@ def diff_runs(a: PipelineRun, b: PipelineRun) -> dict[str, Any]:
             a.nodes[node].state if node in a.nodes else None,
             b.nodes[node].state if node in b.nodes else None,
         ]
-        for node in ids.NODE_IDS
+        for node in ids.node_ids(tune=True)
         if node in a.nodes or node in b.nodes
     }
     ma, mb = _run_metrics(a), _run_metrics(b)
@@ -324,7 +324,7 @@ def print_diff(diff: dict[str, Any], out: TextIO) -> None:
     for node, changed in diff["parameters"].items():
         for key, (va, vb) in changed.items():
             print(f"  {node}.{key}:\n    A: {_short(va)}\n    B: {_short(vb)}", file=out)
-    print("\nMetrics (overall eval split):", file=out)
+    print("\nMetrics (overall, test split):", file=out)
     for name, (va, vb) in diff["metrics"].items():
         delta = f"{vb - va:+.4f}" if va is not None and vb is not None else ""
         fa = f"{va:.4f}" if va is not None else "-"

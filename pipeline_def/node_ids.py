@@ -1,5 +1,7 @@
 """The pipeline's node ids, in data-flow order, and its run-time parameters.
 
+``NODE_IDS`` are a run's nodes without tuning; ``node_ids(tune=True)`` adds the Tuner.
+
 MLMD records, the console, run_summary.json and the review commands use them. Kept
 apart from ``pipeline`` so that reading a run does not import TFX.
 """
@@ -11,6 +13,8 @@ CURATED_SCHEMA = "CuratedSchema"
 SERVING_BASELINE = "ServingBaseline"
 EXAMPLE_VALIDATOR = "ExampleValidator"
 TRANSFORM = "Transform"
+# Only when tuning is on (PipelineConfig.tune): it feeds the Trainer its choice.
+TUNER = "Tuner"
 TRAINER = "Trainer"
 EVALUATOR = "Evaluator"
 PUSHER = "Pusher"
@@ -28,6 +32,16 @@ NODE_IDS: tuple[str, ...] = (
     PUSHER,
     REPORT,
 )
+
+
+def node_ids(tune: bool) -> tuple[str, ...]:
+    """The pipeline's nodes in data-flow order, the Tuner among them when ``tune``."""
+    if not tune:
+        return NODE_IDS
+    at = NODE_IDS.index(TRAINER)
+    return (*NODE_IDS[:at], TUNER, *NODE_IDS[at:])
+
+
 # Nodes whose output depends on state outside their inputs: never served from a cache.
 UNCACHED: tuple[str, ...] = (SERVING_BASELINE,)
 # On Kubeflow, ExampleGen too. TFX fingerprints the input files in ExampleGen's driver,

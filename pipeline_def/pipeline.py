@@ -10,10 +10,13 @@ from components.curated_schema import PACKAGES_ROOT, CuratedSchema, sha256_of
 from components.evaluation_report import EvaluationReport
 from components.gated_evaluator import GatedEvaluator
 from components.gating_validator import GatingExampleValidator
+from components.recording_tuner import RecordingTuner
 from components.serving_baseline import ServingBaseline
+from components.splits import TEST, TRAIN, VALIDATION
 from components.steps_trainer import StepsTrainer
 from modules import datasets
 from modules.preprocessing import DATASET_KEY
+from modules.tuning import TUNING_KEY
 from pipeline_def import node_ids as ids
 from pipeline_def.config import PipelineConfig
 from pipeline_def.evaluation import eval_config
@@ -81,6 +84,29 @@ def _curated_schema(config: PipelineConfig) -> CuratedSchema:
     return CuratedSchema(source=config.curated_schema, sha256=digest).with_id(ids.CURATED_SCHEMA)
 
 
+def _tuner(
+    config: PipelineConfig, example_gen: ArrowCsvExampleGen, transform: tfx.components.Transform
+) -> RecordingTuner:
+    """The search whose best values the Trainer takes: trials as long as its training.
+
+    Trials learn on the train split and are ranked on the validation split, as early
+    stopping is: the test split that blesses stays out of every choice.
+    """
+    custom_config = {
+        **config.hparams.to_custom_config(),
+        DATASET_KEY: config.dataset,
+        TUNING_KEY: {"max_trials": config.tune_trials, "minutes": config.tune_minutes},
+    }
+    return RecordingTuner(
+        examples=example_gen.outputs["examples"],
+        transform_graph=transform.outputs["transform_graph"],
+        tuner_fn=config.tuner_fn,
+        train_args=tfx.proto.TrainArgs(splits=[TRAIN], num_steps=config.train_steps),
+        eval_args=tfx.proto.EvalArgs(splits=[VALIDATION], num_steps=config.eval_steps),
+        custom_config=custom_config,
+    ).with_id(ids.TUNER)
+
+
 def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     """The TFX pipeline: ExampleGen through the evaluation report, as the config describes."""
     example_gen = _example_gen(config)
@@ -119,6 +145,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     ).with_id(ids.TRANSFORM)
     # Bad data stops the run here: nothing learns from what the validator rejected.
     transform.add_upstream_node(validator)
+    tuner = _tuner(config, example_gen, transform) if config.tune else None
     trainer = StepsTrainer(
         examples=example_gen.outputs["examples"],
         transform_graph=transform.outputs["transform_graph"],
@@ -126,6 +153,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         train_steps=RuntimeParameter(name=ids.TRAIN_STEPS, ptype=int, default=config.train_steps),
         eval_steps=config.eval_steps,
         custom_config={**config.hparams.to_custom_config(), DATASET_KEY: config.dataset},
+        hyperparameters=tuner.outputs["best_hyperparameters"] if tuner else None,
     ).with_id(ids.TRAINER)
     evaluator = GatedEvaluator(
         examples=example_gen.outputs["examples"],
@@ -133,6 +161,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         baseline_model=baseline["model"],
         eval_config=eval_config(datasets.load(config.dataset), config.min_auc, config.max_auc_drop),
         min_auc=RuntimeParameter(name=ids.MIN_AUC, ptype=float, default=config.min_auc),
+        example_splits=[TEST],
     ).with_id(ids.EVALUATOR)
     pusher = AtomicPusher(
         model=trainer.outputs["model"],
@@ -155,6 +184,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         *baseline_nodes,
         validator,
         transform,
+        *([tuner] if tuner else []),
         trainer,
         evaluator,
         pusher,

@@ -12,15 +12,33 @@ and the metrics by slice. Exit codes: 0 shown, 1 the run has no evaluation,
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from components.properties import (
+    BEST_VALIDATION_AUC,
+    EVALUATED_SPLITS,
+    TUNED_HPARAMS,
+    TUNING_SECONDS,
+    TUNING_TRIALS,
+)
+from components.splits import TEST
+from modules.hparams import HParams
 from pipeline_def import node_ids as ids
 from pipeline_def.config import DEFAULT_PIPELINE_NAME
 from pipeline_def.quiet import quiet_libraries
-from pipeline_def.runs import PipelineRun, find_run, is_blessed, push_record
+from pipeline_def.runs import (
+    PipelineRun,
+    find_run,
+    is_blessed,
+    number_property,
+    push_record,
+    str_property,
+)
 from pipeline_def.store import (
     MetadataUriError,
     SqliteMetadata,
@@ -31,7 +49,7 @@ from pipeline_def.store import (
 )
 
 if TYPE_CHECKING:
-    from pipeline_def.evaluation_review import Review
+    from pipeline_def.evaluation_review import Review, Tuning
 
 EXIT_OK, EXIT_NO_EVALUATION, EXIT_NOT_FOUND = 0, 1, 2
 SLICE_COLUMNS_SHOWN: tuple[tuple[str, str], ...] = (
@@ -67,11 +85,37 @@ def review_of_run(run: PipelineRun) -> Review:
         )
     blessing = run.output(ids.EVALUATOR, "blessing")
     pushed_model = run.output(ids.PUSHER, "pushed_model")
-    return load_review(
+    review = load_review(
         evaluation.uri,
         blessed=blessing is not None and is_blessed(blessing),
         push=push_record(pushed_model) if pushed_model is not None else None,
         run_id=run.run_id,
+        split=str_property(evaluation, EVALUATED_SPLITS) or TEST,
+    )
+    return dataclasses.replace(review, tuning=tuning_of_run(run))
+
+
+def tuning_of_run(run: PipelineRun) -> Tuning | None:
+    """What the run's Tuner chose, as its Trainer applied it; None when nothing was tuned."""
+    from pipeline_def.evaluation_review import Tuning
+
+    model = run.output(ids.TRAINER, "model")
+    values = json.loads(str_property(model, TUNED_HPARAMS) or "{}") if model else {}
+    if not values:
+        return None
+    best = run.output(ids.TUNER, "best_hyperparameters")
+    trials, auc, seconds = (
+        (number_property(best, p) for p in (TUNING_TRIALS, BEST_VALIDATION_AUC, TUNING_SECONDS))
+        if best is not None
+        else (None, None, None)
+    )
+    defaults = HParams()
+    return Tuning(
+        values=values,
+        defaults={name: getattr(defaults, name, None) for name in values},
+        trials=int(trials) if trials is not None else None,
+        best_validation_auc=auc,
+        seconds=seconds,
     )
 
 
@@ -92,7 +136,8 @@ def print_review(review: Review, out: TextIO) -> None:
     print(f"  model     {review.model_uri}", file=out)
     print(f"  baseline  {review.baseline_uri or 'none'}", file=out)
     print("", file=out)
-    print(f"Verdict: {'BLESSED' if review.blessed else 'NOT BLESSED'}", file=out)
+    verdict = "BLESSED" if review.blessed else "NOT BLESSED"
+    print(f"Verdict: {verdict} (on the {review.split} split)", file=out)
     for note in review.notes:
         print(f"  {note}", file=out)
     rows = [["metric", "check", "candidate", "baseline", "bound", "result"]]
@@ -109,8 +154,14 @@ def print_review(review: Review, out: TextIO) -> None:
     ]
     _table(rows, out)
     print(f"  {push_line(review)}", file=out)
+    if review.tuning is not None:
+        print("", file=out)
+        head, *values = review.tuning.lines()
+        print(head, file=out)
+        for line in values:
+            print(f"  {line}", file=out)
     print("", file=out)
-    print("Metrics by slice:", file=out)
+    print(f"Metrics by slice ({review.split} split):", file=out)
     rows = [["slice"] + [heading for _, heading in SLICE_COLUMNS_SHOWN]]
     rows += [
         [s.name] + [metric_text(s.metrics.get(k), k) for k, _ in SLICE_COLUMNS_SHOWN]

@@ -124,6 +124,14 @@ def _slice_table(review: Review) -> str:
     return f"<table id='slices'><tr><th>slice</th>{head}</tr>{rows}</table>"
 
 
+def _tuning(review: Review) -> str:
+    if review.tuning is None:
+        return ""
+    head, *values = review.tuning.lines()
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in values)
+    return f"<h2>Tuning</h2><p>{html.escape(head)}</p><ul id='tuning'>{items}</ul>"
+
+
 def render_html(review: Review) -> str:
     """The whole report page: verdict, plots, slice table, provenance."""
     plots = ""
@@ -138,8 +146,9 @@ def render_html(review: Review) -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>Evaluation review{run}</title><style>{_STYLE}</style></head><body>"
         f"<h1>Evaluation review{run}</h1>"
-        f"<h2>Verdict</h2>{_verdict(review)}"
-        "<h2>Curves (whole eval split)</h2>"
+        f"<h2>Verdict (on the {html.escape(review.split)} split)</h2>{_verdict(review)}"
+        f"{_tuning(review)}"
+        f"<h2>Curves (whole {html.escape(review.split)} split)</h2>"
         f"<div class='plots'>{plots or 'No plots recorded.'}</div>"
         f"<h2>Metrics by slice</h2>{_slice_table(review)}"
         f"<h2>Provenance</h2><p>candidate <code>{html.escape(review.model_uri)}</code><br>"

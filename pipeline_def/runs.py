@@ -171,6 +171,12 @@ def int_property(artifact: mlmd_pb2.Artifact, name: str) -> int:
     return int(value) if isinstance(value, int | float) else 0
 
 
+def number_property(artifact: mlmd_pb2.Artifact, name: str) -> float | None:
+    """An artifact's numeric custom property (None when absent)."""
+    value = _custom_value(artifact, name)
+    return float(value) if isinstance(value, int | float) else None
+
+
 def str_property(artifact: mlmd_pb2.Artifact, name: str) -> str:
     """An artifact's string custom property ("" when absent)."""
     value = _custom_value(artifact, name)

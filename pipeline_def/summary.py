@@ -113,7 +113,7 @@ def print_closing(summary: RunSummary, out: TextIO, review_command: str | None =
         print(f"Run {summary.run_id} succeeded in {summary.seconds:.1f} s.", file=out)
     if m:
         print(
-            f"  eval AUC {m.get('auc', float('nan')):.4f}, "
+            f"  test AUC {m.get('auc', float('nan')):.4f}, "
             f"binary accuracy {m.get('binary_accuracy', float('nan')):.4f} "
             f"on {int(m.get('example_count', 0))} examples",
             file=out,

@@ -6,8 +6,8 @@ For each size: generate the data (scripts/generate_data.py, kept between
 benchmark runs), run ``local_runner.py`` in a fresh output dir, and sample the
 resident memory of every process it starts. Writes ``scale.json`` (per component
 seconds, rows/s and the peak RSS of the largest process while it ran; end-to-end
-seconds; AUC on the run's eval split and, for the pushed model, on the sample's
-own eval rows, whose noisy copies make up the generated eval split; the Trainer's
+seconds; AUC on the run's test split and, for the pushed model, on the sample's
+own test rows, whose noisy copies make up the generated test split; the Trainer's
 examples/s) and ``scale.png`` (seconds per component against rows, log-log) into DIR.
 """
 
@@ -29,6 +29,7 @@ quiet_libraries()  # before generate_data brings in TFX and TF, which chatter on
 
 import generate_data  # noqa: E402 - scripts/, beside this file
 
+from components.splits import TEST  # noqa: E402
 from pipeline_def.progress import component_line  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -102,11 +103,12 @@ def data_for(rows: int, cache: Path) -> Path:
     return folder
 
 
-def holdout_auc(model_dir: str, examples: list[bytes]) -> float:
-    """AUC of the SavedModel at ``model_dir`` on ``examples`` (serialized, label included).
+def holdout_metrics(model_dir: str, examples: list[bytes]) -> dict[str, float]:
+    """AUC and accuracy (at 0.5) of the SavedModel at ``model_dir`` on ``examples``.
 
-    On the sample's eval rows, the generated eval split's sources, this compares
-    directly with the model trained on the sample itself.
+    ``examples`` are serialized, label included. On the sample's test rows, the
+    generated test split's sources, this compares directly with the model trained on
+    the sample itself.
     """
     import tensorflow as tf
 
@@ -119,10 +121,12 @@ def holdout_auc(model_dir: str, examples: list[bytes]) -> float:
     model = tf.saved_model.load(model_dir)
     batch = tf.constant(examples)
     scores = model.signatures[SERVING_DEFAULT](examples=batch)[taxi.prediction_key]
-    label = model.signatures[TRANSFORM_FEATURES](examples=batch)
+    label = model.signatures[TRANSFORM_FEATURES](examples=batch)[taxi.label_key]
     auc = keras.metrics.AUC(num_thresholds=10_000)
-    auc.update_state(label[taxi.label_key], scores)
-    return float(auc.result())
+    auc.update_state(label, scores)
+    accuracy = keras.metrics.BinaryAccuracy()
+    accuracy.update_state(tf.reshape(label, [-1, 1]), tf.reshape(scores, [-1, 1]))
+    return {"auc": float(auc.result()), "binary_accuracy": float(accuracy.result())}
 
 
 def one_size(rows: int, data_root: Path, holdout: list[bytes]) -> dict:
@@ -150,12 +154,12 @@ def one_size(rows: int, data_root: Path, holdout: list[bytes]) -> dict:
         summary = json.loads((Path(out) / "run_summary.json").read_text())
         rates = THROUGHPUT.findall(Path(summary["log_file"]).read_text())
         pushed = summary["pushed_model_path"]
-        sample_auc = holdout_auc(pushed, holdout) if pushed else None
+        sample_auc = holdout_metrics(pushed, holdout)["auc"] if pushed else None
     components = {}
     for name, figures in summary["components"].items():
         entry = {"seconds": figures["seconds"], "peak_rss_mib": round(peaks.get(name, 0.0))}
         if name in DATA_COMPONENTS and figures["seconds"] > 0:
-            # The Evaluator reads the eval split only (its size depends on the data's).
+            # The Evaluator reads the test split only (its size depends on the data's).
             count = summary["metrics"]["example_count"] if name == "Evaluator" else rows
             entry["rows_per_second"] = round(count / figures["seconds"])
         components[name] = entry
@@ -165,8 +169,8 @@ def one_size(rows: int, data_root: Path, holdout: list[bytes]) -> dict:
         "pipeline_seconds": summary["seconds"],
         "peak_rss_mib_largest_process": round(memory.peak_mib),
         "auc": summary["metrics"].get("auc"),
-        "auc_on_sample_eval_split": sample_auc,
-        "eval_rows": int(summary["metrics"].get("example_count", 0)),
+        "auc_on_sample_test_split": sample_auc,
+        "test_rows": int(summary["metrics"].get("example_count", 0)),
         "trainer_examples_per_second": int(rates[-1]) if rates else None,
         "components": components,
     }
@@ -200,7 +204,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=PROJECT / "outputs" / "bench_scale")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    _, holdout = generate_data.Sample().split("eval")
+    _, holdout = generate_data.Sample().split(TEST)
     results = []
     for rows in args.rows:
         results.append(one_size(rows, data_for(rows, args.out / "data"), holdout))
@@ -208,7 +212,7 @@ def main() -> None:
         print(
             f"{rows:>9} rows: {r['wall_seconds']:7.1f} s end to end, "
             f"peak RSS {r['peak_rss_mib_largest_process']} MiB, AUC {r['auc']:.4f} "
-            f"(on the sample's eval split {r['auc_on_sample_eval_split'] or float('nan'):.4f}), "
+            f"(on the sample's test split {r['auc_on_sample_test_split'] or float('nan'):.4f}), "
             + ", ".join(f"{k} {v['seconds']:.1f}" for k, v in r["components"].items()),
             flush=True,
         )

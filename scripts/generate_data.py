@@ -9,13 +9,14 @@ moves by whole weeks (hour and weekday stay true; the month follows the new date
 Empty cells stay empty.
 
 Every copy lands in the split of the row it copies. The pipeline's default hash
-split puts each sample row in train or eval; the pipeline splits the generated data
-by hash too, with the buckets it picks for that data's size (a smaller eval share
-for more rows), and a copy is kept only when those buckets put it in its source
-row's split. So generated eval rows are copies of the sample's eval rows only,
-never near-duplicates of training rows: the pipeline's eval AUC and its early
-stopping stay honest, and compare with the sample's own. Writes
-``part-00000-of-0000K.csv`` files and ``MANIFEST.json``.
+split puts each sample row in train, validation or test; the pipeline splits the
+generated data by hash too, with the buckets it picks for that data's size (smaller
+held-out shares for more rows), and a copy is kept only when those buckets put it in
+its source row's split. So generated validation and test rows are copies of the
+sample's validation and test rows only, never near-duplicates of training rows: early
+stopping and the Tuner choose on rows the model did not learn, the test AUC that
+blesses is judged on rows nothing chose by, and both compare with the sample's own.
+Writes ``part-00000-of-0000K.csv`` files and ``MANIFEST.json``.
 """
 
 from __future__ import annotations

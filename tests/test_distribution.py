@@ -37,7 +37,7 @@ def _finish(process: subprocess.Popen) -> str:
 
 
 def _predict(model_dir: Path, pipeline_root: Path) -> np.ndarray:
-    files = sorted(pipeline_root.glob("CsvExampleGen/examples/*/Split-eval/*"))
+    files = sorted(pipeline_root.glob("CsvExampleGen/examples/*/Split-validation/*"))
     records = tf.data.TFRecordDataset([str(f) for f in files], compression_type="GZIP")
     examples = next(iter(records.batch(200)))
     serve = tf.saved_model.load(str(model_dir)).signatures["serving_default"]

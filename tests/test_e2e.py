@@ -38,7 +38,7 @@ def test_console_has_a_line_per_component_and_a_summary(first_run):
     lines = result.stdout.splitlines()
     for node in P.NODE_IDS:
         assert any(line.split()[:2] == [node, "ran"] for line in lines), node
-    assert any("eval AUC" in line for line in lines)
+    assert any("test AUC" in line for line in lines)
     assert any(line.strip().startswith("full log:") for line in lines)
     assert "Epoch" not in result.stdout  # Keras' progress output goes to the log
     assert result.stderr.strip() == ""
@@ -77,8 +77,8 @@ def test_pushed_model_loads_and_scores_raw_examples(first_run):
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
     model = tf.saved_model.load(summary["pushed_model_path"])
     serve = model.signatures["serving_default"]
-    eval_files = sorted((output_dir / "pipeline" / P.EXAMPLE_GEN).glob("examples/*/Split-eval/*"))
-    records = tf.data.TFRecordDataset([str(f) for f in eval_files], compression_type="GZIP")
+    test_files = sorted((output_dir / "pipeline" / P.EXAMPLE_GEN).glob("examples/*/Split-test/*"))
+    records = tf.data.TFRecordDataset([str(f) for f in test_files], compression_type="GZIP")
     examples = next(iter(records.batch(50)))
     probabilities = serve(examples=examples)["tip_probability"].numpy()
     assert probabilities.shape == (50, 1)

@@ -76,25 +76,27 @@ def _routed(sample, folder: Path) -> list[tuple[int, dict[str, str]]]:
 
 
 def test_copies_land_in_the_split_of_the_row_they_copy(generator, sample, tmp_path):
-    """Generated eval rows copy only the sample's eval rows: no train row leaks into eval."""
+    """Generated held-out rows copy only the sample's rows of their split: no train row leaks."""
     manifest = generator.generate(6000, tmp_path, shards=2, seed=2)
-    assert manifest["split_buckets"] == {"train": 2, "eval": 1}  # the default, at this size
+    # The default, at this size.
+    assert manifest["split_buckets"] == {"train": 3, "validation": 1, "test": 1}
     assert generator.is_current(manifest)
     # Data split for another size (or by an older rule) is made again, not reused.
-    assert not generator.is_current({**manifest, "split_buckets": {"train": 83, "eval": 17}})
+    assert not generator.is_current({**manifest, "split_buckets": {"train": 2, "eval": 1}})
     keys = _source_keys(sample)
     routed = _routed(sample, tmp_path)
     for split, row in routed:
         assert tuple(row[c] for c in _KEPT) in keys[split], (split, row)
-    eval_share = sum(split == sample.router.names.index("eval") for split, _ in routed) / 6000
-    assert abs(eval_share - 1 / 3) < 0.03
+    for name in ("validation", "test"):
+        share = sum(split == sample.router.names.index(name) for split, _ in routed) / 6000
+        assert abs(share - 1 / 5) < 0.03, name
     # The one sample row with a pickup census tract is copied, so its column keeps a type.
     assert any(row["pickup_census_tract"] for _, row in routed)
 
 
 def test_copies_follow_the_split_the_pipeline_picks_for_more_data(generator, sample):
-    """Large data gets a smaller eval share; copies are routed by those buckets."""
-    buckets = (("train", 90), ("eval", 10))
+    """Large data gets smaller held-out shares; copies are routed by those buckets."""
+    buckets = (("train", 80), ("validation", 10), ("test", 10))
     router = generator.router_for(buckets)
     stream = generator.copies(sample, router, random.Random(3))
     rows = [next(stream) for _ in range(3000)]
@@ -103,14 +105,17 @@ def test_copies_follow_the_split_the_pipeline_picks_for_more_data(generator, sam
     for split, row in zip(routes, rows, strict=True):
         assert tuple(row[c] for c in _KEPT) in keys[split], (split, row)
     assert abs(routes.count(1) / len(rows) - 0.10) < 0.02
+    assert abs(routes.count(2) / len(rows) - 0.10) < 0.02
 
 
 def test_the_sample_splits_as_the_pipeline_splits_it(sample):
     train, _ = sample.split("train")
-    held_out, examples = sample.split("eval")
-    # The pipeline's default split of the sample: 4,966 eval rows (its example_count).
-    assert len(held_out) == len(examples) == 4966
-    assert len(train) + len(held_out) == len(_rows(DEFAULT_DATA_ROOT, "taxi.csv"))
+    validation, _ = sample.split("validation")
+    test, examples = sample.split("test")
+    # The pipeline's default split of the sample: 3,000 test rows (its example_count).
+    assert len(test) == len(examples) == 3000
+    assert len(validation) == 3045
+    assert len(train) + len(validation) + len(test) == len(_rows(DEFAULT_DATA_ROOT, "taxi.csv"))
 
 
 def test_values_are_noisy_copies_not_duplicates(generator):

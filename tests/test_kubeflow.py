@@ -203,6 +203,33 @@ def test_the_vertex_variant_has_resolver_steps_instead_of_the_serving_baseline(t
     )
 
 
+def test_tuning_compiles_a_tuner_task_that_feeds_the_trainer(tmp_path):
+    flags = ("--tune", "--tune-trials", "4", "--tune-minutes", "5")
+    tuned = next(yaml.safe_load_all(_compile(tmp_path, *MINIO, *flags).read_text()))
+    tasks = tuned["root"]["dag"]["tasks"]
+    assert set(tasks) == set(P.node_ids(tune=True))
+    tuner = tasks[P.TUNER]
+    assert set(tuner["dependentTasks"]) == {P.EXAMPLE_GEN, P.TRANSFORM}
+    artifacts = tuner["inputs"]["artifacts"]
+    assert artifacts["examples"]["taskOutputArtifact"]["producerTask"] == P.EXAMPLE_GEN
+    assert artifacts["transform_graph"]["taskOutputArtifact"]["producerTask"] == P.TRANSFORM
+    custom_config = tuner["inputs"]["parameters"]["custom_config"]["runtimeValue"]["constant"]
+    assert json.loads(custom_config)["tuning"] == {"max_trials": 4, "minutes": 5.0}
+    trainer_input = tasks[P.TRAINER]["inputs"]["artifacts"]["hyperparameters"]
+    assert trainer_input["taskOutputArtifact"] == {
+        "producerTask": P.TUNER,
+        "outputArtifactKey": "best_hyperparameters",
+    }
+    assert backend_rules.upload_problems(tuned) == backend_rules.compile_problems(tuned) == []
+    # Off by default: no Tuner task, and the Trainer takes no hyperparameters.
+    (tmp_path / "default").mkdir()
+    default = next(yaml.safe_load_all(_compile(tmp_path / "default", *MINIO).read_text()))
+    assert P.TUNER not in default["root"]["dag"]["tasks"]
+    assert "hyperparameters" not in default["root"]["dag"]["tasks"][P.TRAINER]["inputs"].get(
+        "artifacts", {}
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -90,14 +90,19 @@ def test_bad_hyperparameters_are_bad_input(pair, message, small_data_root, tmp_p
 
 
 @pytest.mark.parametrize(
-    ("input_bytes", "eval_share"),
-    [(1_922_812, 1 / 3), (17_843_846, 0.167), (178_387_501, 0.017)],
+    ("input_bytes", "held_out_share"),
+    [(1_922_812, 1 / 5), (17_843_846, 0.167), (178_387_501, 0.017)],
     ids=["sample", "150k-rows", "1.5M-rows"],
 )
-def test_the_eval_split_is_a_third_but_at_most_about_25k_rows(input_bytes, eval_share):
+def test_validation_and_test_are_a_fifth_each_but_at_most_about_25k_rows(
+    input_bytes, held_out_share
+):
     config = local_runner.build_config(local_runner.parse_args([]), input_bytes)
     buckets = dict(config.split_buckets)
-    assert buckets["eval"] / (buckets["train"] + buckets["eval"]) == pytest.approx(eval_share)
+    assert list(buckets) == ["train", "validation", "test"]
+    total = sum(buckets.values())
+    assert buckets["validation"] / total == pytest.approx(held_out_share)
+    assert buckets["test"] / total == pytest.approx(held_out_share)
 
 
 @pytest.mark.parametrize(

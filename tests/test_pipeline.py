@@ -1,4 +1,5 @@
 import dataclasses
+import json
 
 import pytest
 from tfx.v1.dsl.experimental import RuntimeParameter
@@ -140,3 +141,44 @@ def test_beam_arguments_reach_every_beam_component(config):
     by_node = _beam_args_by_node(built)
     assert set(by_node) == {P.EXAMPLE_GEN, P.STATISTICS_GEN, P.TRANSFORM, P.EVALUATOR}
     assert all(args == list(flink) for args in by_node.values())
+
+
+def test_the_split_that_blesses_chooses_nothing(built):
+    """Train learns, validation chooses (early stopping), test alone is evaluated."""
+    by_id = {c.id: c for c in built.components}
+    split_config = json.loads(by_id[P.EXAMPLE_GEN].exec_properties["output_config"])
+    assert [s["name"] for s in split_config["split_config"]["splits"]] == [
+        "train",
+        "validation",
+        "test",
+    ]
+    trainer = by_id[P.TRAINER].exec_properties
+    assert json.loads(trainer["train_args"])["splits"] == ["train"]
+    assert json.loads(trainer["eval_args"])["splits"] == ["validation"]
+    assert json.loads(by_id[P.EVALUATOR].exec_properties["example_splits"]) == ["test"]
+
+
+def test_split_buckets_must_name_the_three_splits(config):
+    with pytest.raises(ValueError, match="must name train, validation and test"):
+        dataclasses.replace(config, split_buckets=(("train", 2), ("eval", 1)))
+    with pytest.raises(ValueError, match="positive counts"):
+        dataclasses.replace(config, split_buckets=(("train", 3), ("validation", 0), ("test", 1)))
+
+
+def test_tuning_is_off_by_default_and_feeds_the_trainer_when_on(built, config):
+    assert P.TUNER not in {c.id for c in built.components}
+    tuned = create_pipeline(dataclasses.replace(config, tune=True, tune_trials=3, tune_minutes=2))
+    ids = [c.id for c in tuned.components]
+    assert sorted(ids) == sorted(P.node_ids(tune=True))
+    upstream = _upstream(tuned)
+    assert upstream[P.TUNER] == {P.EXAMPLE_GEN, P.TRANSFORM}
+    assert P.TUNER in upstream[P.TRAINER]
+    by_id = {c.id: c for c in tuned.components}
+    tuner = by_id[P.TUNER].exec_properties
+    assert json.loads(tuner["custom_config"])["tuning"] == {"max_trials": 3, "minutes": 2}
+    assert json.loads(tuner["train_args"])["splits"] == ["train"]
+    assert json.loads(tuner["eval_args"])["splits"] == ["validation"]
+    trainer_input = by_id[P.TRAINER].inputs["hyperparameters"]
+    assert trainer_input.producer_component_id == P.TUNER
+    with pytest.raises(ValueError, match="tune_trials"):
+        dataclasses.replace(config, tune_trials=0)

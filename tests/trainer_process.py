@@ -48,7 +48,7 @@ def main() -> None:
 
     examples = Examples()
     examples.uri = str(_latest(args.pipeline_root / "CsvExampleGen" / "examples"))
-    examples.split_names = '["train", "eval"]'
+    examples.split_names = '["train", "validation", "test"]'
     accessor = DataAccessor(
         tf_dataset_factory=tfxio_utils.get_tf_dataset_factory_from_artifact([examples], []),
         record_batch_factory=None,
@@ -58,7 +58,7 @@ def main() -> None:
     run_fn(
         FnArgs(
             train_files=[f"{examples.uri}/Split-train/*"],
-            eval_files=[f"{examples.uri}/Split-eval/*"],
+            eval_files=[f"{examples.uri}/Split-validation/*"],
             transform_output=str(_latest(args.pipeline_root / "Transform" / "transform_graph")),
             serving_model_dir=str(args.out_dir / "model"),
             model_run_dir=str(args.out_dir / "run"),
