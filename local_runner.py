@@ -14,7 +14,6 @@ machines. Exit codes: 0 success, 1 a component failed, 2 bad input, 130 Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import shlex
@@ -27,7 +26,7 @@ from pathlib import Path
 from types import FrameType
 
 from modules import datasets
-from modules.hparams import HParams
+from modules.hparams import HParams, parse_pairs
 from pipeline_def.config import (
     DEFAULT_PIPELINE_NAME,
     MetadataStore,
@@ -89,22 +88,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def parse_hparams(pairs: Sequence[str]) -> dict[str, object]:
-    """``NAME=VALUE`` pairs (VALUE in JSON) as a dict; ValueError naming a bad one."""
-    overrides = {}
-    for pair in pairs:
-        name, sep, text = pair.partition("=")
-        if not sep or not name:
-            raise ValueError(f"--hparam {pair!r}: expected NAME=VALUE")
-        try:
-            overrides[name.strip()] = json.loads(text)
-        except json.JSONDecodeError:
-            raise ValueError(
-                f"--hparam {pair!r}: VALUE must be JSON (a number, true, [1, 2])"
-            ) from None
-    return overrides
-
-
 def data_input(args: argparse.Namespace) -> tuple[Path, str]:
     """The data root and the pattern of its files ExampleGen reads.
 
@@ -128,7 +111,7 @@ def build_config(args: argparse.Namespace, input_bytes: int) -> PipelineConfig:
     )
     return PipelineConfig(
         beam_pipeline_args=tuple(beam_args),
-        hparams=HParams.with_overrides(parse_hparams(args.hparam)),
+        hparams=HParams.with_overrides(parse_pairs(args.hparam)),
         split_buckets=split_for(input_bytes),
         pipeline_root=str(out / "pipeline"),
         data_root=str(data_root.resolve()),

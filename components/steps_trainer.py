@@ -13,6 +13,7 @@ hyperparameters it trained with and the values the Tuner chose.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from tfx import v1 as tfx
@@ -27,7 +28,7 @@ from tfx.utils import io_utils, json_utils, proto_utils
 from components.properties import HPARAMS, TUNED_HPARAMS
 from components.spec_extension import extended
 from components.splits import TRAIN, VALIDATION
-from modules.hparams import CUSTOM_CONFIG_KEY, HParams, tuned_values
+from modules.hparams import TRAINED_WITH_FILE, tuned_values
 
 TRAIN_STEPS_KEY = "train_steps"
 
@@ -54,15 +55,14 @@ class StepsTrainerExecutor(trainer_executor.GenericExecutor):
             standard_component_specs.TRAIN_ARGS_KEY: proto_utils.proto_to_json(train_args),
         }
         super().Do(input_dict, output_dict, exec_properties)
-        # What run_fn trained with: the same two calls it makes.
-        tuned = _tuner_config(input_dict.get(standard_component_specs.HYPERPARAMETERS_KEY))
-        custom_config = json_utils.loads(
-            exec_properties[standard_component_specs.CUSTOM_CONFIG_KEY]
+        # What run_fn trained with, as it wrote it, and what the Tuner chose.
+        model_run = artifact_utils.get_single_uri(
+            output_dict[standard_component_specs.MODEL_RUN_KEY]
         )
-        hparams = HParams.from_custom_config(custom_config).tuned(tuned)
+        trained_with = io_utils.read_string_file(os.path.join(model_run, TRAINED_WITH_FILE))
+        tuned = _tuner_config(input_dict.get(standard_component_specs.HYPERPARAMETERS_KEY))
         model = artifact_utils.get_single_instance(output_dict[standard_component_specs.MODEL_KEY])
-        trained_with = hparams.to_custom_config()[CUSTOM_CONFIG_KEY]
-        model.set_string_custom_property(HPARAMS, json.dumps(trained_with, sort_keys=True))
+        model.set_string_custom_property(HPARAMS, trained_with)
         model.set_string_custom_property(TUNED_HPARAMS, json.dumps(tuned_values(tuned)))
 
 

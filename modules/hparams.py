@@ -8,11 +8,14 @@ type is rejected with a message naming it, before any training starts.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 CUSTOM_CONFIG_KEY = "hparams"
+# Written by run_fn beside its TensorBoard logs: the values it trained with, as JSON.
+TRAINED_WITH_FILE = "hparams.json"
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,22 @@ SEARCH_SPACE: dict[str, tuple[int | float, ...]] = {
     "max_embedding_dim": (2, 4, 8),
     "wide_l2": (0.0001, 0.001, 0.01),
 }
+
+
+def parse_pairs(pairs: Sequence[str]) -> dict[str, object]:
+    """``NAME=VALUE`` pairs (VALUE in JSON) as a dict; ValueError naming a bad one."""
+    overrides = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--hparam {pair!r}: expected NAME=VALUE")
+        try:
+            overrides[name.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            raise ValueError(
+                f"--hparam {pair!r}: VALUE must be JSON (a number, true, [1, 2])"
+            ) from None
+    return overrides
 
 
 def _jsonable(value: Any) -> Any:

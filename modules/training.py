@@ -7,6 +7,7 @@ few training steps and ``model.png``, a diagram of the model.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -20,7 +21,7 @@ from tfx.v1.components import FnArgs
 
 from modules import dataset, distribution, export
 from modules import features as F
-from modules.hparams import HParams
+from modules.hparams import CUSTOM_CONFIG_KEY, TRAINED_WITH_FILE, HParams
 from modules.keras_setup import keras
 from modules.model import build_model
 from modules.preprocessing import dataset_of
@@ -197,6 +198,9 @@ def run_fn(fn_args: FnArgs) -> None:
         export.export(declared, model, tf_transform_output, model_dir)
         if placement.is_chief:
             save_diagram(model, os.path.join(run_dir, MODEL_DIAGRAM))
+            trained_with = hp.to_custom_config()[CUSTOM_CONFIG_KEY]
+            with tf.io.gfile.GFile(os.path.join(run_dir, TRAINED_WITH_FILE), "w") as f:
+                f.write(json.dumps(trained_with, sort_keys=True))
         distribution.wait_for_all(placement)
     finally:
         if scratch is not None:

@@ -1,7 +1,7 @@
 """How much choosing on a split flatters the score on it, and what tuning buys on test.
 
     python scripts/bench_selection.py [--seeds 1 2 3] [--tune-trials 10] [--tune-minutes 15]
-                                      [--out DIR]
+                                      [--hparam NAME=VALUE ...] [--out DIR]
 
 Runs the pipeline once with tuning on (``local_runner.py --tune``) in DIR/run, for
 its examples, its Transform graph, the Tuner's choice and its time. Then, for each
@@ -14,7 +14,9 @@ seed, trains the Trainer's ``run_fn`` on the train split three times:
   sum of the two gaps is the optimism; half their difference is how much easier
   validation is than test;
 * the Tuner's values, early stopping on validation: scored on test, against the
-  defaults.
+  defaults;
+* with ``--hparam``, the defaults with those values (an option to measure, such as
+  ``embed_crosses=true``), early stopping on validation: scored on test.
 
 Each model is the exported SavedModel, scored on every row of the split (AUC with
 10,000 thresholds, accuracy at 0.5). Prints the figures and writes
@@ -113,8 +115,12 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--tune-trials", type=int, default=10)
     parser.add_argument("--tune-minutes", type=float, default=15.0)
+    parser.add_argument("--hparam", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--out", type=Path, default=PROJECT / "outputs" / "bench_selection")
     args = parser.parse_args()
+    from modules.hparams import parse_pairs
+
+    option = parse_pairs(args.hparam)
     args.out.mkdir(parents=True, exist_ok=True)
     tuned, tuning_seconds = tuned_run(args.out / "run", args.tune_trials, args.tune_minutes)
     print(f"tuned values {tuned} ({tuning_seconds:.0f} s of search)", flush=True)
@@ -126,6 +132,8 @@ def main() -> None:
         "defaults, chosen on test": (TEST, {}),
         "tuned, chosen on validation": (VALIDATION, tuned),
     }
+    if option:
+        variants["option, chosen on validation"] = (VALIDATION, option)
     results = []
     for seed in args.seeds:
         for name, (chooser, overrides) in variants.items():
@@ -178,6 +186,9 @@ def main() -> None:
         "test_auc_tuned": figure("tuned, chosen on validation", TEST, "auc"),
         "test_accuracy_defaults": figure(on_val, TEST, "binary_accuracy"),
         "test_accuracy_tuned": figure("tuned, chosen on validation", TEST, "binary_accuracy"),
+        "option": option,
+        "test_auc_option": figure("option, chosen on validation", TEST, "auc"),
+        "test_accuracy_option": figure("option, chosen on validation", TEST, "binary_accuracy"),
         "runs": results,
     }
     (args.out / "selection.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -195,6 +206,12 @@ def main() -> None:
         f"{_mean(summary['test_accuracy_tuned']):.4f}; search {tuning_seconds:.0f} s\n"
         f"wrote {args.out / 'selection.json'}"
     )
+    if option:
+        print(
+            f"test AUC with {option}: {_mean(summary['test_auc_option']):.4f} "
+            f"({', '.join(f'{a:.4f}' for a in summary['test_auc_option'])}), accuracy "
+            f"{_mean(summary['test_accuracy_option']):.4f}"
+        )
 
 
 if __name__ == "__main__":
