@@ -50,6 +50,11 @@ def _wide(inputs: Mapping[str, KerasTensor], cardinalities: Mapping[str, int]) -
 def _deep(
     inputs: Mapping[str, KerasTensor], cardinalities: Mapping[str, int], hp: HParams
 ) -> keras.Model:
+    embedded = F.categorical_features()
+    if hp.embed_crosses:
+        # "Embedding feature crosses": the deep part also sees each hashed cross,
+        # so it can share what it learns between neighbouring cells of a cross.
+        embedded += F.cross_features()
     parts = [
         keras.layers.Flatten()(
             keras.layers.Embedding(
@@ -58,7 +63,7 @@ def _deep(
                 name=f"{name}_embedding",
             )(inputs[name])
         )
-        for name in F.categorical_features()
+        for name in embedded
     ]
     parts += [inputs[name] for name in F.dense_features()]
     x = keras.layers.Concatenate(name="deep_inputs")(parts)
