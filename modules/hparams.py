@@ -41,6 +41,8 @@ class HParams:
     batch_norm: bool = False
     # Wider embeddings overfit the few thousand training rows.
     max_embedding_dim: int = 4
+    # The wide part's crosses embedded in the deep part too (see model._deep).
+    embed_crosses: bool = False
     early_stopping_patience: int = 4
     # Weight of positive examples relative to negatives; 1.0 leaves the loss unweighted.
     positive_class_weight: float = 1.0

@@ -54,6 +54,11 @@ def _deep(
     cardinalities: Mapping[str, int],
     hp: HParams,
 ) -> keras.Model:
+    embedded = dataset.categorical_features()
+    if hp.embed_crosses:
+        # "Embedding feature crosses": the deep part also sees each hashed cross,
+        # so it can share what it learns between neighbouring cells of a cross.
+        embedded += dataset.cross_features()
     parts = [
         keras.layers.Flatten()(
             keras.layers.Embedding(
@@ -62,7 +67,7 @@ def _deep(
                 name=f"{name}_embedding",
             )(inputs[name])
         )
-        for name in dataset.categorical_features()
+        for name in embedded
     ]
     parts += [inputs[name] for name in dataset.dense_features()]
     x = keras.layers.Concatenate(name="deep_inputs")(parts)

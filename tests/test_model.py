@@ -56,6 +56,15 @@ def test_wide_and_deep_parts_train_jointly_with_their_own_optimizers(cardinaliti
     assert type(wide_opt).__name__ == "Ftrl" and type(deep_opt).__name__ == "Adam"
 
 
+@pytest.mark.parametrize("embed_crosses", [False, True])
+def test_crosses_reach_the_deep_part_only_when_embedded(cardinalities, embed_crosses):
+    hp = HParams(hidden_units=(8,), embed_crosses=embed_crosses)
+    model = build_model(TAXI, cardinalities, hp)
+    deep_layers = {layer.name for layer in model.dnn_model.layers}
+    crosses = {f"{name}_embedding" for name in TAXI.cross_features()}
+    assert crosses & deep_layers == (crosses if embed_crosses else set())
+
+
 def test_missing_cardinality_is_named(cardinalities):
     sizes = dict(cardinalities)
     del sizes[F.transformed_name("company")]
