@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from components import csv_files
 from modules.hparams import HParams
 from pipeline_def.node_ids import EVALUATOR, TRAINER, TRANSFORM
 
@@ -100,7 +101,7 @@ class PipelineConfig:
     data_root: str
     serving_dir: str
     # Files of data_root that ExampleGen reads (others, like a README, are left alone).
-    input_pattern: str = "*.csv"
+    input_pattern: str = csv_files.PATTERN
     # None: the orchestrator provides the store (Kubeflow does).
     metadata: MetadataStore | None = None
     # KFP allows [a-z0-9-] only; the local runner uses the same name.
