@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import csv
 import gzip
-import io
 import json
-from collections.abc import Callable
 from pathlib import Path
 
-import pandas as pd
 import pyarrow as pa
 import pytest
 import tensorflow as tf
+from csv_habits import HABITS, table
 from tfx import v1 as tfx
 from tfx.components.example_gen.csv_example_gen import executor as tfx_csv
 from tfx.types import standard_component_specs as keys
@@ -197,69 +195,10 @@ def test_encode_blocks_gives_one_example_per_row(tmp_path):
     assert [list(r.features.feature["y"].bytes_list.value) for r in rows] == [[b"a"], []]
 
 
-def _sample(rows: int) -> tuple[list[str], list[list[str]]]:
-    """The header and first ``rows`` rows of the shipped sample."""
-    with (DEFAULT_DATA_ROOT / "taxi.csv").open(newline="") as f:
-        reader = csv.reader(f)
-        return next(reader), [row for _, row in zip(range(rows), reader, strict=False)]
-
-
-def _csv_text(header: list[str], rows: list[list[str]], **format: object) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, **{"lineterminator": "\n", **format})
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue()
-
-
-def _pandas_export(text: str) -> str:
-    """``text`` read and written back by pandas: integer columns with gaps become 10.0."""
-    return pd.read_csv(io.StringIO(text)).to_csv(index=False)
-
-
-# How people's exports of the same table differ from the plain file: each writes the
-# files of a data root from the plain file's header and rows.
-Habit = Callable[[Path, list[str], list[list[str]]], None]
-HABITS: dict[str, Habit] = {
-    "byte-order-mark": lambda root, header, rows: (root / "t.csv").write_text(
-        "\ufeff" + _csv_text(header, rows)
-    ),
-    "gzip": lambda root, header, rows: (root / "t.csv.gz").write_bytes(
-        gzip.compress(_csv_text(header, rows).encode())
-    ),
-    "whole-floats-from-pandas": lambda root, header, rows: (root / "t.csv").write_text(
-        _pandas_export(_csv_text(header, rows))
-    ),
-    "crlf": lambda root, header, rows: (root / "t.csv").write_bytes(
-        _csv_text(header, rows, lineterminator="\r\n").encode()
-    ),
-    "every-field-quoted": lambda root, header, rows: (root / "t.csv").write_text(
-        _csv_text(header, rows, quoting=csv.QUOTE_ALL)
-    ),
-    "no-final-newline": lambda root, header, rows: (root / "t.csv").write_text(
-        _csv_text(header, rows).rstrip("\n")
-    ),
-    "trailing-empty-lines": lambda root, header, rows: (root / "t.csv").write_text(
-        _csv_text(header, rows) + "\n\n"
-    ),
-    # A spreadsheet's "CSV UTF-8" (mark and CRLF), a gzipped part and a pandas part.
-    "several-files-several-habits": lambda root, header, rows: (
-        (root / "a.csv").write_bytes(
-            b"\xef\xbb\xbf" + _csv_text(header, rows[:100], lineterminator="\r\n").encode()
-        ),
-        (root / "b.csv.gz").write_bytes(gzip.compress(_csv_text(header, rows[100:200]).encode())),
-        (root / "c.csv").write_text(_pandas_export(_csv_text(header, rows[200:]))),
-    ),
-}
-
-
 @pytest.fixture(scope="module")
 def plain_export(tmp_path_factory) -> tuple[list[str], list[list[str]], dict[str, list[bytes]]]:
-    """300 sample rows, quotes and commas in some cells; the examples their plain file gives."""
-    header, rows = _sample(300)
-    company = header.index("company")
-    for row in rows[::25]:
-        row[company] = 'Taxi "Best", Inc.'
+    """The habits' table, and the examples its plain file gives."""
+    header, rows = table()
     root = tmp_path_factory.mktemp("plain")
     _write_csv(root / "t.csv", header, rows)
     return header, rows, _run(ArrowCsvExecutor(), root, tmp_path_factory.mktemp("out"), INT_COLUMNS)
