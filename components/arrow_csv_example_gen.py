@@ -16,10 +16,20 @@ example's deterministic serialization; these records are that serialization):
   every one is a number, else STRING; a column with no value at all has no type;
 * an empty cell is an empty value list.
 
-Where it differs: a row with more or fewer cells than the header fails with the
-file and the row's text (CsvExampleGen prints the parsed cells only), numbers
-written with Python-only syntax (``1_000``) are text here, and splitting by a
-``partition_feature_name`` is not supported.
+Where it differs, for files as people export them (``components/csv_files.py``
+has the rules it shares with the runner's pre-flight check):
+
+* it reads ``.csv`` and gzipped ``.csv.gz`` files, and a byte-order mark before the
+  header is not part of the first column's name;
+* a column the curated schema declares INT (``int_columns``) holds integers even
+  where they are written as whole floats (``10.0``, as pandas writes an integer
+  column with gaps); a value that is not whole fails, naming the file, the column
+  and the value;
+* a file that is not UTF-8 fails with the offset of its first other byte, and a row
+  with more or fewer cells than the header with the file and the row's text
+  (CsvExampleGen prints the parsed cells only);
+* numbers written with Python-only syntax (``1_000``) are text here, and splitting
+  by a ``partition_feature_name`` is not supported.
 """
 
 from __future__ import annotations
@@ -27,9 +37,11 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
+import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from enum import IntEnum
+from pathlib import Path
 from typing import Any
 
 import apache_beam as beam
@@ -37,19 +49,25 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import tensorflow as tf
-from apache_beam.io.filesystems import FileSystems
+from apache_beam.io.filesystems import CompressionTypes, FileSystems
+from google.protobuf import text_format
+from tensorflow_metadata.proto.v0 import schema_pb2
 from tfx import v1 as tfx
 
 # The executor hooks are not in tfx.v1: a standard component gets another executor
 # by subclassing it, as AtomicPusher does.
 from tfx.components.example_gen import utils as example_gen_utils
 from tfx.components.util import examples_utils
-from tfx.dsl.components.base import base_beam_executor, executor_spec
+from tfx.dsl.components.base import base_beam_executor, base_component, executor_spec
 from tfx.dsl.io import fileio
 from tfx.proto import example_gen_pb2
-from tfx.types import artifact_utils, standard_component_specs
-from tfx.utils import io_utils, proto_utils
+from tfx.types import artifact_utils, component_spec, standard_component_specs
+from tfx.utils import proto_utils
 from tfx_bsl.coders import example_coder
+
+from components import csv_files
+from components.csv_files import CsvFormatError
+from components.spec_extension import extended
 
 # Rows are read, encoded and written in blocks of about this many bytes of CSV (about
 # 35k rows): large enough for the C++ reader and encoder to dominate, small enough to
@@ -57,6 +75,8 @@ from tfx_bsl.coders import example_coder
 # file gives downstream Beam workers several files to share.
 BLOCK_BYTES = 4 << 20
 _INTEGER_LITERAL = r"^\s*[+-]?\d+\s*$"
+# The execution property listing the columns the curated schema declares INT.
+INT_COLUMNS_KEY = "int_columns"
 
 
 class ColumnKind(IntEnum):
@@ -66,10 +86,6 @@ class ColumnKind(IntEnum):
     INT = 1
     FLOAT = 2
     STRING = 3
-
-
-class CsvFormatError(ValueError):
-    """A CSV file that cannot be read as rows of the header's columns."""
 
 
 def _numbers(strings: pa.Array, to: pa.DataType) -> pa.Array:
@@ -104,6 +120,26 @@ def _kind(strings: pa.Array) -> ColumnKind:
     return ColumnKind.FLOAT
 
 
+def _open(path: str) -> Any:
+    """The CSV text of the file at ``path``, on any Beam filesystem, gunzipped for .gz."""
+    # Uncompressed: csv_files decides what is gzip, for this reader and the pre-flight.
+    stream = FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)
+    return csv_files.decompressed(stream, path)
+
+
+def read_header(path: str) -> list[str]:
+    """The column names of the CSV file at ``path``."""
+    with _open(path) as stream, csv_files.gzip_errors(path):
+        return csv_files.read_header(stream, path)
+
+
+def _utf8_error(path: str) -> None:
+    """Raise the CsvFormatError locating the first byte of ``path`` that is not UTF-8."""
+    with _open(path) as stream, csv_files.gzip_errors(path):
+        for _ in csv_files.utf8_checked(csv_files.chunks_of(stream), path):
+            pass
+
+
 def _batches(path: str, names: list[str]) -> Iterator[pa.RecordBatch]:
     """The rows of the CSV file at ``path`` in blocks, every column as (nullable) text."""
     ragged: list[str] = []
@@ -115,7 +151,8 @@ def _batches(path: str, names: list[str]) -> Iterator[pa.RecordBatch]:
         )
         return "skip"
 
-    with FileSystems.open(path) as stream:
+    # Arrow's reader skips a byte-order mark before the header itself.
+    with _open(path) as stream, csv_files.gzip_errors(path):
         try:
             reader = pacsv.open_csv(
                 stream,
@@ -136,18 +173,46 @@ def _batches(path: str, names: list[str]) -> Iterator[pa.RecordBatch]:
                     raise CsvFormatError(ragged[0])
                 yield batch
         except pa.ArrowInvalid as error:
+            if "UTF8" in str(error):
+                _utf8_error(path)
             raise CsvFormatError(f"{path}: {error}") from error
     if ragged:
         raise CsvFormatError(ragged[0])
 
 
-def file_kinds(path: str, names: list[str]) -> tuple[ColumnKind, ...]:
-    """The kind of each column over the whole file at ``path``."""
+def _check_whole(path: str, name: str, strings: pa.Array) -> None:
+    """CsvFormatError unless every number in ``strings`` is a whole int64 (10.0 is)."""
+    values = strings.drop_null()
+    floats = _numbers(values, pa.float64())
+    whole = pc.and_(
+        pc.and_(pc.is_finite(floats), pc.equal(pc.floor(floats), floats)),
+        pc.less(pc.abs(floats), float(2**63)),
+    )
+    if not pc.all(whole).as_py():
+        value = values.filter(pc.invert(whole))[0].as_py().strip()
+        raise CsvFormatError(
+            f"{path}: column {name} holds {value}, not a whole number, "
+            "where the schema expects an integer"
+        )
+
+
+def file_kinds(
+    path: str, names: list[str], int_columns: Sequence[str] = ()
+) -> tuple[ColumnKind, ...]:
+    """The kind of each column over the whole file at ``path``.
+
+    A column named in ``int_columns`` whose numbers are all whole is INT, even where
+    they are written as floats; one that is not whole is a CsvFormatError.
+    """
     kinds = [ColumnKind.UNKNOWN] * len(names)
     for batch in _batches(path, names):
         for i, column in enumerate(batch.columns):
             if kinds[i] < ColumnKind.STRING:
-                kinds[i] = max(kinds[i], _kind(column))
+                kind = _kind(column)
+                if kind is ColumnKind.FLOAT and names[i] in int_columns:
+                    _check_whole(path, names[i], column)
+                    kind = ColumnKind.INT
+                kinds[i] = max(kinds[i], kind)
     return tuple(kinds)
 
 
@@ -185,7 +250,10 @@ def _as_lists(strings: pa.Array, kind: ColumnKind) -> pa.ListArray:
     valid = strings.is_valid()
     values = strings.filter(valid)
     if kind is ColumnKind.INT:
-        values = _numbers(values, pa.int64())
+        try:
+            values = _numbers(values, pa.int64())
+        except pa.ArrowInvalid:  # whole floats in a column the schema declares INT
+            values = pc.cast(_numbers(values, pa.float64()), pa.int64())
     elif kind is ColumnKind.FLOAT:
         # tf.train.FloatList holds float32, rounded from the parsed double as in TFX.
         values = pc.cast(_numbers(values, pa.float64()), pa.float32(), safe=False)
@@ -334,27 +402,34 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
         for split in split_names:
             fileio.makedirs(os.path.join(examples.uri, f"Split-{split}"))
         input_base = exec_properties[standard_component_specs.INPUT_BASE_KEY]
+        int_columns = json.loads(exec_properties.get(INT_COLUMNS_KEY) or "[]")
         with self._make_beam_pipeline() as pipeline:
             for pattern, router in _routes(input_config, output_config):
-                _write_split(pipeline, os.path.join(input_base, pattern), router, examples.uri)
+                _write_split(
+                    pipeline, os.path.join(input_base, pattern), router, examples.uri, int_columns
+                )
         examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
         examples_utils.set_file_format(examples, "tfrecords_gzip")
 
 
 def _write_split(
-    pipeline: beam.Pipeline, pattern: str, router: SplitRouter, output_uri: str
+    pipeline: beam.Pipeline,
+    pattern: str,
+    router: SplitRouter,
+    output_uri: str,
+    int_columns: list[str],
 ) -> None:
     """Add to ``pipeline`` the steps that write the files matching ``pattern``."""
-    files = sorted(fileio.glob(pattern))
+    files = csv_files.data_files(fileio.glob(pattern))
     if not files:
         raise RuntimeError(f"Split pattern {pattern} does not match any files.")
     # Every file is checked against this header as it is read (see _batches).
-    names = io_utils.load_csv_column_names(files[0])
+    names = read_header(files[0])
     label = "+".join(router.names)
     kinds = (
         pipeline
         | f"FilesToType[{label}]" >> beam.Create(files)
-        | f"InferColumnTypes[{label}]" >> beam.Map(file_kinds, names)
+        | f"InferColumnTypes[{label}]" >> beam.Map(file_kinds, names, int_columns)
         | f"MergeColumnTypes[{label}]" >> beam.CombineGlobally(merge_kinds)
     )
     _ = (
@@ -367,7 +442,49 @@ def _write_split(
     )
 
 
-class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
-    """tfx.components.CsvExampleGen with ``ArrowCsvExecutor``."""
+def integer_columns(schema_file: Path) -> list[str]:
+    """The features the schema in the text proto ``schema_file`` declares INT."""
+    schema = text_format.Parse(schema_file.read_text(), schema_pb2.Schema())
+    return sorted(f.name for f in schema.feature if f.type == schema_pb2.FeatureType.INT)
 
+
+class ArrowCsvExampleGenSpec(
+    extended(
+        standard_component_specs.FileBasedExampleGenSpec,
+        parameters={INT_COLUMNS_KEY: component_spec.ExecutionParameter(type=str)},
+    )
+):
+    """FileBasedExampleGen's spec, plus the columns that hold integers (a JSON list)."""
+
+
+class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
+    """tfx.components.CsvExampleGen with ``ArrowCsvExecutor`` and the schema's INT columns.
+
+    Still a CsvExampleGen (so a FileBasedExampleGen, which TFX's Kubeflow compiler
+    gives its file-fingerprinting driver); its spec is built here, with one parameter
+    more, instead of by FileBasedExampleGen.
+    """
+
+    SPEC_CLASS = ArrowCsvExampleGenSpec
     EXECUTOR_SPEC = executor_spec.BeamExecutorSpec(ArrowCsvExecutor)
+
+    def __init__(
+        self,
+        input_base: str | tfx.dsl.experimental.RuntimeParameter,
+        input_config: tfx.proto.Input,
+        output_config: tfx.proto.Output,
+        int_columns: Sequence[str] = (),
+    ) -> None:
+        """Read the CSV files ``input_config`` names under ``input_base``, into its splits."""
+        base_component.BaseComponent.__init__(
+            self,
+            spec=ArrowCsvExampleGenSpec(
+                input_base=input_base,
+                input_config=input_config,
+                output_config=output_config,
+                int_columns=json.dumps(sorted(int_columns)),
+                output_data_format=example_gen_pb2.FORMAT_TF_EXAMPLE,
+                output_file_format=example_gen_pb2.FORMAT_TFRECORDS_GZIP,
+                examples=tfx.dsl.Channel(type=tfx.types.standard_artifacts.Examples),
+            ),
+        )

@@ -11,6 +11,7 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from components import csv_files
 from components.splits import TEST, TRAIN, VALIDATION
 from modules import datasets
 from modules.hparams import HParams
@@ -137,7 +138,7 @@ class PipelineConfig:
     # curated schema, slices and AUC bound.
     dataset: str = datasets.DEFAULT
     # Files of data_root that ExampleGen reads (others, like a README, are left alone).
-    input_pattern: str = "*.csv"
+    input_pattern: str = csv_files.PATTERN
     # None: the orchestrator provides the store (Kubeflow does).
     metadata: MetadataStore | None = None
     # KFP allows [a-z0-9-] only; the local runner uses the same name. Empty: the

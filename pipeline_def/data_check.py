@@ -2,17 +2,20 @@
 
 These catch what would otherwise fail deep inside Beam with a parser traceback, or
 pass silently: no files, empty files, files that disagree on their columns, another
-delimiter, bytes that are not UTF-8, and a header repeated inside a file. What the
-values mean (types, ranges, domains) is the curated schema's business, checked by
-the pipeline's ExampleValidator.
+delimiter, bytes that are not UTF-8, and a header repeated inside a file. Which files
+are data, gzip and the byte-order mark follow ``components/csv_files.py``, the rules
+ExampleGen reads by. What the values mean (types, ranges, domains) is the curated
+schema's business, checked by the pipeline's ExampleValidator.
 """
 
 from __future__ import annotations
 
-import codecs
 from pathlib import Path
+from typing import BinaryIO
 
-CHUNK_BYTES = 8 << 20
+from components import csv_files
+from components.csv_files import CsvFormatError
+
 OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe"}
 
 
@@ -27,16 +30,23 @@ def _files(root: Path, pattern: str) -> list[Path]:
         raise DataRootError(
             f"data root {root} is not a directory (give the folder holding the CSV files)"
         )
-    files = sorted(p for p in root.glob(pattern) if p.is_file())
+    files = [Path(p) for p in csv_files.data_files(str(p) for p in root.glob(pattern))]
+    files = [p for p in files if p.is_file()]
     if not files:
         others = sorted(p.name for p in root.iterdir() if not p.name.startswith("."))
         found = f"it holds {', '.join(others[:5])}" if others else "it is empty"
-        raise DataRootError(f"data root {root} has no {pattern} files: {found}")
+        accepted = " or ".join(csv_files.SUFFIXES)
+        raise DataRootError(f"data root {root} has no {accepted} files: {found}")
     return files
 
 
+def _open(path: Path) -> BinaryIO:
+    return csv_files.decompressed(path.open("rb"), str(path))
+
+
 def _header(path: Path) -> bytes:
-    with path.open("rb") as f:
+    """The header line's bytes, without byte-order mark or line end."""
+    with _open(path) as f:
         header, first_row = f.readline(), f.readline()
     if not header.strip():
         raise DataRootError(f"data file {path} is empty")
@@ -50,25 +60,15 @@ def _header(path: Path) -> bytes:
                     f"data file {path} is {name}-delimited: its header has no commas "
                     f"({text.strip()[:60]!r}); the pipeline reads comma-separated files"
                 )
-    return header.rstrip(b"\r\n")
+    return header.removeprefix(csv_files.BOM).rstrip(b"\r\n")
 
 
 def _scan(path: Path, header: bytes) -> None:
     """Fail on bytes that are not UTF-8, or the header line repeated inside the file."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
     repeats = (b"\n" + header + b"\n", b"\n" + header + b"\r\n")
-    offset, line, tail = 0, 1, b""
-    with path.open("rb") as f:
-        while chunk := f.read(CHUNK_BYTES):
-            try:
-                decoder.decode(chunk)
-            except UnicodeDecodeError as err:
-                bad = offset + err.start
-                at = line + chunk[: err.start].count(b"\n")
-                raise DataRootError(
-                    f"data file {path} is not UTF-8: byte {chunk[err.start]:#04x} at line {at} "
-                    f"(offset {bad}); re-export it as UTF-8"
-                ) from None
+    line, tail = 1, b""
+    with _open(path) as f:
+        for chunk in csv_files.utf8_checked(csv_files.chunks_of(f), str(path)):
             window = tail + chunk
             found = min((i for i in (window.find(r) for r in repeats) if i >= 0), default=-1)
             if found >= 0:
@@ -79,25 +79,32 @@ def _scan(path: Path, header: bytes) -> None:
                 )
             line += chunk.count(b"\n")
             tail = chunk[-len(repeats[1]) :]
-            offset += len(chunk)
 
 
 def check_data_root(root: Path, pattern: str) -> list[Path]:
     """The CSV files matching ``pattern`` in ``root``, or DataRootError saying what is wrong."""
-    files = _files(root, pattern)
-    first_header = None
-    for path in files:
-        header = _header(path)
-        if first_header is None:
-            first_header = header
-        elif header != first_header:
-            ours = set(header.decode("utf-8", "replace").split(","))
-            theirs = set(first_header.decode("utf-8", "replace").split(","))
-            missing, extra = sorted(theirs - ours), sorted(ours - theirs)
-            raise DataRootError(
-                f"data file {path} has other columns than {files[0].name}: "
-                f"missing {missing or 'none'}, extra {extra or 'none'}"
-                + ("; same columns in another order" if not missing and not extra else "")
-            )
-        _scan(path, header)
+    try:
+        files = _files(root, pattern)
+        first_header = None
+        for path in files:
+            with csv_files.gzip_errors(str(path)):
+                header = _header(path)
+                if first_header is None:
+                    first_header = header
+                elif header != first_header:
+                    _different_columns(path, header, files[0], first_header)
+                _scan(path, header)
+    except CsvFormatError as err:
+        raise DataRootError(f"data file {err}") from None
     return files
+
+
+def _different_columns(path: Path, header: bytes, first: Path, first_header: bytes) -> None:
+    ours = set(header.decode("utf-8", "replace").split(","))
+    theirs = set(first_header.decode("utf-8", "replace").split(","))
+    missing, extra = sorted(theirs - ours), sorted(ours - theirs)
+    raise DataRootError(
+        f"data file {path} has other columns than {first.name}: "
+        f"missing {missing or 'none'}, extra {extra or 'none'}"
+        + ("; same columns in another order" if not missing and not extra else "")
+    )

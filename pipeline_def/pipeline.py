@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tfx import v1 as tfx
 
-from components.arrow_csv_example_gen import ArrowCsvExampleGen
+from components.arrow_csv_example_gen import ArrowCsvExampleGen, integer_columns
 from components.atomic_pusher import AtomicPusher
 from components.curated_schema import PACKAGES_ROOT, CuratedSchema, sha256_of
 from components.evaluation_report import EvaluationReport
@@ -39,6 +39,7 @@ def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
         input_base=RuntimeParameter(name=ids.DATA_ROOT, ptype=str, default=config.data_root),
         input_config=input_config,
         output_config=output,
+        int_columns=integer_columns(PACKAGES_ROOT / config.curated_schema),
     ).with_id(ids.EXAMPLE_GEN)
 
 

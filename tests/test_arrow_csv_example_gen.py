@@ -2,32 +2,45 @@
 
 Both executors run for real (Beam DirectRunner) on the same files, and their output
 TFRecords are compared example for example. CsvExampleGen serializes features in
-hash-map order, so records are compared in deterministic serialization.
+hash-map order, so records are compared in deterministic serialization. Files as
+people export them (byte-order mark, gzip, whole numbers written as floats, CRLF,
+quoting, several files) give the examples the plain file gives.
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
+import json
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 import tensorflow as tf
+from csv_habits import HABITS, table
 from tfx import v1 as tfx
 from tfx.components.example_gen.csv_example_gen import executor as tfx_csv
 from tfx.types import standard_component_specs as keys
 from tfx.utils import proto_utils
 
-from components import arrow_csv_example_gen
+from components import arrow_csv_example_gen, csv_files
 from components.arrow_csv_example_gen import (
+    INT_COLUMNS_KEY,
     ArrowCsvExecutor,
     ColumnKind,
     CsvFormatError,
     _kind,
     encode_blocks,
     file_kinds,
+    integer_columns,
+    read_header,
 )
-from pipeline_def.config import DEFAULT_DATA_ROOT
+from modules import datasets
+from pipeline_def import node_ids as P
+from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig
+from pipeline_def.pipeline import create_pipeline
+
+INT_COLUMNS = integer_columns(datasets.schema_path(datasets.DEFAULT))
 
 # Cells CsvExampleGen types in particular ways, one column each.
 TRICKY_HEADER = ["id", "mixed_number", "big_int", "spaced_int", "empty", "text", "special"]
@@ -46,8 +59,10 @@ def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:
         writer.writerows(rows)
 
 
-def _run(executor: object, data_root: Path, out: Path) -> dict[str, list[bytes]]:
-    """Run an ExampleGen executor on every CSV under ``data_root``; examples per split."""
+def _run(
+    executor: object, data_root: Path, out: Path, int_columns: list[str] | None = None
+) -> dict[str, list[bytes]]:
+    """Run an ExampleGen executor on the data files under ``data_root``; examples per split."""
     examples = tfx.types.standard_artifacts.Examples()
     examples.uri = str(out)
     splits = [("train", 2), ("eval", 1)]
@@ -56,16 +71,17 @@ def _run(executor: object, data_root: Path, out: Path) -> dict[str, list[bytes]]
             splits=[tfx.proto.SplitConfig.Split(name=n, hash_buckets=b) for n, b in splits]
         )
     )
-    input_config = tfx.proto.Input(splits=[tfx.proto.Input.Split(name="all", pattern="*.csv")])
-    executor.Do(
-        {},
-        {keys.EXAMPLES_KEY: [examples]},
-        {
-            keys.INPUT_BASE_KEY: str(data_root),
-            keys.INPUT_CONFIG_KEY: proto_utils.proto_to_json(input_config),
-            keys.OUTPUT_CONFIG_KEY: proto_utils.proto_to_json(output),
-        },
+    input_config = tfx.proto.Input(
+        splits=[tfx.proto.Input.Split(name="all", pattern=csv_files.PATTERN)]
     )
+    properties = {
+        keys.INPUT_BASE_KEY: str(data_root),
+        keys.INPUT_CONFIG_KEY: proto_utils.proto_to_json(input_config),
+        keys.OUTPUT_CONFIG_KEY: proto_utils.proto_to_json(output),
+    }
+    if int_columns is not None:
+        properties[INT_COLUMNS_KEY] = json.dumps(int_columns)
+    executor.Do({}, {keys.EXAMPLES_KEY: [examples]}, properties)
     return {
         name: sorted(
             tf.train.Example.FromString(record.numpy()).SerializeToString(deterministic=True)
@@ -178,3 +194,107 @@ def test_encode_blocks_gives_one_example_per_row(tmp_path):
     rows = [tf.train.Example.FromString(r) for r in records]
     assert [r.features.feature["x"].int64_list.value[0] for r in rows] == [1, 2]
     assert [list(r.features.feature["y"].bytes_list.value) for r in rows] == [[b"a"], []]
+
+
+@pytest.fixture(scope="module")
+def plain_export(tmp_path_factory) -> tuple[list[str], list[list[str]], dict[str, list[bytes]]]:
+    """The habits' table, and the examples its plain file gives."""
+    header, rows = table()
+    root = tmp_path_factory.mktemp("plain")
+    _write_csv(root / "t.csv", header, rows)
+    return header, rows, _run(ArrowCsvExecutor(), root, tmp_path_factory.mktemp("out"), INT_COLUMNS)
+
+
+@pytest.mark.parametrize("habit", list(HABITS))
+def test_exported_files_give_the_plain_files_examples(habit, plain_export, tmp_path):
+    header, rows, expected = plain_export
+    root = tmp_path / "data"
+    root.mkdir()
+    HABITS[habit](root, header, rows)
+    assert _run(ArrowCsvExecutor(), root, tmp_path / "out", INT_COLUMNS) == expected
+
+
+def test_whole_floats_are_integers_only_where_the_schema_says_so(tmp_path):
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / "t.csv").write_text("n,x\n10.0,1.0\n,2.0\n-3.0,3.5\n")
+    written = _run(ArrowCsvExecutor(), root, tmp_path / "out", ["n"])
+    examples = [tf.train.Example.FromString(r) for r in written["train"] + written["eval"]]
+    assert sorted(list(e.features.feature["n"].int64_list.value) for e in examples) == [
+        [],
+        [-3],
+        [10],
+    ]
+    assert all(e.features.feature["x"].WhichOneof("kind") == "float_list" for e in examples)
+
+
+def test_a_value_that_is_not_whole_in_an_int_column_stops_the_run(tmp_path):
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / "a.csv").write_text("n,x\n1,1\n")
+    (root / "b.csv").write_text("n,x\n2.0,1\n10.5,2\n")
+    message = r"b\.csv: column n holds 10\.5, not a whole number, where the schema expects an"
+    with pytest.raises(CsvFormatError, match=message):
+        _run(ArrowCsvExecutor(), root, tmp_path / "out", ["n"])
+    assert not list((tmp_path / "out").rglob("*.gz"))  # nothing written
+
+
+@pytest.mark.parametrize("value", ["nan", "-inf", "1e19", "0.001"])
+def test_values_that_are_not_whole_64_bit_integers(value, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(f"n\n1.0\n{value}\n")
+    with pytest.raises(CsvFormatError, match=f"column n holds {value}, not a whole number"):
+        file_kinds(str(path), ["n"], ["n"])
+
+
+def test_a_file_that_is_not_utf8_is_named_with_the_byte(tmp_path):
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / "good.csv").write_text("a,b\n1,2\n")
+    (root / "latin1.csv").write_bytes("a,b\n1,Café\n".encode("latin-1"))
+    message = r"latin1\.csv is not UTF-8 text \(byte 0xe9 at line 2, offset 9\); export it as CSV"
+    with pytest.raises(CsvFormatError, match=message):
+        _run(ArrowCsvExecutor(), root, tmp_path / "out")
+
+
+def test_a_file_named_gz_that_is_not_gzip_is_named(tmp_path):
+    path = tmp_path / "t.csv.gz"
+    path.write_bytes(b"a,b\n1,2\n")
+    with pytest.raises(CsvFormatError, match=r"t\.csv\.gz is not a complete gzip file"):
+        read_header(str(path))
+
+
+def test_a_cut_off_gzip_file_is_named(tmp_path):
+    path = tmp_path / "t.csv.gz"
+    rows = "".join(f"{i},{i * 7}\n" for i in range(5000))
+    path.write_bytes(gzip.compress(f"a,b\n{rows}".encode())[:-30])
+    assert read_header(str(path)) == ["a", "b"]
+    with pytest.raises(CsvFormatError, match=r"t\.csv\.gz is not a complete gzip file"):
+        file_kinds(str(path), ["a", "b"])
+
+
+def test_only_csv_and_gzipped_csv_files_are_data():
+    assert csv_files.data_files(["b.csv.gz", "a.csv"]) == ["a.csv", "b.csv.gz"]
+    with pytest.raises(CsvFormatError, match=r"t\.csv\.zip is not a file the pipeline reads"):
+        csv_files.data_files(["a.csv", "t.csv.zip"])
+
+
+def test_the_pipeline_gives_example_gen_the_curated_schemas_int_columns(tmp_path):
+    config = PipelineConfig(
+        pipeline_root=str(tmp_path / "root"),
+        data_root=str(tmp_path / "data"),
+        serving_dir=str(tmp_path / "serving"),
+    )
+    gen = next(c for c in create_pipeline(config).components if c.id == P.EXAMPLE_GEN)
+    assert json.loads(gen.exec_properties[INT_COLUMNS_KEY]) == [
+        "dropoff_census_tract",
+        "dropoff_community_area",
+        "pickup_census_tract",
+        "pickup_community_area",
+        "trip_seconds",
+        "trip_start_day",
+        "trip_start_hour",
+        "trip_start_month",
+        "trip_start_timestamp",
+    ]
+    assert config.input_pattern == csv_files.PATTERN

@@ -121,13 +121,21 @@ PIPELINE_CASES = {
         _one_file(_cash_to_card), 1, EV,
         "train vs the serving model's training data: payment_type: distribution drift L_INFTY",
     ),
+    "not-whole-in-an-int-column": Case(
+        _one_file(_set("trip_seconds", "300.5")), 1, P.EXAMPLE_GEN,
+        "taxi.csv: column trip_seconds holds 300.5, not a whole number, where the schema "
+        "expects an integer",
+    ),
     "unknown-payment-type": Case(
         _one_file(_set("payment_type", "Bitcoin", every=10)), 1, EV, "payment_type: ",
     ),
 }  # fmt: skip
 
 PREFLIGHT_CASES = {
-    "non-utf8": Case(_with_bytes("CAFE", b"Caf\xe9"), 2, None, "is not UTF-8: byte 0xe9 at line 2"),
+    "non-utf8": Case(
+        _with_bytes("CAFE", b"Caf\xe9"), 2, None,
+        "taxi.csv is not UTF-8 text (byte 0xe9 at line 2, offset ",
+    ),
     "repeated-header": Case(
         lambda root, rows: (
             _write(root / "taxi.csv", rows),

@@ -16,7 +16,7 @@ from pipeline_def.store import PASSWORD_ENV, metadata_for
     [
         (lambda root: None, "does not exist"),
         (lambda root: root.mkdir(), "it is empty"),
-        (lambda root: (root.mkdir(), (root / "notes.txt").write_text("x")), "no *.csv files"),
+        (lambda root: (root.mkdir(), (root / "notes.txt").write_text("x")), "no .csv or .csv.gz"),
         (lambda root: (root.mkdir(), (root / "a.csv").write_text("")), "is empty"),
         (lambda root: (root.mkdir(), (root / "a.csv").write_text("fare,tips\n")), "no rows"),
         (lambda root: root.write_text("fare\n1\n"), "not a directory"),

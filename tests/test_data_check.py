@@ -1,0 +1,60 @@
+"""The runner's pre-flight check of the data root, on files as people export them."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from csv_habits import HABITS, csv_text, table
+
+from components import csv_files
+from pipeline_def.data_check import DataRootError, check_data_root
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """An empty data root."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    return folder
+
+
+@pytest.mark.parametrize("habit", list(HABITS))
+def test_exported_files_pass(habit, root):
+    HABITS[habit](root, *table())
+    files = check_data_root(root, csv_files.PATTERN)
+    assert files == sorted(p for p in root.iterdir())
+
+
+def test_a_gzipped_file_is_checked_after_decompressing(root):
+    header, rows = table()
+    text = csv_text(header, rows[:5]).replace("Taxi", "Café", 1).encode("latin-1")
+    (root / "t.csv.gz").write_bytes(gzip.compress(text))
+    at = text.index(b"\xe9")
+    line = text[:at].count(b"\n") + 1
+    message = rf"t\.csv\.gz is not UTF-8 text \(byte 0xe9 at line {line}, offset {at}\)"
+    with pytest.raises(DataRootError, match=message):
+        check_data_root(root, csv_files.PATTERN)
+
+
+def test_a_header_repeated_inside_a_gzipped_file_is_found(root):
+    header, rows = table()
+    (root / "t.csv.gz").write_bytes(gzip.compress(csv_text(header, rows[:5]).encode() * 2))
+    with pytest.raises(DataRootError, match=r"t\.csv\.gz repeats its header at line 7"):
+        check_data_root(root, csv_files.PATTERN)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("t.csv.gz", b"a,b\n1,2\n", r"data file .*t\.csv\.gz is not a complete gzip file"),
+        ("t.csv.zip", b"PK\x03\x04", r"data file .*t\.csv\.zip is not a file the pipeline reads"),
+    ],
+    ids=["not-gzip", "zip"],
+)
+def test_files_it_cannot_read_are_named(name, content, message, root):
+    (root / "a.csv").write_text("a,b\n1,2\n")
+    (root / name).write_bytes(content)
+    with pytest.raises(DataRootError, match=message):
+        check_data_root(root, csv_files.PATTERN)
