@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import tensorflow as tf
 
+from components.splits import TEST
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
 from pipeline_def.runs import PipelineRun, latest_run, list_runs
@@ -53,7 +54,11 @@ def test_run_summary_for_machines(first_run):
     assert all(c["state"] == "ran" and c["seconds"] >= 0 for c in summary["components"].values())
     assert 0.85 < summary["metrics"]["auc"] <= 1.0
     assert 0.0 < summary["metrics"]["binary_accuracy"] <= 1.0
-    assert summary["metrics"]["example_count"] > 1000
+    # Scored on the test split alone: every example of it, no other.
+    examples = _store_run(output_dir).output(P.EXAMPLE_GEN, "examples")
+    test_files = [str(f) for f in Path(examples.uri, f"Split-{TEST}").iterdir()]
+    test_rows = sum(1 for _ in tf.data.TFRecordDataset(test_files, compression_type="GZIP"))
+    assert summary["metrics"]["example_count"] == test_rows > 900
     assert summary["blessed"] is True
     assert summary["baseline"] is None  # nothing served yet: judged on the bound alone
     pushed = Path(summary["pushed_model_path"])

@@ -18,15 +18,18 @@ from pipeline_def.summary import SUMMARY_FILE
 
 pytestmark = pytest.mark.slow
 
+TINY = 1e-6
+
 
 def test_the_trainer_trains_with_the_tuners_choice_and_the_review_shows_it(
     small_data_root, run_pipeline, tmp_path
 ):
     out = tmp_path / "tuned"
-    # A deep learning rate the search is sure to beat, so its choice differs from
-    # the configured values and the Trainer is seen to take the choice.
+    # Learning rates too small to learn anything in 100 steps: the search's random
+    # trial beats them, so its choice differs from the configured values and the
+    # Trainer is seen to take the choice.
     flags = ("--tune", "--tune-trials", "2", "--tune-minutes", "5", "--train-steps", "100")
-    flags += ("--hparam", "deep_learning_rate=0.00001")
+    flags += ("--hparam", f"deep_learning_rate={TINY}", "--hparam", f"wide_learning_rate={TINY}")
     result = run_pipeline(small_data_root, out, *flags)
     assert result.returncode == 0, result.stdout + result.stderr
     # One line per component, the Tuner's among them; KerasTuner's tables stay in the log.
@@ -40,7 +43,7 @@ def test_the_trainer_trains_with_the_tuners_choice_and_the_review_shows_it(
     best = run.output(P.TUNER, "best_hyperparameters")
     chosen = json.loads(best.custom_properties[TUNED_HPARAMS].string_value)
     assert set(chosen) == set(SEARCH_SPACE)
-    assert chosen["deep_learning_rate"] != 0.00001
+    assert (chosen["deep_learning_rate"], chosen["wide_learning_rate"]) != (TINY, TINY)
     assert best.custom_properties[TUNING_TRIALS].int_value == 2
     # The Trainer read the Tuner's artifact and trained with those values.
     events = store.get_events_by_execution_ids([run.nodes[P.TRAINER].execution.id])
