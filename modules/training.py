@@ -129,7 +129,6 @@ def run_fn(fn_args: FnArgs) -> None:
     def data(files: list[str], training: bool) -> tf.data.Dataset:
         return dataset.make_dataset(
             files,
-            fn_args.data_accessor,
             tf_transform_output,
             global_batch,
             training=training,

@@ -27,16 +27,6 @@ from pipeline_def.runs import latest_run  # noqa: E402
 from pipeline_def.store import metadata_for, open_store  # noqa: E402
 
 
-class _Accessor:
-    """The one DataAccessor method make_dataset uses, over tfx_bsl's record reader."""
-
-    @staticmethod
-    def tf_dataset_factory(files, options, schema):  # noqa: ANN001, ANN205 - TFX's interface
-        from tfx_bsl.public import tfxio
-
-        return tfxio.TFExampleRecord(file_pattern=files, schema=schema).TensorFlowDataset(options)
-
-
 def _rate(model, data, steps: int, epochs: int, batch: int) -> float:  # noqa: ANN001
     """Training examples/s over the epochs after the first, timed as the Trainer does."""
     from modules.training import EpochLog
@@ -69,7 +59,7 @@ def main() -> None:
     files = [str(p) for p in sorted(Path(examples, "Split-train").glob("*"))]
     hp = HParams()
     piped = dataset.make_dataset(
-        files, _Accessor(), graph, hp.batch_size, training=True, cache=True,
+        files, graph, hp.batch_size, training=True, cache=True,
         shuffle_buffer=hp.shuffle_buffer, seed=hp.seed,
     )  # fmt: skip
     # The ceiling: the same transformed batches, materialized once as tensors in
