@@ -1,32 +1,38 @@
 """The Trainer's ``run_fn``: data, strategy, model, fit, and export glued together.
 
 Besides the SavedModel it leaves, in the Trainer's ``model_run`` output, the
-TensorBoard logs (loss and AUC per epoch, train and eval), a profiler trace of a
-few training steps and ``model.png``, a diagram of the model.
+TensorBoard logs (loss and AUC per epoch, train and eval, weight histograms, the
+ReLU layers' zero activations and dead units, the hyperparameters for the HParams
+dashboard), a profiler trace of a few training steps and ``model.png``, a diagram
+of the model.
+
+A Trainer that is stopped (a worker lost, the process killed) and started again
+with the same ``model_run`` directory resumes after the last finished epoch: the
+training state is backed up at every epoch's end beside that directory, and
+removed once training finished.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
 import tempfile
 import time
-from pathlib import Path
 
 import tensorflow as tf
 import tensorflow_transform as tft
 from tfx.v1.components import FnArgs
 
-from modules import dataset, distribution, export
+from modules import dataset, distribution, export, watch
 from modules import features as F
+from modules.diagram import save_diagram
 from modules.hparams import HParams
 from modules.keras_setup import keras
 from modules.model import build_model
 
 log = logging.getLogger(__name__)
-
-MODEL_DIAGRAM = "model.png"
 
 
 def cardinalities(tf_transform_output: tft.TFTransformOutput) -> dict[str, int]:
@@ -76,11 +82,39 @@ class EpochLog(keras.callbacks.Callback):
             log.info("training throughput: %.0f examples/s (epochs 2-%d)", rate, len(self.seconds))
 
 
-def _callbacks(hp: HParams, global_batch: int, log_dir: str) -> list[keras.callbacks.Callback]:
+def backup_dir(model_run_dir: str) -> str:
+    """Where training state is backed up for ``model_run_dir``: a hidden folder beside it.
+
+    Beside, not inside: checkpoints of an unfinished fit are no part of the Trainer's
+    output. Named by a digest of the whole path, so a restarted Trainer (same
+    ``model_run``) finds it and another execution (its own ``model_run``) never does.
+    """
+    digest = hashlib.sha256(model_run_dir.encode()).hexdigest()[:16]
+    return os.path.join(os.path.dirname(model_run_dir.rstrip("/")), f".backup-{digest}")
+
+
+def _callbacks(
+    hp: HParams,
+    model: keras.Model,
+    probe_batch: dict[str, tf.Tensor],
+    global_batch: int,
+    train_steps: int,
+    log_dir: str,
+    backup: str,
+) -> list[keras.callbacks.Callback]:
     profile = hp.profile_steps if hp.profile_steps[1] > 0 else 0
     return [
+        # First: its epoch's state is saved before any later callback reports the epoch.
+        keras.callbacks.BackupAndRestore(backup),
         EpochLog(hp.steps_per_epoch * global_batch),
-        keras.callbacks.TensorBoard(log_dir=log_dir, update_freq="epoch", profile_batch=profile),
+        keras.callbacks.TensorBoard(
+            log_dir=log_dir,
+            update_freq="epoch",
+            profile_batch=profile,
+            histogram_freq=hp.histogram_freq,
+        ),
+        watch.DeadUnits(model.dnn_model, probe_batch, log_dir),
+        watch.HParamsLog(hp, train_steps, log_dir),
         keras.callbacks.EarlyStopping(
             monitor="val_auc",
             mode="max",
@@ -88,30 +122,6 @@ def _callbacks(hp: HParams, global_batch: int, log_dir: str) -> list[keras.callb
             restore_best_weights=True,
         ),
     ]
-
-
-def save_diagram(model: keras.Model, path: str) -> None:
-    """Write a PNG diagram of the wide and deep parts; warn (not fail) without graphviz.
-
-    ``path`` may be on any filesystem TensorFlow writes (gs://, s3://): graphviz
-    draws into a local file, which is then copied there.
-    """
-    if shutil.which("dot") is None:
-        log.warning("no model diagram: graphviz's `dot` is not installed (Debian: graphviz)")
-        return
-    # WideDeepModel is subclassed, so plot_model would draw one box: draw a
-    # functional view joining the two trained parts instead (no new weights).
-    inputs = model.linear_model.input
-    logit = keras.layers.Add(name="wide_plus_deep_logit")(
-        [model.linear_model(inputs), model.dnn_model(inputs)]
-    )
-    view = keras.Model(inputs, keras.layers.Activation("sigmoid", name="sigmoid")(logit))
-    with tempfile.TemporaryDirectory() as local:
-        drawn = str(Path(local) / MODEL_DIAGRAM)
-        keras.utils.plot_model(
-            view, to_file=drawn, show_shapes=True, expand_nested=True, rankdir="LR", dpi=48
-        )
-        tf.io.gfile.copy(drawn, path, overwrite=True)
 
 
 def _class_weight(hp: HParams) -> dict[int, float] | None:
@@ -126,13 +136,13 @@ def run_fn(fn_args: FnArgs) -> None:
     tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
     keras.utils.set_random_seed(hp.seed)
 
-    def data(files: list[str], training: bool) -> tf.data.Dataset:
+    def data(files: list[str], training: bool, cache: bool = hp.cache_dataset) -> tf.data.Dataset:
         return dataset.make_dataset(
             files,
             tf_transform_output,
             global_batch,
             training=training,
-            cache=hp.cache_dataset,
+            cache=cache,
             shuffle_buffer=hp.shuffle_buffer,
             seed=hp.seed,
         )
@@ -155,19 +165,36 @@ def run_fn(fn_args: FnArgs) -> None:
             hp.steps_per_epoch,
             global_batch,
         )
+        eval_data = data(fn_args.eval_files, training=False)
+        # Every worker backs up into the same folder (the chief's files; the others
+        # write beside them and remove theirs), so the path comes from model_run_dir.
+        backup = backup_dir(fn_args.model_run_dir)
+        callbacks = _callbacks(
+            hp,
+            model,
+            # A fixed batch for the ReLU figures, from an uncached copy of the eval input.
+            next(iter(data(fn_args.eval_files, training=False, cache=False)))[0],
+            global_batch,
+            fn_args.train_steps,
+            run_dir,
+            backup,
+        )
         model.fit(
             data(fn_args.train_files, training=True),
             steps_per_epoch=hp.steps_per_epoch,
             epochs=epochs,
-            validation_data=data(fn_args.eval_files, training=False),
+            validation_data=eval_data,
             validation_steps=fn_args.eval_steps,
             class_weight=_class_weight(hp),
-            callbacks=_callbacks(hp, global_batch, run_dir),
+            callbacks=callbacks,
             verbose=0,
         )
+        # BackupAndRestore removed its files after a finished fit; this is the folder.
+        if placement.is_chief and tf.io.gfile.exists(backup):
+            tf.io.gfile.rmtree(backup)
         export.export(model, tf_transform_output, model_dir)
         if placement.is_chief:
-            save_diagram(model, os.path.join(run_dir, MODEL_DIAGRAM))
+            save_diagram(model, run_dir)
         distribution.wait_for_all(placement)
     finally:
         if scratch is not None:
