@@ -56,11 +56,13 @@ class EpochLog(keras.callbacks.Callback):
         super().__init__()
         self.examples_per_epoch = examples_per_epoch
         self.seconds: list[float] = []
+        self.epochs: list[int] = []  # 1-based; a resumed fit starts after 1
         self._started: float | None = None
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
         """Start the training clock."""
         self._started = time.monotonic()
+        self.epochs.append(epoch + 1)
 
     def on_test_begin(self, logs: dict | None = None) -> None:
         """Stop the training clock: validation starts."""
@@ -79,7 +81,12 @@ class EpochLog(keras.callbacks.Callback):
         steady = self.seconds[1:]
         if steady:
             rate = self.examples_per_epoch * len(steady) / sum(steady)
-            log.info("training throughput: %.0f examples/s (epochs 2-%d)", rate, len(self.seconds))
+            log.info(
+                "training throughput: %.0f examples/s (epochs %d-%d)",
+                rate,
+                self.epochs[1],
+                self.epochs[-1],
+            )
 
 
 def backup_dir(model_run_dir: str) -> str:

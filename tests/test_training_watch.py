@@ -7,6 +7,7 @@ what its dashboards would show from its HTTP data endpoints.
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import shutil
@@ -104,7 +105,10 @@ def _get(base: str, path: str, body: dict | None = None) -> object:
     if data is not None:
         request.add_header("Content-Type", "application/json")
     with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
+        body = response.read()
+        # TensorBoard gzips some answers whether or not the client asked for it.
+        gzipped = response.headers.get("Content-Encoding") == "gzip"
+        return json.loads(gzip.decompress(body) if gzipped else body)
 
 
 @pytest.fixture(scope="module")
