@@ -15,12 +15,15 @@ removed once training finished.
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import os
 import shutil
 import tempfile
 import time
+from typing import Any
 
+import numpy as np
 import tensorflow as tf
 import tensorflow_transform as tft
 from tfx.v1.components import FnArgs
@@ -89,6 +92,62 @@ class EpochLog(keras.callbacks.Callback):
             )
 
 
+class ResumableEarlyStopping(keras.callbacks.EarlyStopping):
+    """Early stopping whose state survives a restart: best value and epoch, wait, weights.
+
+    BackupAndRestore restores the model and the epoch, not other callbacks; without
+    this a resumed fit would forget a best epoch before the stop and restore a worse
+    one. The state is written at each epoch's end beside the backup (by the chief
+    only, ``write``), read when training starts, and removed when it ends.
+    """
+
+    STATE_FILE = "early_stopping.npz"
+
+    def __init__(self, state_dir: str, *, write: bool, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.state_dir = state_dir
+        self.state_path = os.path.join(state_dir, self.STATE_FILE)
+        self.write = write
+
+    def on_train_begin(self, logs: dict | None = None) -> None:
+        """Start afresh, or from the saved state of a stopped fit."""
+        super().on_train_begin(logs)
+        if not tf.io.gfile.exists(self.state_path):
+            return
+        with tf.io.gfile.GFile(self.state_path, "rb") as f:
+            saved = np.load(io.BytesIO(f.read()))
+        self.best, self.wait = float(saved["best"]), int(saved["wait"])
+        self.best_epoch = int(saved["best_epoch"])
+        self.best_weights = [saved[f"w{i}"] for i in range(int(saved["weights"]))]
+        log.info(
+            "early stopping resumed: best %s %.4f at epoch %d, %d epoch(s) without improvement",
+            self.monitor,
+            self.best,
+            self.best_epoch + 1,
+            self.wait,
+        )
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        """Judge the epoch, then save the state (atomically: a stop mid-write keeps the old)."""
+        super().on_epoch_end(epoch, logs)
+        if not self.write or self.best_weights is None:
+            return
+        buffer = io.BytesIO()
+        weights = {f"w{i}": w for i, w in enumerate(self.best_weights)}
+        np.savez(buffer, best=self.best, wait=self.wait, best_epoch=self.best_epoch,
+                 weights=len(self.best_weights), **weights)  # fmt: skip
+        tf.io.gfile.makedirs(self.state_dir)
+        with tf.io.gfile.GFile(self.state_path + ".tmp", "wb") as f:
+            f.write(buffer.getvalue())
+        tf.io.gfile.rename(self.state_path + ".tmp", self.state_path, overwrite=True)
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        """Restore the best weights; the state goes with the backup of the finished fit."""
+        super().on_train_end(logs)
+        if self.write and tf.io.gfile.exists(self.state_path):
+            tf.io.gfile.remove(self.state_path)
+
+
 def backup_dir(model_run_dir: str) -> str:
     """Where training state is backed up for ``model_run_dir``: a hidden folder beside it.
 
@@ -108,11 +167,21 @@ def _callbacks(
     train_steps: int,
     log_dir: str,
     backup: str,
+    is_chief: bool,
 ) -> list[keras.callbacks.Callback]:
     profile = hp.profile_steps if hp.profile_steps[1] > 0 else 0
     return [
-        # First: its epoch's state is saved before any later callback reports the epoch.
+        # First: an epoch's backup and early-stopping state are saved before any later
+        # callback reports the epoch.
         keras.callbacks.BackupAndRestore(backup),
+        ResumableEarlyStopping(
+            backup,
+            write=is_chief,
+            monitor="val_auc",
+            mode="max",
+            patience=hp.early_stopping_patience,
+            restore_best_weights=True,
+        ),
         EpochLog(hp.steps_per_epoch * global_batch),
         keras.callbacks.TensorBoard(
             log_dir=log_dir,
@@ -121,13 +190,9 @@ def _callbacks(
             histogram_freq=hp.histogram_freq,
         ),
         watch.DeadUnits(model.dnn_model, probe_batch, log_dir),
+        # Its events in log_dir itself also make log_dir a run, which the Profile tab
+        # needs to list the trace under log_dir/plugins/profile (found by breaking it).
         watch.HParamsLog(hp, train_steps, log_dir),
-        keras.callbacks.EarlyStopping(
-            monitor="val_auc",
-            mode="max",
-            patience=hp.early_stopping_patience,
-            restore_best_weights=True,
-        ),
     ]
 
 
@@ -185,6 +250,7 @@ def run_fn(fn_args: FnArgs) -> None:
             fn_args.train_steps,
             run_dir,
             backup,
+            placement.is_chief,
         )
         model.fit(
             data(fn_args.train_files, training=True),

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.slow
 HELPER = Path(__file__).resolve().parent / "trainer_process.py"
 STEPS = "400"  # 8 epochs of 50 steps
 EPOCH = re.compile(r"epoch (\d+) \(train")
+VAL_AUC = re.compile(r"epoch (\d+) \(train.*val_auc ([0-9.]+)")
 
 
 def _start(pipeline_root: Path, out: Path, log: Path, env: dict | None = None) -> subprocess.Popen:
@@ -71,6 +72,11 @@ def test_a_killed_trainer_resumes_after_its_last_epoch(pipeline_root, tmp_path):
     epochs = _epochs(resumed)
     assert epochs[0] == done + 1, resumed.read_text()[-3000:]
     assert epochs == list(range(done + 1, epochs[-1] + 1))
+    # Early stopping goes on from the best epoch before the kill, not afresh.
+    best_epoch, best_auc = max(VAL_AUC.findall(killed.read_text()), key=lambda m: float(m[1]))
+    assert f"early stopping resumed: best val_auc {best_auc} at epoch {best_epoch}," in (
+        resumed.read_text()
+    )
     assert (out / "model" / "saved_model.pb").is_file()
     assert not backup.exists()
 
