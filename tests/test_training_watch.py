@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -187,8 +188,14 @@ def test_tensorboard_hparams_dashboard_lists_the_run_with_its_metrics(tensorboar
 
 
 @pytest.mark.slow
-def test_tensorboard_profile_tab_lists_the_trace(tensorboard):
+def test_tensorboard_profile_tab_opens_the_trace(tensorboard):
     base, run = tensorboard
     assert _get(base, "/data/plugins_listing")["profile"]["enabled"]
-    runs = _get(base, "/data/plugin/profile/runs")
-    assert any(r.startswith(run) for r in runs), runs
+    (trace,) = [r for r in _get(base, "/data/plugin/profile/runs") if r.startswith(f"{run}/")]
+    query = f"run={urllib.parse.quote(trace)}&tag={urllib.parse.quote('trace_viewer@^')}"
+    assert "trace_viewer@^" in _get(base, f"/data/plugin/profile/run_tools?run={trace}")
+    (host,) = _get(base, f"/data/plugin/profile/hosts?{query}")
+    events = _get(base, f"/data/plugin/profile/data?{query}&host={host}")
+    assert events["returnedEventsSize"] > 100
+    names = {frame["name"] for frame in events["stackFrames"].values()}
+    assert any("Adam" in name for name in names)  # training steps, not just setup
