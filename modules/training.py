@@ -262,13 +262,14 @@ def run_fn(fn_args: FnArgs) -> None:
             callbacks=callbacks,
             verbose=0,
         )
-        # BackupAndRestore removed its files after a finished fit; this is the folder.
-        if placement.is_chief and tf.io.gfile.exists(backup):
-            tf.io.gfile.rmtree(backup)
         export.export(model, tf_transform_output, model_dir)
         if placement.is_chief:
             save_diagram(model, run_dir)
         distribution.wait_for_all(placement)
+        # The chief's checkpoints went when the fit finished; the folder, and what other
+        # workers wrote into it, go once every worker is past its last epoch's save.
+        if placement.is_chief and tf.io.gfile.exists(backup):
+            tf.io.gfile.rmtree(backup)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
