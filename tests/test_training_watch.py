@@ -199,3 +199,12 @@ def test_tensorboard_profile_tab_opens_the_trace(tensorboard):
     assert events["returnedEventsSize"] > 100
     names = {frame["name"] for frame in events["stackFrames"].values()}
     assert any("Adam" in name for name in names)  # training steps, not just setup
+
+
+@pytest.mark.slow
+def test_a_run_names_its_model_diagram(first_run):
+    output_dir, result = first_run
+    (diagram,) = (output_dir / "pipeline" / P.TRAINER / "model_run").glob("*/model.png")
+    assert f"  model diagram: {diagram}" in result.stdout.splitlines()
+    assert json.loads((output_dir / S.SUMMARY_FILE).read_text())["model_diagram"] == str(diagram)
+    assert diagram.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
