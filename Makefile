@@ -13,7 +13,7 @@ UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset clean system-deps kfp-local dataset
+.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset clean system-deps graphviz kfp-local dataset
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -30,7 +30,10 @@ $(STAMP): $(LOCK) pyproject.toml
 system-deps:  ## Install the Debian packages the tests need (when root and missing).
 	@scripts/system_deps.sh $(SYSTEM_PACKAGES)
 
-run: $(STAMP)  ## Run the whole pipeline locally on the shipped data.
+graphviz:  ## Install graphviz (the model diagram) when root and missing; else say how.
+	@scripts/system_deps.sh --without "the run draws no model diagram" graphviz
+
+run: $(STAMP) graphviz  ## Run the whole pipeline locally on the shipped data.
 	$(PY) local_runner.py $(ARGS)
 
 dataset: $(STAMP)  ## Draft a dataset from a CSV: NAME=.. CSV=.. LABEL=.. POSITIVE=.. [ARGS=--overwrite].

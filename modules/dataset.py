@@ -6,15 +6,12 @@ from collections.abc import Callable
 
 import tensorflow as tf
 import tensorflow_transform as tft
-from tfx.v1.components import DataAccessor
-from tfx_bsl.public import tfxio
 
 AUTOTUNE = tf.data.AUTOTUNE
 
 
 def make_dataset(
     file_pattern: list[str],
-    data_accessor: DataAccessor,
     tf_transform_output: tft.TFTransformOutput,
     batch_size: int,
     *,
@@ -32,19 +29,13 @@ def make_dataset(
     so later epochs cost no I/O, parsing or transformation; training data is then
     re-shuffled every epoch.
     """
-    options = tfxio.TensorFlowDatasetOptions(
-        batch_size=batch_size,
-        num_epochs=1,
-        shuffle=training and not cache,
-        shuffle_buffer_size=shuffle_buffer,
-        shuffle_seed=seed,
-        reader_num_threads=AUTOTUNE,
-        parser_num_threads=AUTOTUNE,
-        prefetch_buffer_size=AUTOTUNE,
-        drop_final_batch=training,
-    )
-    dataset = data_accessor.tf_dataset_factory(
-        file_pattern, options, tf_transform_output.raw_metadata.schema
+    dataset = raw_batches(
+        file_pattern,
+        tf_transform_output.raw_feature_spec(),
+        batch_size,
+        shuffle_buffer=shuffle_buffer if training and not cache else 0,
+        seed=seed,
+        drop_remainder=training,
     )
     transform = tf_transform_output.transform_features_layer()
 
@@ -73,6 +64,38 @@ def make_dataset(
                 .map(unpack, num_parallel_calls=AUTOTUNE)
             )
     return dataset.repeat().prefetch(AUTOTUNE)
+
+
+def raw_batches(
+    file_pattern: list[str],
+    feature_spec: dict[str, tf.io.VarLenFeature | tf.io.FixedLenFeature],
+    batch_size: int,
+    *,
+    shuffle_buffer: int,
+    seed: int,
+    drop_remainder: bool,
+) -> tf.data.Dataset:
+    """Batches of raw examples parsed by ``feature_spec``, read and parsed on many threads.
+
+    tfx_bsl's ``TFExampleRecord.TensorFlowDataset`` ignores ``parser_num_threads``
+    and parses every batch on one thread (``parse_example_dataset`` with its default
+    of one call at a time), which bounds the Trainer's input once the data no longer
+    fits the cache. The records are ExampleGen's gzipped TFRecords, as tfx_bsl reads
+    them (compression from the ``.gz`` suffix); files are read in a fixed order.
+    """
+    files = sorted(f for pattern in file_pattern for f in tf.io.gfile.glob(pattern))
+    if not files:
+        raise ValueError(f"no example files match {file_pattern}")
+    compression = "GZIP" if all(f.endswith(".gz") for f in files) else ""
+    records = tf.data.TFRecordDataset(
+        files, compression_type=compression, num_parallel_reads=min(len(files), 8)
+    )
+    if shuffle_buffer:
+        records = records.shuffle(shuffle_buffer, seed=seed)
+    return records.batch(batch_size, drop_remainder=drop_remainder).map(
+        lambda serialized: tf.io.parse_example(serialized, feature_spec),
+        num_parallel_calls=AUTOTUNE,
+    )
 
 
 def packing(spec: dict[str, tf.TensorSpec]) -> tuple[Callable, Callable]:

@@ -56,6 +56,8 @@ class HParams:
     # "auto" (from the environment), "single", "mirrored" or "multi_worker".
     distribution: str = "auto"
     seed: int = 42
+    # Epochs between weight histograms in the TensorBoard logs; 0 turns them off.
+    histogram_freq: int = 1
 
     @classmethod
     def from_custom_config(cls, custom_config: Mapping[str, Any] | None) -> HParams:

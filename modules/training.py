@@ -1,34 +1,43 @@
 """The Trainer's ``run_fn``: data, strategy, model, fit, and export glued together.
 
 Besides the SavedModel it leaves, in the Trainer's ``model_run`` output, the
-TensorBoard logs (loss and AUC per epoch, train and eval), a profiler trace of a
-few training steps and ``model.png``, a diagram of the model.
+TensorBoard logs (loss and AUC per epoch, train and eval, weight histograms, the
+ReLU layers' zero activations and dead units, the hyperparameters for the HParams
+dashboard), a profiler trace of a few training steps and ``model.png``, a diagram
+of the model.
+
+A Trainer that is stopped (a worker lost, the process killed) and started again
+with the same ``model_run`` directory resumes after the last finished epoch: the
+training state is backed up at every epoch's end beside that directory, and
+removed once training finished.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import logging
 import os
 import shutil
 import tempfile
 import time
-from pathlib import Path
+from typing import Any
 
+import numpy as np
 import tensorflow as tf
 import tensorflow_transform as tft
 from tfx.v1.components import FnArgs
 
-from modules import dataset, distribution, export
+from modules import dataset, distribution, export, watch
 from modules import features as F
+from modules.diagram import save_diagram
 from modules.hparams import CUSTOM_CONFIG_KEY, TRAINED_WITH_FILE, HParams
 from modules.keras_setup import keras
 from modules.model import build_model
 from modules.preprocessing import dataset_of
 
 log = logging.getLogger(__name__)
-
-MODEL_DIAGRAM = "model.png"
 
 
 def cardinalities(
@@ -54,11 +63,13 @@ class EpochLog(keras.callbacks.Callback):
         super().__init__()
         self.examples_per_epoch = examples_per_epoch
         self.seconds: list[float] = []
+        self.epochs: list[int] = []  # 1-based; a resumed fit starts after 1
         self._started: float | None = None
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
         """Start the training clock."""
         self._started = time.monotonic()
+        self.epochs.append(epoch + 1)
 
     def on_test_begin(self, logs: dict | None = None) -> None:
         """Stop the training clock: validation starts."""
@@ -77,45 +88,127 @@ class EpochLog(keras.callbacks.Callback):
         steady = self.seconds[1:]
         if steady:
             rate = self.examples_per_epoch * len(steady) / sum(steady)
-            log.info("training throughput: %.0f examples/s (epochs 2-%d)", rate, len(self.seconds))
+            log.info(
+                "training throughput: %.0f examples/s (epochs %d-%d)",
+                rate,
+                self.epochs[1],
+                self.epochs[-1],
+            )
 
 
-def _callbacks(hp: HParams, global_batch: int, log_dir: str) -> list[keras.callbacks.Callback]:
-    profile = hp.profile_steps if hp.profile_steps[1] > 0 else 0
+class ResumableEarlyStopping(keras.callbacks.EarlyStopping):
+    """Early stopping whose state survives a restart: best value and epoch, wait, weights.
+
+    BackupAndRestore restores the model and the epoch, not other callbacks; without
+    this a resumed fit would forget a best epoch before the stop and restore a worse
+    one. The state is written at each epoch's end beside the backup (by the chief
+    only, ``write``), read when training starts, and removed when it ends.
+    """
+
+    STATE_FILE = "early_stopping.npz"
+
+    def __init__(self, state_dir: str, *, write: bool, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.state_dir = state_dir
+        self.state_path = os.path.join(state_dir, self.STATE_FILE)
+        self.write = write
+
+    def on_train_begin(self, logs: dict | None = None) -> None:
+        """Start afresh, or from the saved state of a stopped fit."""
+        super().on_train_begin(logs)
+        if not tf.io.gfile.exists(self.state_path):
+            return
+        with tf.io.gfile.GFile(self.state_path, "rb") as f:
+            saved = np.load(io.BytesIO(f.read()))
+        self.best, self.wait = float(saved["best"]), int(saved["wait"])
+        self.best_epoch = int(saved["best_epoch"])
+        self.best_weights = [saved[f"w{i}"] for i in range(int(saved["weights"]))]
+        log.info(
+            "early stopping resumed: best %s %.4f at epoch %d, %d epoch(s) without improvement",
+            self.monitor,
+            self.best,
+            self.best_epoch + 1,
+            self.wait,
+        )
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        """Judge the epoch, then save the state (atomically: a stop mid-write keeps the old)."""
+        super().on_epoch_end(epoch, logs)
+        if not self.write or self.best_weights is None:
+            return
+        buffer = io.BytesIO()
+        weights = {f"w{i}": w for i, w in enumerate(self.best_weights)}
+        np.savez(buffer, best=self.best, wait=self.wait, best_epoch=self.best_epoch,
+                 weights=len(self.best_weights), **weights)  # fmt: skip
+        tf.io.gfile.makedirs(self.state_dir)
+        with tf.io.gfile.GFile(self.state_path + ".tmp", "wb") as f:
+            f.write(buffer.getvalue())
+        tf.io.gfile.rename(self.state_path + ".tmp", self.state_path, overwrite=True)
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        """Restore the best weights; the state goes with the backup of the finished fit."""
+        super().on_train_end(logs)
+        if self.write and tf.io.gfile.exists(self.state_path):
+            tf.io.gfile.remove(self.state_path)
+
+
+def backup_dir(model_run_dir: str) -> str:
+    """Where training state is backed up for ``model_run_dir``: a hidden folder beside it.
+
+    Beside, not inside: checkpoints of an unfinished fit are no part of the Trainer's
+    output. Named by a digest of the whole path, so a restarted Trainer (same
+    ``model_run``) finds it and another execution (its own ``model_run``) never does.
+    """
+    digest = hashlib.sha256(model_run_dir.encode()).hexdigest()[:16]
+    return os.path.join(os.path.dirname(model_run_dir.rstrip("/")), f".backup-{digest}")
+
+
+def _early_stopping(hp: HParams) -> dict[str, Any]:
+    """Early stopping's settings: the best validation AUC, its weights restored."""
+    return {
+        "monitor": "val_auc",
+        "mode": "max",
+        "patience": hp.early_stopping_patience,
+        "restore_best_weights": True,
+    }
+
+
+def trial_callbacks(hp: HParams, global_batch: int) -> list[keras.callbacks.Callback]:
+    """A Tuner trial's callbacks: the Trainer's early stopping and epoch log, no more."""
     return [
+        keras.callbacks.EarlyStopping(**_early_stopping(hp)),
         EpochLog(hp.steps_per_epoch * global_batch),
-        keras.callbacks.TensorBoard(log_dir=log_dir, update_freq="epoch", profile_batch=profile),
-        keras.callbacks.EarlyStopping(
-            monitor="val_auc",
-            mode="max",
-            patience=hp.early_stopping_patience,
-            restore_best_weights=True,
-        ),
     ]
 
 
-def save_diagram(model: keras.Model, path: str) -> None:
-    """Write a PNG diagram of the wide and deep parts; warn (not fail) without graphviz.
-
-    ``path`` may be on any filesystem TensorFlow writes (gs://, s3://): graphviz
-    draws into a local file, which is then copied there.
-    """
-    if shutil.which("dot") is None:
-        log.warning("no model diagram: graphviz's `dot` is not installed (Debian: graphviz)")
-        return
-    # WideDeepModel is subclassed, so plot_model would draw one box: draw a
-    # functional view joining the two trained parts instead (no new weights).
-    inputs = model.linear_model.input
-    logit = keras.layers.Add(name="wide_plus_deep_logit")(
-        [model.linear_model(inputs), model.dnn_model(inputs)]
-    )
-    view = keras.Model(inputs, keras.layers.Activation("sigmoid", name="sigmoid")(logit))
-    with tempfile.TemporaryDirectory() as local:
-        drawn = str(Path(local) / MODEL_DIAGRAM)
-        keras.utils.plot_model(
-            view, to_file=drawn, show_shapes=True, expand_nested=True, rankdir="LR", dpi=48
-        )
-        tf.io.gfile.copy(drawn, path, overwrite=True)
+def _callbacks(
+    hp: HParams,
+    model: keras.Model,
+    probe_batch: dict[str, tf.Tensor],
+    global_batch: int,
+    train_steps: int,
+    log_dir: str,
+    backup: str,
+    is_chief: bool,
+) -> list[keras.callbacks.Callback]:
+    profile = hp.profile_steps if hp.profile_steps[1] > 0 else 0
+    return [
+        # First: an epoch's backup and early-stopping state are saved before any later
+        # callback reports the epoch.
+        keras.callbacks.BackupAndRestore(backup),
+        ResumableEarlyStopping(backup, write=is_chief, **_early_stopping(hp)),
+        EpochLog(hp.steps_per_epoch * global_batch),
+        keras.callbacks.TensorBoard(
+            log_dir=log_dir,
+            update_freq="epoch",
+            profile_batch=profile,
+            histogram_freq=hp.histogram_freq,
+        ),
+        watch.DeadUnits(model.dnn_model, probe_batch, log_dir),
+        # Its events in log_dir itself also make log_dir a run, which the Profile tab
+        # needs to list the trace under log_dir/plugins/profile (found by breaking it).
+        watch.HParamsLog(hp, train_steps, log_dir),
+    ]
 
 
 def _class_weight(hp: HParams) -> dict[int, float] | None:
@@ -127,6 +220,29 @@ def epochs_for(train_steps: int, hp: HParams) -> int:
     return max(1, -(-train_steps // hp.steps_per_epoch))
 
 
+def input_data(
+    files: list[str],
+    tf_transform_output: tft.TFTransformOutput,
+    declared: F.Dataset,
+    hp: HParams,
+    batch_size: int,
+    *,
+    training: bool,
+    cache: bool | None = None,
+) -> tf.data.Dataset:
+    """The transformed batches of ``files`` as the Trainer reads them (cache: the hparam's)."""
+    return dataset.make_dataset(
+        files,
+        tf_transform_output,
+        batch_size,
+        label=declared.label_key,
+        training=training,
+        cache=hp.cache_dataset if cache is None else cache,
+        shuffle_buffer=hp.shuffle_buffer,
+        seed=hp.seed,
+    )
+
+
 def fit(
     model: keras.Model,
     fn_args: FnArgs,
@@ -134,26 +250,16 @@ def fit(
     tf_transform_output: tft.TFTransformOutput,
     hp: HParams,
     global_batch: int,
-    log_dir: str,
+    callbacks: list[keras.callbacks.Callback],
 ) -> keras.callbacks.History:
-    """Train as the Trainer does: the train files, early stopping on the eval files.
+    """Train as the Trainer does: the train files, validation on the eval files.
 
-    The Tuner's trials train through here too, so a trial is scored exactly as the
-    Trainer would then train with its values.
+    The Tuner's trials train through here too, so a trial is scored as the Trainer
+    would then train with its values.
     """
 
     def data(files: list[str], training: bool) -> tf.data.Dataset:
-        return dataset.make_dataset(
-            files,
-            fn_args.data_accessor,
-            tf_transform_output,
-            global_batch,
-            label=declared.label_key,
-            training=training,
-            cache=hp.cache_dataset,
-            shuffle_buffer=hp.shuffle_buffer,
-            seed=hp.seed,
-        )
+        return input_data(files, tf_transform_output, declared, hp, global_batch, training=training)
 
     return model.fit(
         data(fn_args.train_files, training=True),
@@ -162,9 +268,16 @@ def fit(
         validation_data=data(fn_args.eval_files, training=False),
         validation_steps=fn_args.eval_steps,
         class_weight=_class_weight(hp),
-        callbacks=_callbacks(hp, global_batch, log_dir),
+        callbacks=callbacks,
         verbose=0,
     )
+
+
+def _write_trained_with(hp: HParams, run_dir: str) -> None:
+    """The hyperparameters training used, beside its logs (the Trainer records them)."""
+    trained_with = hp.to_custom_config()[CUSTOM_CONFIG_KEY]
+    with tf.io.gfile.GFile(os.path.join(run_dir, TRAINED_WITH_FILE), "w") as f:
+        f.write(json.dumps(trained_with, sort_keys=True))
 
 
 def run_fn(fn_args: FnArgs) -> None:
@@ -176,6 +289,7 @@ def run_fn(fn_args: FnArgs) -> None:
     global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync
     tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
     keras.utils.set_random_seed(hp.seed)
+
     with placement.strategy.scope():
         model = build_model(declared, cardinalities(declared, tf_transform_output), hp)
 
@@ -185,23 +299,42 @@ def run_fn(fn_args: FnArgs) -> None:
     run_dir = fn_args.model_run_dir if scratch is None else os.path.join(scratch, "run")
     model_dir = fn_args.serving_model_dir if scratch is None else os.path.join(scratch, "model")
     try:
-        epochs = epochs_for(fn_args.train_steps, hp)
         log.info(
             "training %s: %d replica(s), %d epoch(s) of %d steps, global batch %d",
             placement.task,
             placement.strategy.num_replicas_in_sync,
-            epochs,
+            epochs_for(fn_args.train_steps, hp),
             hp.steps_per_epoch,
             global_batch,
         )
-        fit(model, fn_args, declared, tf_transform_output, hp, global_batch, run_dir)
+        # Every worker backs up into the same folder (the chief's files; the others
+        # write beside them and remove theirs), so the path comes from model_run_dir.
+        backup = backup_dir(fn_args.model_run_dir)
+        # A fixed batch for the ReLU figures, from an uncached copy of the eval input.
+        probe = input_data(
+            fn_args.eval_files, tf_transform_output, declared, hp, global_batch,
+            training=False, cache=False,
+        )  # fmt: skip
+        callbacks = _callbacks(
+            hp,
+            model,
+            next(iter(probe))[0],
+            global_batch,
+            fn_args.train_steps,
+            run_dir,
+            backup,
+            placement.is_chief,
+        )
+        fit(model, fn_args, declared, tf_transform_output, hp, global_batch, callbacks)
         export.export(declared, model, tf_transform_output, model_dir)
         if placement.is_chief:
-            save_diagram(model, os.path.join(run_dir, MODEL_DIAGRAM))
-            trained_with = hp.to_custom_config()[CUSTOM_CONFIG_KEY]
-            with tf.io.gfile.GFile(os.path.join(run_dir, TRAINED_WITH_FILE), "w") as f:
-                f.write(json.dumps(trained_with, sort_keys=True))
+            save_diagram(model, run_dir)
+            _write_trained_with(hp, run_dir)
         distribution.wait_for_all(placement)
+        # The chief's checkpoints went when the fit finished; the folder, and what other
+        # workers wrote into it, go once every worker is past its last epoch's save.
+        if placement.is_chief and tf.io.gfile.exists(backup):
+            tf.io.gfile.rmtree(backup)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)

@@ -123,7 +123,7 @@ class WideDeepTuner(base_tuner.BaseTuner):
             self.transform_output,
             hp,
             hp.batch_size,
-            self.get_trial_dir(trial.trial_id),
+            training.trial_callbacks(hp, hp.batch_size),
         )
         score = max(history.history[OBJECTIVE.name])
         log.info(

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TextIO
 
+import tensorflow as tf
 import tensorflow_model_analysis as tfma
 
+from modules.diagram import diagram_in
 from pipeline_def import node_ids as P
 from pipeline_def.progress import ComponentTiming
 from pipeline_def.runs import PipelineRun, baseline_version, is_blessed, push_record
@@ -37,6 +40,8 @@ class RunSummary:
     error: str | None = None
     log_file: str | None = None
     seconds: float = 0.0
+    # The picture of the trained model; None when none was drawn (no graphviz).
+    model_diagram: str | None = None
 
 
 def overall_metrics(evaluation_uri: str) -> dict[str, float]:
@@ -65,7 +70,11 @@ def summarize(
     pushed: str | None = None
     already_serving = False
     baseline = None
+    diagram = None
     if run is not None:
+        model_run = run.output(P.TRAINER, "model_run")
+        if model_run is not None and tf.io.gfile.exists(diagram_in(model_run.uri)):
+            diagram = diagram_in(model_run.uri)
         evaluation = run.output(P.EVALUATOR, "evaluation")
         if evaluation is not None:
             metrics = overall_metrics(evaluation.uri)
@@ -89,6 +98,7 @@ def summarize(
         already_serving=already_serving,
         baseline=baseline,
         failed_component=failed_component,
+        model_diagram=diagram,
     )
 
 
@@ -132,6 +142,10 @@ def print_closing(summary: RunSummary, out: TextIO, review_command: str | None =
             )
         else:
             print(f"  pushed: {summary.pushed_model_path or 'nothing pushed'}", file=out)
+        if summary.model_diagram:
+            print(f"  model diagram: {summary.model_diagram}", file=out)
+        elif shutil.which("dot") is None:
+            print("  model diagram: none, graphviz's dot is missing (Debian: graphviz)", file=out)
 
     if review_command and summary.metrics:
         print(f"  review: {review_command}", file=out)

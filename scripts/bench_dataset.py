@@ -5,10 +5,11 @@
 Uses the newest run of the dataset's pipeline in the output dir (default: where
 ``local_runner.py --dataset NAME`` writes). Trains scikit-learn's
 HistGradientBoostingClassifier, a few settings, on that run's train split (the
-columns the model reads, text as categories, missing cells as missing) and scores
-every setting on the split that blesses, where the run's model is scored too.
-Prints both AUCs, the trees' best with its setting, as JSON. The trees' best is
-picked on the split it is scored on: an upper bound for them.
+columns the model reads, text as categories, missing cells as missing), picks the
+setting that scores best on the validation split, as the pipeline's early stopping
+and Tuner choose, and scores it on the split that blesses, where the run's model is
+scored too. Prints both AUCs as JSON, with every setting's AUC on both splits; the
+best setting on the blessing split itself is printed too, as the trees' upper bound.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pipeline_def.quiet import quiet_libraries
 
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
+from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from modules import datasets, keras_setup  # noqa: E402, F401 - Keras 2 before TF loads
 from modules.features import Dataset  # noqa: E402
 from pipeline_def import node_ids as ids  # noqa: E402
@@ -76,13 +78,13 @@ def compare(dataset: Dataset, output_dir: Path) -> dict:
     if run is None or run.output(ids.TRAINER, "model") is None:
         raise SystemExit(f"no finished run of {dataset.pipeline_name} in {output_dir}")
     examples = run.output(ids.EXAMPLE_GEN, "examples").uri
-    splits = sorted(p.name.removeprefix("Split-") for p in Path(examples).glob("Split-*"))
-    blessing = "test" if "test" in splits else "eval"
     features = list(dataset.raw_feature_columns())
     columns = features + list(dataset.label_source_columns())
-    train_records, test_records = _records(examples, "train"), _records(examples, blessing)
-    train, test = _table(train_records, columns), _table(test_records, columns)
-    y_train, y_test = _labels(dataset, train), _labels(dataset, test)
+    records = {split: _records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
+    tables = {split: _table(rows, columns) for split, rows in records.items()}
+    labels = {split: _labels(dataset, table) for split, table in tables.items()}
+    train = tables[TRAIN]
+    test_records = records[TEST]
 
     model_dir = Path(run.output(ids.TRAINER, "model").uri) / "Format-Serving"
     serve = tf.saved_model.load(str(model_dir)).signatures["serving_default"]
@@ -94,14 +96,14 @@ def compare(dataset: Dataset, output_dir: Path) -> dict:
             for i in range(0, len(test_records), 1024)
         ]
     )
-    pipeline_auc = roc_auc_score(y_test, scores)
+    pipeline_auc = roc_auc_score(labels[TEST], scores)
 
     categorical = [c for c in features if train[c].dtype == object]
     for c in categorical:
         # The categories of the train split; others are missing to the trees.
         seen = sorted(set(train[c].dropna()))
-        train[c] = train[c].astype("category").cat.set_categories(seen)
-        test[c] = test[c].astype("category").cat.set_categories(seen)
+        for table in tables.values():
+            table[c] = table[c].astype("category").cat.set_categories(seen)
     trees = {}
     for rate, leaves, l2 in SETTINGS:
         model = HistGradientBoostingClassifier(
@@ -109,19 +111,24 @@ def compare(dataset: Dataset, output_dir: Path) -> dict:
             early_stopping=True, validation_fraction=0.1, random_state=0,
             categorical_features="from_dtype",
         )  # fmt: skip
-        model.fit(train[features], y_train)
-        auc = roc_auc_score(y_test, model.predict_proba(test[features])[:, 1])
-        trees[f"learning_rate={rate} max_leaf_nodes={leaves} l2={l2}"] = round(auc, 4)
-    best = max(trees, key=trees.get)
+        model.fit(train[features], labels[TRAIN])
+        trees[f"learning_rate={rate} max_leaf_nodes={leaves} l2={l2}"] = {
+            split: round(
+                roc_auc_score(labels[split], model.predict_proba(tables[split][features])[:, 1]), 4
+            )
+            for split in (VALIDATION, TEST)
+        }
+    chosen = max(trees, key=lambda k: trees[k][VALIDATION])
+    upper = max(trees, key=lambda k: trees[k][TEST])
     return {
         "dataset": dataset.name,
         "run": run.run_id,
-        "split": blessing,
-        "train_rows": len(train),
-        "test_rows": len(test),
+        "split": TEST,
+        "rows": {split: len(table) for split, table in tables.items()},
         "pipeline_auc": round(pipeline_auc, 4),
-        "trees_best_auc": trees[best],
-        "trees_best_setting": best,
+        "trees_auc": trees[chosen][TEST],
+        "trees_setting": chosen,
+        "trees_best_on_test_auc": trees[upper][TEST],
         "trees": trees,
     }
 

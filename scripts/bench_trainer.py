@@ -1,12 +1,18 @@
 """The Trainer's input pipeline against its ceiling: the same model fed from memory.
 
     python scripts/bench_trainer.py [--output-dir outputs] [--epochs 8] [--rounds 3]
+                                    [--parse-batches 2000]
 
 Uses the newest run in the output dir (its Transform graph and ExampleGen train
 split). Trains the pipeline's model with the pipeline's tf.data input (raw
 examples through Transform's layer, cached), then with the same transformed
 batches held as in-memory tensors, and prints training examples/s for each (epochs
 after the first, validation excluded, as the Trainer logs it) and their ratio.
+
+Then reads and parses the first ``--parse-batches`` batches of raw training examples
+(no training) with tfx_bsl's ``TensorFlowDataset``, which parses one batch at a time,
+and with ``dataset.raw_batches``, which the Trainer uses, and prints examples/s for
+each: what the Trainer's input can reach once the data is too large to cache.
 """
 
 from __future__ import annotations
@@ -27,16 +33,6 @@ from pipeline_def.runs import latest_run  # noqa: E402
 from pipeline_def.store import metadata_for, open_store  # noqa: E402
 
 
-class _Accessor:
-    """The one DataAccessor method make_dataset uses, over tfx_bsl's record reader."""
-
-    @staticmethod
-    def tf_dataset_factory(files, options, schema):  # noqa: ANN001, ANN205 - TFX's interface
-        from tfx_bsl.public import tfxio
-
-        return tfxio.TFExampleRecord(file_pattern=files, schema=schema).TensorFlowDataset(options)
-
-
 def _rate(model, data, steps: int, epochs: int, batch: int) -> float:  # noqa: ANN001
     """Training examples/s over the epochs after the first, timed as the Trainer does."""
     from modules.training import EpochLog
@@ -46,15 +42,30 @@ def _rate(model, data, steps: int, epochs: int, batch: int) -> float:  # noqa: A
     return steps * batch * (epochs - 1) / sum(timer.seconds[1:])
 
 
+def _parse_rate(batches, count: int) -> float:  # noqa: ANN001
+    """Raw examples read and parsed per second over ``count`` batches (the first one untimed)."""
+    import time
+
+    examples, started = 0, None
+    for batch in batches.take(count):
+        if started is None:
+            started = time.monotonic()
+            continue
+        examples += int(next(iter(batch.values())).dense_shape[0])
+    return examples / (time.monotonic() - started)
+
+
 def main() -> None:
     """Measure both inputs and print the figures as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--parse-batches", type=int, default=2000)
     args = parser.parse_args()
     import tensorflow as tf
     import tensorflow_transform as tft
+    from tfx_bsl.public import tfxio
 
     from modules import dataset, datasets
     from modules.hparams import HParams
@@ -70,7 +81,7 @@ def main() -> None:
     hp = HParams()
     taxi = datasets.load(datasets.DEFAULT)
     piped = dataset.make_dataset(
-        files, _Accessor(), graph, hp.batch_size, label=taxi.label_key, training=True, cache=True,
+        files, graph, hp.batch_size, label=taxi.label_key, training=True, cache=True,
         shuffle_buffer=hp.shuffle_buffer, seed=hp.seed,
     )  # fmt: skip
     # The ceiling: the same transformed batches, materialized once as tensors in
@@ -88,10 +99,26 @@ def main() -> None:
             model = build_model(taxi, cardinalities(taxi, graph), hp)
             rates[name].append(_rate(model, data, hp.steps_per_epoch, args.epochs, hp.batch_size))
     pipeline_rate, ceiling = (statistics.median(rates[k]) for k in ("pipeline", "in_memory"))
+    options = tfxio.TensorFlowDatasetOptions(batch_size=hp.batch_size, num_epochs=1, shuffle=False)
+    readers = {
+        "tfx_bsl": lambda: tfxio.TFExampleRecord(
+            file_pattern=files, schema=graph.raw_metadata.schema
+        ).TensorFlowDataset(options),
+        "parallel": lambda: dataset.raw_batches(
+            files, graph.raw_feature_spec(), hp.batch_size, shuffle_buffer=0, seed=0,
+            drop_remainder=False,
+        ),
+    }  # fmt: skip
+    parsing: dict[str, list[float]] = {name: [] for name in readers}
+    for _ in range(args.rounds):
+        for name, reader in readers.items():
+            parsing[name].append(_parse_rate(reader(), args.parse_batches))
     print(json.dumps({
         "pipeline_input_examples_per_s": round(pipeline_rate),
         "in_memory_examples_per_s": round(ceiling),
         "ratio": round(pipeline_rate / ceiling, 3),
+        "read_parse_examples_per_s": {k: round(statistics.median(v)) for k, v in parsing.items()},
+        "parse_batches": args.parse_batches,
         "batch_size": hp.batch_size,
         "steps_per_epoch": hp.steps_per_epoch,
         "epochs_measured": args.epochs - 1,
