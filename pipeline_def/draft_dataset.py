@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import keyword
 import math
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from components import csv_files
 from modules import datasets
 from modules import features as F
 from pipeline_def.config import DEFAULT_DATA_ROOT
@@ -72,6 +74,8 @@ class Table:
     path: Path
     columns: tuple[str, ...]
     cells: dict[str, list[str]]
+    # The file's CSV text as ExampleGen reads it: without a byte-order mark, unzipped.
+    text: str
 
     @property
     def rows(self) -> int:
@@ -79,27 +83,44 @@ class Table:
         return len(self.cells[self.columns[0]])
 
 
-def read_table(path: Path) -> Table:
-    """The table at ``path``; DraftError for a missing, empty or malformed file."""
+def read_text(path: Path) -> str:
+    """The CSV text of ``path`` as people export it: a BOM dropped, .csv.gz unzipped.
+
+    DraftError for a missing file, one that is not UTF-8 or a broken gzip file.
+    """
     if not path.is_file():
         raise DraftError(f"{path}: no such file")
-    with path.open(newline="", encoding="utf-8") as f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if not header or not any(h.strip() for h in header):
-            raise DraftError(f"{path}: the file is empty (no header row)")
-        duplicates = sorted(name for name, n in Counter(header).items() if n > 1)
-        if duplicates:
-            raise DraftError(f"{path}: duplicate column name(s) {', '.join(duplicates)}")
-        cells: dict[str, list[str]] = {name: [] for name in header}
-        for line, row in enumerate(reader, start=2):
-            if len(row) != len(header):
-                raise DraftError(
-                    f"{path}:{line}: a row has {len(row)} cells where the header has {len(header)}"
-                )
-            for name, value in zip(header, row, strict=True):
-                cells[name].append(value.strip())
-    table = Table(path, tuple(header), cells)
+    try:
+        with path.open("rb") as raw, csv_files.gzip_errors(str(path)):
+            data = csv_files.decompressed(raw, str(path)).read()
+        return "".join(
+            chunk.decode("utf-8") for chunk in csv_files.utf8_checked([data], str(path))
+        ).removeprefix("\ufeff")
+    except csv_files.CsvFormatError as err:
+        raise DraftError(str(err)) from None
+
+
+def read_table(path: Path) -> Table:
+    """The table at ``path``; DraftError for a missing, empty or malformed file."""
+    text = read_text(path)
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if not header or not any(h.strip() for h in header):
+        raise DraftError(f"{path}: the file is empty (no header row)")
+    duplicates = sorted(name for name, n in Counter(header).items() if n > 1)
+    if duplicates:
+        raise DraftError(f"{path}: duplicate column name(s) {', '.join(duplicates)}")
+    cells: dict[str, list[str]] = {name: [] for name in header}
+    for line, row in enumerate(reader, start=2):
+        if not row:
+            continue  # an empty line, as at the end of many exports
+        if len(row) != len(header):
+            raise DraftError(
+                f"{path}:{line}: a row has {len(row)} cells where the header has {len(header)}"
+            )
+        for name, value in zip(header, row, strict=True):
+            cells[name].append(value.strip())
+    table = Table(path, tuple(header), cells, text)
     if table.rows < MIN_ROWS:
         raise DraftError(
             f"{path}: too few rows to split: {table.rows}, at least {MIN_ROWS} are needed "
@@ -456,19 +477,42 @@ def draft(
     table = read_table(csv_path)
     labels = check_label(table, label, positive)
     quiet_libraries()
-    stats = statistics(csv_path)
-    types = _tfdv_types(stats)
-    choices = [
-        choose(column, table.cells[column], labels, types.get(column, "STRING"))
-        for column in table.columns
-        if column != label
-    ]
-    source = render(name, table, label, positive, choices)
-    try:
-        exec(compile(source, f"{name}/__init__.py", "exec"), {})  # noqa: S102 - our own draft
-    except ValueError as err:
-        raise DraftError(f"{csv_path}: {err} (rename the columns)") from None
-    schema = curated_schema(stats, label, positive, table)
+    with tempfile.TemporaryDirectory(prefix=f"draft-{name}-") as tmp:
+        # The sample as plain UTF-8 CSV: what TFDV reads here and ExampleGen later.
+        plain = Path(tmp) / f"{name}.csv"
+        plain.write_text(table.text, encoding="utf-8")
+        stats = statistics(plain)
+        types = _tfdv_types(stats)
+        choices = [
+            choose(column, table.cells[column], labels, types.get(column, "STRING"))
+            for column in table.columns
+            if column != label
+        ]
+        source = render(name, table, label, positive, choices)
+        try:
+            exec(compile(source, f"{name}/__init__.py", "exec"), {})  # noqa: S102 - our own draft
+        except ValueError as err:
+            raise DraftError(f"{csv_path}: {err} (rename the columns)") from None
+        schema = curated_schema(stats, label, positive, table)
+        folder = _write(name, source, schema, plain, csv_path, datasets_dir, data_dir)
+    width = max(len(c.column) for c in choices)
+    print(f"{table.rows} rows; label {label} == {positive!r}: {sum(labels)} positive", file=out)
+    for c in choices:
+        print(f"  {c.column:<{width}}  {c.kind:<13} {c.why}", file=out)
+    print(f"wrote {folder}/ and {data_dir / f'{name}.csv'}", file=out)
+    return folder
+
+
+def _write(
+    name: str,
+    source: str,
+    schema: str,
+    plain: Path,
+    csv_path: Path,
+    datasets_dir: Path,
+    data_dir: Path,
+) -> Path:
+    """Write the declaration, its schema and the sample, each staged then renamed."""
     folder = datasets_dir / name
     datasets_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=datasets_dir))
@@ -479,16 +523,11 @@ def draft(
     if not (sample.is_file() and sample.samefile(csv_path)):
         data_dir.mkdir(parents=True, exist_ok=True)
         staged_csv = data_dir / f".{name}.csv.tmp"
-        shutil.copyfile(csv_path, staged_csv)
+        shutil.copyfile(plain, staged_csv)
         staged_csv.replace(sample)
     if folder.exists():
         shutil.rmtree(folder)
     staging.rename(folder)
-    width = max(len(c.column) for c in choices)
-    print(f"{table.rows} rows; label {label} == {positive!r}: {sum(labels)} positive", file=out)
-    for c in choices:
-        print(f"  {c.column:<{width}}  {c.kind:<13} {c.why}", file=out)
-    print(f"wrote {folder}/ and {sample}", file=out)
     return folder
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
+import gzip
 import random
 from pathlib import Path
 
@@ -119,6 +121,48 @@ def test_an_existing_draft_is_kept_unless_overwrite_is_asked(table, out, capsys)
     assert _draft(out, "loans", str(table), "Status", "bad") == D.EXIT_BAD_INPUT
     assert "dataset 'loans' already exists" in capsys.readouterr().err
     assert (datasets_dir / "loans" / "__init__.py").read_text() == "# reviewed by hand\n"
+
+
+def _exported(table: Path, habit: str) -> Path:
+    """The table as a spreadsheet, a compressor or a Unix tool exports it."""
+    folder = table.parent / habit
+    folder.mkdir()
+    data = table.read_bytes()  # csv.writer's CRLF line ends
+    if habit == "bom":
+        return _bytes(folder / table.name, codecs.BOM_UTF8 + data)
+    if habit == "gzip":
+        return _bytes(folder / f"{table.name}.gz", gzip.compress(data))
+    return _bytes(folder / table.name, data.replace(b"\r\n", b"\n"))
+
+
+def _bytes(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize("habit", ["bom", "gzip", "lf"])
+def test_an_export_drafts_as_the_plain_file(table, tmp_path, habit):
+    plain_out = (tmp_path / "plain" / "datasets", tmp_path / "plain" / "data")
+    assert _draft(plain_out, "loans", str(table), "Status", "bad") == D.EXIT_OK
+    export = _exported(table, habit)
+    out = (tmp_path / f"{habit}-out" / "datasets", tmp_path / f"{habit}-out" / "data")
+    assert _draft(out, "loans", str(export), "Status", "bad") == D.EXIT_OK
+    for name in ("__init__.py", datasets.SCHEMA_FILE):
+        written = (out[0] / "loans" / name).read_text().replace(export.name, table.name)
+        assert written == (plain_out[0] / "loans" / name).read_text(), name
+    # The sample is the CSV text itself: no byte-order mark, not compressed.
+    sample = (out[1] / "loans.csv").read_bytes()
+    assert sample.replace(b"\r\n", b"\n") == table.read_bytes().replace(b"\r\n", b"\n")
+
+
+def test_a_file_that_is_not_utf8_is_refused_by_name(table, out, capsys):
+    latin1 = _bytes(
+        table.with_name("latin1.csv"), table.read_bytes() + "caf\xe9,1,x1\n".encode("latin-1")
+    )
+    assert _draft(out, "loans", str(latin1), "Status", "bad") == D.EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "latin1.csv is not UTF-8 text (byte 0xe9" in err and "export it as CSV UTF-8" in err
+    assert _nothing_written(out)
 
 
 def _labels(n: int = 400) -> list[int]:
