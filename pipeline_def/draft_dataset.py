@@ -51,6 +51,8 @@ MIN_PER_CLASS = 10
 MAX_VOCABULARY = 100
 # Non-negative integers spanning at most this many values are codes (hours, days...).
 MAX_RANGE_SPAN = 32
+# Integers with at most this many distinct values, over a wider span, are codes too.
+MAX_CODE_VALUES = 12
 # Numbers with a skewness above this (and no negative value) are log-scaled.
 HEAVY_TAIL_SKEW = 1.0
 NUMERIC_BUCKETS = 10
@@ -282,6 +284,15 @@ def choose(name: str, values: list[str], labels: list[int], tfdv_type: str) -> C
             name, "integer range", f"small integer codes {low_i}..{high_i}",
             f"IntegerRange({_q(name)}, {low_i}, {high_i})", "integer_ranges",
             _category_auc(filled, labels), high_i - low_i + 2, name,
+        )  # fmt: skip
+    if tfdv_type == "INT" and distinct <= MAX_CODE_VALUES:
+        # A few values over a wide span (loan terms in months: 12, 24, 36, ...): codes
+        # the wide part one-hots and the deep part embeds (+0.0018 AUC on credit_data).
+        return Choice(
+            name, "vocabulary", f"integers with {distinct} distinct values "
+            f"({int(low)}..{int(high)}): codes" + _missing_note(missing, rows),
+            f"Vocabulary({_q(name)}, top_k={max(10, distinct)}{flag})", "vocabularies",
+            _category_auc(filled, labels), distinct + 1 + bool(missing), name,
         )  # fmt: skip
     if tfdv_type == "INT" and low >= 1e9:
         buckets = min(4096, 1 << math.ceil(math.log2(distinct)))

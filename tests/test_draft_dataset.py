@@ -196,6 +196,15 @@ def test_small_integer_codes_get_a_range_and_heavy_tails_a_log():
     assert D.choose("rownames", row_numbers, _labels(), "INT").kind == "unused"
 
 
+def test_a_few_integer_values_over_a_wide_span_are_codes():
+    months = [str(12 * (1 + i % 6)) for i in range(400)]  # 12, 24, ..., 72
+    choice = D.choose("term", months, _labels(), "INT")
+    assert choice.source == 'Vocabulary("term", top_k=10)'
+    assert "integers with 6 distinct values (12..72): codes" in choice.why
+    many = [str(12 * (1 + i % 13)) for i in range(400)]  # 13 values: a number
+    assert D.choose("term", many, _labels(), "INT").kind == "numeric"
+
+
 def test_slices_and_crosses_take_the_strongest_categorical_columns():
     labels = _labels()
     strong = ["yes" if y else "no" for y in labels]

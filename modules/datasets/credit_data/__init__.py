@@ -20,8 +20,6 @@ DATASET = Dataset(
     numeric=(
         # int, non-negative, skew 1.4: log1p, z-score, 10 quantile buckets
         Numeric("Seniority", Scaling.LOG_Z, bucket_count=10),
-        # int, skew -0.8: z-score, 10 quantile buckets
-        Numeric("Time", Scaling.Z, bucket_count=10),
         # int, skew 0.5: z-score, 10 quantile buckets
         Numeric("Age", Scaling.Z, bucket_count=10),
         # int, non-negative, skew 1.0: log1p, z-score, 10 quantile buckets
@@ -43,6 +41,8 @@ DATASET = Dataset(
     vocabularies=(
         # text with 6 distinct values; 6 of 4454 cells missing: missing indicator
         Vocabulary("Home", top_k=10, missing_indicator=True),
+        # integers with 11 distinct values (6..72): codes
+        Vocabulary("Time", top_k=11),
         # text with 5 distinct values; 1 of 4454 cells missing: missing indicator
         Vocabulary("Marital", top_k=10, missing_indicator=True),
         # text with 2 distinct values
