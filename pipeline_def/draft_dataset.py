@@ -287,7 +287,8 @@ def choose(name: str, values: list[str], labels: list[int], tfdv_type: str) -> C
         )  # fmt: skip
     if tfdv_type == "INT" and distinct <= MAX_CODE_VALUES:
         # A few values over a wide span (loan terms in months: 12, 24, 36, ...): codes
-        # the wide part one-hots and the deep part embeds (+0.0018 AUC on credit_data).
+        # the wide part one-hots and the deep part embeds. On credit_data's Time it
+        # scored as the numeric did (test AUC 0.8501 against 0.8500, 3 seeds).
         return Choice(
             name, "vocabulary", f"integers with {distinct} distinct values "
             f"({int(low)}..{int(high)}): codes" + _missing_note(missing, rows),
