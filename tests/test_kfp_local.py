@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import random
 import re
 import subprocess
 import sys
@@ -58,6 +59,20 @@ def _served(output_dir: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
 
+def _with_shuffled_tips(data: Path, folder: Path) -> Path:
+    """``data``'s taxi.csv, copied into ``folder`` with its tips column shuffled."""
+    with (data / "taxi.csv").open(newline="") as f:
+        reader = csv.DictReader(f)
+        header, rows = reader.fieldnames, list(reader)
+    tips = [row["tips"] for row in rows]
+    random.Random(0).shuffle(tips)
+    with (folder / "taxi.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, header)
+        writer.writeheader()
+        writer.writerows({**row, "tips": tip} for row, tip in zip(rows, tips, strict=True))
+    return folder
+
+
 @pytest.fixture(scope="module")
 def runs(
     tmp_path_factory,
@@ -69,8 +84,11 @@ def runs(
     first = _harness(data, out, "--train-steps", "200")
     assert first.returncode == 0, first.stdout + first.stderr
     first_summary = _summary(out)
-    # One epoch of 50 steps: the first run's model was best after its second epoch.
-    second = _harness(data, out, "--train-steps", "50")
+    # A worse candidate for sure: the same rows with their tips shuffled, so the label
+    # barely follows the features (every column keeps its distribution: no drift).
+    # The bound is lowered so that only the comparison with the served model fails.
+    shuffled = _with_shuffled_tips(data, tmp_path_factory.mktemp("kfp-shuffled"))
+    second = _harness(shuffled, out, "--train-steps", "50", "--min-auc", "0.3")
     assert second.returncode == 0, second.stdout + second.stderr
     return out, first, first_summary, second
 
@@ -96,8 +114,8 @@ def test_the_second_run_reuses_the_cache_and_is_gated_by_the_model_served(runs):
     first_version = first_summary["pushed_model_path"].rsplit("/", 1)[1]
     assert summary["baseline"] == first_version
     assert f"NOT blessed against serving version {first_version}" in second.stdout
-    # Above the absolute bound, but more than max_auc_drop below the model serving.
-    assert 0.90 <= summary["metrics"]["auc"] < first_summary["metrics"]["auc"] - 0.01
+    # Above the (lowered) absolute bound, more than max_auc_drop below the model serving.
+    assert 0.3 <= summary["metrics"]["auc"] < first_summary["metrics"]["auc"] - 0.01
     assert summary["blessed"] is False and summary["pushed_model_path"] is None
     assert _served(out) == [first_version]
 
