@@ -83,4 +83,4 @@ def test_keras_internals_are_not_autograph_converted():
     from modules.keras_setup import keras
 
     assert conversion.is_allowlisted(keras.layers.Dense.call)
-    assert tf.keras.__name__  # tf.keras still resolves (to Keras 2 here)
+    assert tf.keras.__name__.startswith("tf_keras.")  # Keras 2 (tf_keras), not Keras 3
