@@ -332,23 +332,40 @@ def print_diff(diff: dict[str, Any], out: TextIO) -> None:
         print(f"  {name:<18} {fa:>10} {fb:>10} {delta:>9}", file=out)
 
 
+def _add_shared_options(parser: argparse.ArgumentParser, after_command: bool = False) -> None:
+    """The store options and --pipeline-name; after a subcommand they default to unset."""
+    add_store_arguments(parser)
+    parser.add_argument("--pipeline-name", default=DEFAULT_PIPELINE_NAME)
+    if after_command:
+        # Unset, not the defaults, so that options given before the subcommand stay.
+        for action in parser._actions:  # noqa: SLF001 - argparse has no public accessor
+            if action.option_strings and action.dest != "help":
+                action.default = argparse.SUPPRESS
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(
         prog="python -m pipeline_def.inspect", description=__doc__.split("\n\n")[0]
     )
-    add_store_arguments(parser)
-    parser.add_argument("--pipeline-name", default=DEFAULT_PIPELINE_NAME)
+    _add_shared_options(parser)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("runs", help="the runs, newest first")
-    artifacts = sub.add_parser("artifacts", help="artifacts with producer and key properties")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        # The shared options after the subcommand too; given there, they win.
+        parsed = sub.add_parser(name, help=help_text)
+        _add_shared_options(parsed, after_command=True)
+        return parsed
+
+    command("runs", "the runs, newest first")
+    artifacts = command("artifacts", "artifacts with producer and key properties")
     artifacts.add_argument("--type", default=None, help="e.g. Model, PushedModel, Examples")
     artifacts.add_argument("--run", default=None)
-    lineage = sub.add_parser("lineage", help="from an artifact back to the input files")
+    lineage = command("lineage", "from an artifact back to the input files")
     lineage.add_argument("artifact_id", nargs="?", type=int)
     lineage.add_argument("--pushed-model", choices=["latest"], default=None)
     lineage.add_argument("--format", choices=["text", "json"], default="text")
-    diff = sub.add_parser("diff", help="what differs between two runs")
+    diff = command("diff", "what differs between two runs")
     diff.add_argument("run_a")
     diff.add_argument("run_b")
     diff.add_argument("--format", choices=["text", "json"], default="text")

@@ -21,6 +21,14 @@ def test_no_store_and_empty_store_are_clear_errors(tmp_path):
     assert result.returncode == 2 and "has no runs of pipeline taxi-wide-deep" in result.stderr
 
 
+def test_store_options_are_taken_before_or_after_the_subcommand(tmp_path):
+    (tmp_path / "metadata.sqlite").touch()
+    for args in (("--output-dir", str(tmp_path), "runs"), ("runs", "--output-dir", str(tmp_path))):
+        result = inspect_cli(*args, "--pipeline-name", "other")
+        assert result.returncode == 2, args
+        assert f"{tmp_path}" in result.stderr and "no runs of pipeline other" in result.stderr
+
+
 def test_lineage_needs_one_target(tmp_path):
     result = inspect_cli("--output-dir", str(tmp_path), "lineage")
     assert result.returncode == 2 and "ARTIFACT_ID or --pushed-model latest" in result.stderr
