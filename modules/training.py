@@ -215,6 +215,17 @@ def _class_weight(hp: HParams) -> dict[int, float] | None:
     return None if hp.positive_class_weight == 1.0 else {0: 1.0, 1: hp.positive_class_weight}
 
 
+def within_steps(hp: HParams, train_steps: int) -> HParams:
+    """``hp`` with epochs no longer than ``train_steps``.
+
+    Fewer steps than an epoch are trained as asked (one short epoch), not rounded up
+    to a whole epoch.
+    """
+    if train_steps >= hp.steps_per_epoch:
+        return hp
+    return hp.overridden({"steps_per_epoch": train_steps})
+
+
 def epochs_for(train_steps: int, hp: HParams) -> int:
     """Epochs of ``hp.steps_per_epoch`` steps that cover ``train_steps`` (at least one)."""
     return max(1, -(-train_steps // hp.steps_per_epoch))
@@ -284,6 +295,7 @@ def run_fn(fn_args: FnArgs) -> None:
     """TFX Trainer entry point: train on Transform's output, export with signatures."""
     # The Tuner's best values (when it ran) over the configured hyperparameters.
     hp = HParams.from_custom_config(fn_args.custom_config).tuned(fn_args.hyperparameters)
+    hp = within_steps(hp, fn_args.train_steps)
     declared = dataset_of(fn_args.custom_config)
     placement = distribution.choose(hp.distribution)
     global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync

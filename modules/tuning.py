@@ -110,7 +110,9 @@ class WideDeepTuner(base_tuner.BaseTuner):
 
     def run_trial(self, trial: keras_tuner.engine.trial.Trial, **_: Any) -> float:
         """Train with the trial's values over the base hyperparameters; best val AUC."""
-        hp = self.base.overridden(trial.hyperparameters.values)
+        hp = training.within_steps(
+            self.base.overridden(trial.hyperparameters.values), self.fn_args.train_steps
+        )
         keras.backend.clear_session()
         keras.utils.set_random_seed(hp.seed)
         model = build_model(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import random
 import re
 import subprocess
 import sys
@@ -59,20 +58,6 @@ def _served(output_dir: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
 
-def _with_shuffled_tips(data: Path, folder: Path) -> Path:
-    """``data``'s taxi.csv, copied into ``folder`` with its tips column shuffled."""
-    with (data / "taxi.csv").open(newline="") as f:
-        reader = csv.DictReader(f)
-        header, rows = reader.fieldnames, list(reader)
-    tips = [row["tips"] for row in rows]
-    random.Random(0).shuffle(tips)
-    with (folder / "taxi.csv").open("w", newline="") as f:
-        writer = csv.DictWriter(f, header)
-        writer.writeheader()
-        writer.writerows({**row, "tips": tip} for row, tip in zip(rows, tips, strict=True))
-    return folder
-
-
 @pytest.fixture(scope="module")
 def runs(
     tmp_path_factory,
@@ -84,11 +69,9 @@ def runs(
     first = _harness(data, out, "--train-steps", "200")
     assert first.returncode == 0, first.stdout + first.stderr
     first_summary = _summary(out)
-    # A worse candidate for sure: the same rows with their tips shuffled, so the label
-    # barely follows the features (every column keeps its distribution: no drift).
-    # The bound is lowered so that only the comparison with the served model fails.
-    shuffled = _with_shuffled_tips(data, tmp_path_factory.mktemp("kfp-shuffled"))
-    second = _harness(shuffled, out, "--train-steps", "50", "--min-auc", "0.3")
+    # A worse candidate for sure: two training steps. The bound is lowered so that
+    # only the comparison with the served model, on the same test rows, fails.
+    second = _harness(data, out, "--train-steps", "2", "--min-auc", "0.3")
     assert second.returncode == 0, second.stdout + second.stderr
     return out, first, first_summary, second
 
