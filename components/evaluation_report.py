@@ -11,9 +11,9 @@ import os
 from tfx import v1 as tfx
 from tfx.v1.dsl.components import InputArtifact, OutputArtifact
 
-from pipeline_def.evaluation_review import load_review
-from pipeline_def.review_html import render_html
-from pipeline_def.runs import is_blessed, push_record
+from components.evaluation_review import load_review
+from components.properties import is_blessed, push_record
+from components.review_html import render_html
 
 REPORT_FILE = "report.html"
 _artifacts = tfx.types.standard_artifacts

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
+from components.properties import PushRecord, baseline_version, is_blessed, push_record
 from kfp_local import tasks
 from kfp_local.object_store import ObjectStore
 from pipeline_def import node_ids as ids
-from pipeline_def.runs import PushRecord, baseline_version, is_blessed, push_record
 from pipeline_def.summary import FAILED, SUCCEEDED, RunSummary, overall_metrics
 
 

@@ -30,10 +30,6 @@ PLOTS: tuple[tuple[str, dict[str, int]], ...] = (
     ("CalibrationPlot", {"num_buckets": 20}),
     ("ConfusionMatrixPlot", {"num_thresholds": 200}),
 )
-# Reviews leave out smaller slices: their metrics are noise. (TFMA's own
-# min_slice_size option is not used: it makes the validator report the dropped
-# slices' metrics as missing, and the model is then not blessed.)
-MIN_SLICE_SIZE = 20
 
 
 def _gate(min_auc: float, max_auc_drop: float) -> tfma.MetricThreshold:

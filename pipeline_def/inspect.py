@@ -23,11 +23,11 @@ from typing import Any, TextIO
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
-from components.properties import ALREADY_SERVING, BASELINE_VERSION, SERVING_VERSION
+from components.properties import ALREADY_SERVING, BASELINE_VERSION, SERVING_VERSION, push_record
 from pipeline_def import node_ids as ids
 from pipeline_def.config import DEFAULT_PIPELINE_NAME
 from pipeline_def.quiet import quiet_libraries
-from pipeline_def.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs, push_record
+from pipeline_def.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs
 from pipeline_def.store import (
     MetadataUriError,
     SqliteMetadata,

@@ -25,20 +25,17 @@ from components.properties import (
     TUNED_HPARAMS,
     TUNING_SECONDS,
     TUNING_TRIALS,
+    is_blessed,
+    number_property,
+    push_record,
+    str_property,
 )
 from components.splits import TEST
 from modules.hparams import HParams
 from pipeline_def import node_ids as ids
 from pipeline_def.config import DEFAULT_PIPELINE_NAME
 from pipeline_def.quiet import quiet_libraries
-from pipeline_def.runs import (
-    PipelineRun,
-    find_run,
-    is_blessed,
-    number_property,
-    push_record,
-    str_property,
-)
+from pipeline_def.runs import PipelineRun, find_run
 from pipeline_def.store import (
     MetadataUriError,
     SqliteMetadata,
@@ -49,7 +46,7 @@ from pipeline_def.store import (
 )
 
 if TYPE_CHECKING:
-    from pipeline_def.evaluation_review import Review, Tuning
+    from components.evaluation_review import Review, Tuning
 
 EXIT_OK, EXIT_NO_EVALUATION, EXIT_NOT_FOUND = 0, 1, 2
 SLICE_COLUMNS_SHOWN: tuple[tuple[str, str], ...] = (
@@ -73,7 +70,7 @@ class ReviewError(Exception):
 def review_of_run(run: PipelineRun) -> Review:
     """The Review of a run recorded in MLMD; ReviewError when it has no evaluation."""
     # TFMA takes seconds to import: only once there is something to read.
-    from pipeline_def.evaluation_review import load_review
+    from components.evaluation_review import load_review
 
     evaluator = run.nodes.get(ids.EVALUATOR)
     evaluation = run.output(ids.EVALUATOR, "evaluation")
@@ -97,7 +94,7 @@ def review_of_run(run: PipelineRun) -> Review:
 
 def tuning_of_run(run: PipelineRun) -> Tuning | None:
     """What the run's Tuner chose, as its Trainer applied it; None when nothing was tuned."""
-    from pipeline_def.evaluation_review import Tuning
+    from components.evaluation_review import Tuning
 
     model = run.output(ids.TRAINER, "model")
     values = json.loads(str_property(model, TUNED_HPARAMS) or "{}") if model else {}
@@ -129,8 +126,8 @@ def _table(rows: list[list[str]], out: TextIO) -> None:
 
 def print_review(review: Review, out: TextIO) -> None:
     """The review as terminal text."""
-    from pipeline_def.evaluation_review import metric_text
-    from pipeline_def.review_html import push_line
+    from components.evaluation_review import metric_text
+    from components.review_html import push_line
 
     print(f"Evaluation review of run {review.run_id}", file=out)
     print(f"  model     {review.model_uri}", file=out)
@@ -212,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return err.exit_code
     print_review(review, sys.stdout)
     if args.html is not None:
-        from pipeline_def.review_html import render_html
+        from components.review_html import render_html
 
         args.html.parent.mkdir(parents=True, exist_ok=True)
         args.html.write_text(render_html(review), encoding="utf-8")

@@ -10,11 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from google.protobuf import json_format
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
-
-from components.properties import ALREADY_SERVING, BASELINE_VERSION
 
 PIPELINE, PIPELINE_RUN, NODE = "pipeline", "pipeline_run", "node"
 
@@ -147,68 +144,6 @@ def find_run(
     if run_id is None:
         return latest_run(store, pipeline_name)
     return next((run for run in _runs(store, pipeline_name) if run.run_id == run_id), None)
-
-
-def _custom_value(artifact: mlmd_pb2.Artifact, name: str) -> int | float | str | None:
-    """A custom property's value however it was stored, or None when absent.
-
-    TFX stores an int as an int; Kubeflow's launcher records every number as a
-    double, and TFX's Kubeflow entry point hands a step the values it reads back as
-    one-value structs ({"__value__": 1.0}).
-    """
-    prop = artifact.custom_properties.get(name)
-    if prop is None or prop.WhichOneof("value") is None:
-        return None
-    kind = prop.WhichOneof("value")
-    if kind == "struct_value":
-        return json_format.MessageToDict(prop.struct_value).get("__value__")
-    return getattr(prop, kind)
-
-
-def int_property(artifact: mlmd_pb2.Artifact, name: str) -> int:
-    """An artifact's integer custom property (0 when absent), e.g. ``blessed``."""
-    value = _custom_value(artifact, name)
-    return int(value) if isinstance(value, int | float) else 0
-
-
-def number_property(artifact: mlmd_pb2.Artifact, name: str) -> float | None:
-    """An artifact's numeric custom property (None when absent)."""
-    value = _custom_value(artifact, name)
-    return float(value) if isinstance(value, int | float) else None
-
-
-def str_property(artifact: mlmd_pb2.Artifact, name: str) -> str:
-    """An artifact's string custom property ("" when absent)."""
-    value = _custom_value(artifact, name)
-    return value if isinstance(value, str) else ""
-
-
-@dataclass(frozen=True)
-class PushRecord:
-    """What the Pusher did with the candidate."""
-
-    pushed: bool
-    destination: str | None = None
-    already_serving: bool = False
-
-
-def push_record(pushed_model: mlmd_pb2.Artifact) -> PushRecord:
-    """The Pusher's outcome, from its PushedModel artifact."""
-    return PushRecord(
-        pushed=int_property(pushed_model, "pushed") == 1,
-        destination=str_property(pushed_model, "pushed_destination") or None,
-        already_serving=int_property(pushed_model, ALREADY_SERVING) == 1,
-    )
-
-
-def is_blessed(blessing: mlmd_pb2.Artifact) -> bool:
-    """Whether a ModelBlessing artifact blesses its model."""
-    return int_property(blessing, "blessed") == 1
-
-
-def baseline_version(blessing: mlmd_pb2.Artifact) -> str | None:
-    """The serving version a blessing compared its candidate with; None when none served."""
-    return str_property(blessing, BASELINE_VERSION) or None
 
 
 def cancel_unfinished(

@@ -11,10 +11,11 @@ from typing import TextIO
 import tensorflow as tf
 import tensorflow_model_analysis as tfma
 
+from components.properties import baseline_version, is_blessed, push_record
 from modules.diagram import diagram_in
 from pipeline_def import node_ids as P
 from pipeline_def.progress import ComponentTiming
-from pipeline_def.runs import PipelineRun, baseline_version, is_blessed, push_record
+from pipeline_def.runs import PipelineRun
 
 SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"

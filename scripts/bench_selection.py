@@ -39,10 +39,10 @@ quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 from bench_scale import holdout_metrics  # noqa: E402 - scripts/, beside this file
 
-from components.properties import TUNED_HPARAMS, TUNING_SECONDS  # noqa: E402
+from components.properties import TUNED_HPARAMS, TUNING_SECONDS, number_property, str_property  # noqa: E402  # noqa: E402
 from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from pipeline_def import node_ids as ids  # noqa: E402
-from pipeline_def.runs import latest_run, number_property, str_property  # noqa: E402
+from pipeline_def.runs import latest_run  # noqa: E402
 from pipeline_def.store import SqliteMetadata, open_store  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parent.parent

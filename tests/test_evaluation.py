@@ -8,11 +8,11 @@ import pytest
 from google.protobuf import json_format
 
 from components.gated_evaluator import GATED_METRIC, GatedEvaluatorExecutor, with_min_auc
+from components.review_html import TABLE_COLUMNS
 from components.steps_trainer import StepsTrainerExecutor
 from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import evaluation as E
 from pipeline_def.review import SLICE_COLUMNS_SHOWN
-from pipeline_def.review_html import TABLE_COLUMNS
 
 
 def test_slices_are_raw_columns_and_the_label_is_derived():

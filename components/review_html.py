@@ -12,7 +12,7 @@ matplotlib.use("Agg")  # no display on servers and in pipeline steps
 
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 
-from pipeline_def.evaluation_review import Curves, Review, metric_text  # noqa: E402
+from components.evaluation_review import Curves, Review, metric_text  # noqa: E402
 
 # Columns of the slice table, in order (metric name as stored, heading).
 TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
