@@ -31,6 +31,11 @@ from components.properties import (
 from modules.hparams import tuned_values
 
 
+def read_hyperparameters(uri: str) -> dict[str, Any]:
+    """The KerasTuner config in a best_hyperparameters artifact's folder (what run_fn gets)."""
+    return json.loads(io_utils.read_string_file(io_utils.get_only_uri_in_dir(uri)))
+
+
 class RecordingTunerExecutor(tuner_executor.Executor):
     """The Tuner's executor, with the chosen values set on its best_hyperparameters."""
 
@@ -46,7 +51,7 @@ class RecordingTunerExecutor(tuner_executor.Executor):
         best = artifact_utils.get_single_instance(
             output_dict[standard_component_specs.BEST_HYPERPARAMETERS_KEY]
         )
-        config = json.loads(io_utils.read_string_file(io_utils.get_only_uri_in_dir(best.uri)))
+        config = read_hyperparameters(best.uri)
         results_uri = artifact_utils.get_single_uri(
             output_dict[standard_component_specs.TUNER_RESULTS_KEY]
         )

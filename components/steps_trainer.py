@@ -26,6 +26,7 @@ from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import io_utils, json_utils, proto_utils
 
 from components.properties import HPARAMS, TUNED_HPARAMS
+from components.recording_tuner import read_hyperparameters
 from components.spec_extension import extended
 from components.splits import TRAIN, VALIDATION
 from modules.hparams import TRAINED_WITH_FILE, tuned_values
@@ -70,8 +71,7 @@ def _tuner_config(hyperparameters: list[tfx.dsl.Artifact] | None) -> dict[str, A
     """The KerasTuner config a Tuner wrote (what run_fn gets), None without a Tuner."""
     if not hyperparameters:
         return None
-    path = io_utils.get_only_uri_in_dir(artifact_utils.get_single_uri(hyperparameters))
-    return json.loads(io_utils.read_string_file(path))
+    return read_hyperparameters(artifact_utils.get_single_uri(hyperparameters))
 
 
 class StepsTrainerSpec(
