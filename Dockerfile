@@ -7,7 +7,9 @@
 #
 #   docker build -t REGISTRY/taxi-wide-deep:TAG . && docker push REGISTRY/taxi-wide-deep:TAG
 #
-# BEAM_VERSION must be the lock's apache-beam (a test checks it).
+# BEAM_VERSION must be the lock's apache-beam (a test checks it). The image holds what
+# steps import (modules, components, pipeline_def); the runners and the operator tools
+# (pipeline_ops) stay where people type commands.
 ARG BEAM_VERSION=2.60.0
 FROM apache/beam_python3.10_sdk:${BEAM_VERSION}
 
@@ -16,7 +18,9 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends graphviz \
     && rm -rf /var/lib/apt/lists/*
 
-# Keras 2 (tf_keras) for TFX, TFT and TFMA; the project's packages also set it.
+# Keras 2 (tf_keras) for TFX, TFT and TFMA. The project's code sets it when imported
+# (modules/__init__.py); Beam workers started by the SDK's boot entrypoint may
+# unpickle TFT and TFMA code before any of it, so the image sets it too.
 ENV TF_USE_LEGACY_KERAS=1 \
     PYTHONUNBUFFERED=1
 
@@ -28,5 +32,4 @@ RUN scripts/install_image.sh python --deps-only
 COPY modules/ modules/
 COPY components/ components/
 COPY pipeline_def/ pipeline_def/
-COPY local_runner.py kubeflow_runner.py ./
 RUN scripts/install_image.sh python

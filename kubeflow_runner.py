@@ -1,10 +1,9 @@
 """Compile the pipeline for Kubeflow Pipelines, and optionally start a run there.
 
-    python kubeflow_runner.py --image IMAGE --pipeline-root URI --data-root URI
+    wide-deep-kubeflow --image IMAGE --pipeline-root URI --data-root URI
         [--dataset NAME] [--output pipeline.yaml] [--serving-dir URI] [--train-steps N]
-        [--min-auc X]
+        [--min-auc X] [--hparam NAME=VALUE ...] [--tune [--tune-trials N] [--tune-minutes M]]
         [--s3-endpoint URL] [--s3-secret NAME] [--beam-arg=--runner=... ...] [--vertex]
-        [--tune [--tune-trials N] [--tune-minutes M]]
         [--endpoint URL [--experiment NAME] [--run-name NAME]]
 
 Compiles the same ``create_pipeline`` the local runner uses into a KFP PipelineSpec
@@ -25,15 +24,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from modules import datasets
-from pipeline_def.config import PipelineConfig, add_tuning_arguments, tuning_settings
-from pipeline_def.progress import logs_to_file
+from pipeline_def.config import PipelineConfig
+from pipeline_ops.cli.run_options import add_run_options, run_settings
+from pipeline_ops.commands import EXIT_BAD_INPUT, KUBEFLOW
+from pipeline_ops.session.kubeflow_deploy import Deployment, deploy, object_store_uri
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 ENV_PREFIX = "TAXI_KFP_"
-# KFP's launcher takes object-store roots only (gs://, s3://, minio://:
-# backend/src/v2/objectstore/config.go), and TensorFlow has no minio:// filesystem:
-# KFP's MinIO is reached through s3:// and an S3 endpoint (see the README).
-SCHEMES = ("gs://", "s3://")
 
 
 def _env_name(flag: str) -> str:
@@ -43,7 +39,9 @@ def _env_name(flag: str) -> str:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line; each flag falls back to its TAXI_KFP_* variable."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=KUBEFLOW, description=__doc__.split("\n\n")[0])
+    env = os.environ.get
+    add_run_options(parser, env(_env_name("dataset"), datasets.DEFAULT))
     for flag, help_text in (
         ("image", "container image every step runs in (see the Dockerfile)"),
         ("pipeline-root", "artifact root, gs:// or s3:// (KFP's MinIO: s3://)"),
@@ -51,28 +49,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         ("serving-dir", "where blessed models are pushed (default: <pipeline-root>/serving)"),
         ("endpoint", "KFP API endpoint; when given, the package is uploaded and run"),
         ("run-name", "the run's name in KFP"),
-        (
-            "s3-endpoint",
-            "S3 API the steps use, e.g. KFP's MinIO: http://minio-service.kubeflow:9000",
-        ),
+        ("experiment", "the KFP experiment (default: the pipeline's name)"),
+        ("s3-endpoint", "S3 API the steps use, e.g. http://minio-service.kubeflow:9000"),
         ("s3-secret", "Kubernetes secret with the S3 keys (KFP's: mlpipeline-minio-artifact)"),
     ):
-        parser.add_argument(f"--{flag}", default=os.environ.get(_env_name(flag)), help=help_text)
-    env = os.environ.get
+        parser.add_argument(f"--{flag}", default=env(_env_name(flag)), help=help_text)
     parser.add_argument(
         "--output", type=Path, default=Path(env(_env_name("output"), "pipeline.yaml"))
     )
-    parser.add_argument(
-        "--dataset",
-        default=env(_env_name("dataset"), datasets.DEFAULT),
-        help="the dataset declared in modules/datasets/NAME (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--experiment", default=env(_env_name("experiment")), help="default: the pipeline's name"
-    )
-    parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
     parser.add_argument("--min-auc", type=float, default=None, help="default: the dataset's bound")
-    add_tuning_arguments(parser)
     parser.add_argument(
         "--beam-arg", action="append", default=[], metavar="ARG",
         help="a Beam pipeline argument for every Beam step (repeat), "
@@ -83,19 +68,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="Vertex AI Pipelines: find the baseline and drift reference with Resolver steps "
         "(open-source KFP cannot execute them)",
     )  # fmt: skip
-    parser.add_argument("--verbose", action="store_true", help="also show the TFX/TF log")
     return parser.parse_args(argv)
-
-
-def _uri(flag: str, value: str) -> str:
-    """``value`` without a trailing slash; ValueError naming ``flag`` unless gs:// or s3://."""
-    if not value.startswith(SCHEMES) or not value.split("://", 1)[1].strip("/"):
-        raise ValueError(
-            f"--{flag} {value!r} must be a gs:// or s3:// URI with a bucket: Kubeflow's "
-            "launcher keeps artifacts in object storage only, and TensorFlow reaches KFP's "
-            "MinIO through s3://"
-        )
-    return value.rstrip("/")
 
 
 def build_config(args: argparse.Namespace) -> PipelineConfig:
@@ -107,18 +80,16 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
         raise ValueError(
             f"--output {args.output} must end in .yaml: KFP uploads a PipelineSpec YAML"
         )
-    root = _uri("pipeline-root", args.pipeline_root)
+    root = object_store_uri("pipeline-root", args.pipeline_root)
     return PipelineConfig(
-        dataset=args.dataset,
+        **run_settings(args),
         pipeline_root=root,
-        data_root=_uri("data-root", args.data_root),
-        serving_dir=_uri("serving-dir", args.serving_dir or f"{root}/serving"),
+        data_root=object_store_uri("data-root", args.data_root),
+        serving_dir=object_store_uri("serving-dir", args.serving_dir or f"{root}/serving"),
         metadata=None,  # Kubeflow provides the ML-Metadata store.
-        train_steps=args.train_steps,
         min_auc=args.min_auc,
         beam_pipeline_args=tuple(args.beam_arg),
         resolvers=args.vertex,
-        **tuning_settings(args),
     )
 
 
@@ -130,36 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    log_file = args.output.resolve().parent / f"{args.output.stem}.log"
-    with logs_to_file(log_file, args.verbose) as people:
-        from pipeline_def.orchestrate import S3Access, SubmitError, compile_package, submit_run
-
-        s3 = (
-            S3Access(args.s3_endpoint, args.s3_secret)
-            if args.s3_endpoint or args.s3_secret
-            else None
-        )
-        package = compile_package(config, args.image, args.output, s3)
-        print(f"compiled {config.pipeline_name} to {package} (image {args.image})")
-        if not args.endpoint:
-            return EXIT_OK
-        try:
-            url = submit_run(
-                package,
-                args.endpoint,
-                config.pipeline_root,
-                args.experiment or config.pipeline_name,
-                args.run_name,
-            )
-        except SubmitError as err:
-            print(
-                f"error: could not reach Kubeflow Pipelines at {args.endpoint}: {err} "
-                f"(log: {log_file})",
-                file=people,
-            )
-            return EXIT_FAILED
-    print(f"started run: {url}")
-    return EXIT_OK
+    fields = ("image", "output", "s3_endpoint", "s3_secret", "endpoint", "experiment", "run_name")
+    return deploy(config, Deployment(**{f: getattr(args, f) for f in fields}), args.verbose)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+import modules  # noqa: F401 - Keras 2 before TensorFlow loads (modules/__init__.py)
+
 
 def __getattr__(name: str) -> Any:
     """``components.HtmlReport``, the name Kubeflow steps import the report's artifact by.

@@ -1,7 +1,7 @@
 """EvaluationReport: the evaluation review as an HTML artifact of every run.
 
 TFMA's own viewers need a notebook; this component writes the same review the
-``python -m pipeline_def.review`` command prints, as one self-contained page
+``wide-deep-review`` command prints, as one self-contained page
 beside the model, so a Kubeflow user can open it from the run's artifacts.
 """
 
@@ -12,7 +12,7 @@ from tfx import v1 as tfx
 from tfx.v1.dsl.components import InputArtifact, OutputArtifact
 
 from components.evaluation_review import load_review
-from components.properties import is_blessed, push_record
+from components.properties import outcome_of
 from components.review_html import render_html
 
 REPORT_FILE = "report.html"
@@ -36,9 +36,7 @@ def EvaluationReport(  # noqa: N802 - TFX names the component after the function
 ) -> None:
     """Write the evaluation review (verdict, curves, metrics by slice) as report.html."""
     review = load_review(
-        evaluation.uri,
-        blessed=is_blessed(blessing.mlmd_artifact),
-        push=push_record(pushed_model.mlmd_artifact),
+        evaluation.uri, outcome_of(blessing.mlmd_artifact, pushed_model.mlmd_artifact)
     )
     # fileio, not pathlib: on Kubeflow the artifact lives in gs:// or s3://.
     tfx.dsl.io.fileio.makedirs(report.uri)

@@ -16,7 +16,7 @@ from typing import Any
 import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis.writers import eval_config_writer
 
-from components.properties import PushRecord
+from components.properties import Outcome, PushRecord
 from components.splits import TEST
 
 OVERALL = "Overall"
@@ -111,7 +111,38 @@ class Review:
     @property
     def overall(self) -> dict[str, float]:
         """The candidate's metrics on the whole evaluated split."""
-        return next((s.metrics for s in self.slices if s.column is None), {})
+        return _overall(self.slices)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of the metrics-by-slice table: the metric and its headings."""
+
+    metric: str  # as TFMA stores it
+    heading: str  # in the HTML report
+    short: str = ""  # in the terminal review; empty: left out there, for width
+
+
+SLICE_COLUMNS: tuple[Column, ...] = (
+    Column("example_count", "examples", "examples"),
+    Column("auc", "AUC", "AUC"),
+    Column("auc_pr", "AUC-PR", "AUC-PR"),
+    Column("binary_accuracy", "accuracy", "accuracy"),
+    Column("precision", "precision"),
+    Column("recall", "recall"),
+    Column("mean_label", "mean label", "label"),
+    Column("mean_prediction", "mean prediction", "predicted"),
+    Column("calibration", "calibration"),
+)
+
+
+def _overall(slices: Iterable[SliceMetrics]) -> dict[str, float]:
+    return next((s.metrics for s in slices if s.column is None), {})
+
+
+def overall_metrics(evaluation_uri: str) -> dict[str, float]:
+    """The candidate's metrics on the whole split the Evaluator at ``evaluation_uri`` scored."""
+    return _overall(_slices(evaluation_uri)[0])
 
 
 def metric_text(value: float | None, name: str = "", missing: str = "-") -> str:
@@ -290,8 +321,7 @@ def _curves(uri: str) -> Curves | None:
 
 def load_review(
     evaluation_uri: str,
-    blessed: bool,
-    push: PushRecord | None,
+    outcome: Outcome,
     run_id: str | None = None,
     split: str = TEST,
 ) -> Review:
@@ -299,7 +329,7 @@ def load_review(
     config, _, _, model_locations = eval_config_writer.load_eval_run(evaluation_uri)
     baseline_spec = next((s for s in config.model_specs if s.is_baseline), None)
     slices, baseline_metrics = _slices(evaluation_uri)
-    overall = next((s.metrics for s in slices if s.column is None), {})
+    overall = _overall(slices)
     failed, other_failures = _failures(evaluation_uri)
     checks = _checks(config, overall, baseline_metrics, failed) + other_failures
     candidate_name = next((s.name for s in config.model_specs if not s.is_baseline), "")
@@ -312,11 +342,11 @@ def load_review(
         evaluation_uri=evaluation_uri,
         model_uri=model_locations.get(candidate_name, ""),
         baseline_uri=model_locations.get(baseline_spec.name) if baseline_spec else None,
-        blessed=blessed,
+        blessed=outcome.blessed,
         checks=checks,
         slices=slices,
         curves=_curves(evaluation_uri),
-        push=push,
+        push=outcome.push,
         run_id=run_id,
         notes=notes,
         split=split,

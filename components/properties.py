@@ -94,3 +94,33 @@ def is_blessed(blessing: mlmd_pb2.Artifact) -> bool:
 def baseline_version(blessing: mlmd_pb2.Artifact) -> str | None:
     """The serving version a blessing compared its candidate with; None when none served."""
     return str_property(blessing, BASELINE_VERSION) or None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Whether a run blessed its candidate, against which serving version, and the push."""
+
+    blessed: bool
+    baseline: str | None  # the serving version compared with; None when none served
+    push: PushRecord | None  # None when the Pusher did not run
+
+    @property
+    def pushed_to(self) -> str | None:
+        """Where the model serves from after the run (None: nothing pushed)."""
+        return self.push.destination if self.push is not None and self.push.pushed else None
+
+    @property
+    def already_serving(self) -> bool:
+        """True when the blessed model was the one serving already: nothing was copied."""
+        return self.pushed_to is not None and self.push.already_serving
+
+
+def outcome_of(
+    blessing: mlmd_pb2.Artifact | None, pushed_model: mlmd_pb2.Artifact | None
+) -> Outcome:
+    """A run's outcome from its ModelBlessing and PushedModel artifacts (None: not made)."""
+    return Outcome(
+        blessed=blessing is not None and is_blessed(blessing),
+        baseline=baseline_version(blessing) if blessing is not None else None,
+        push=push_record(pushed_model) if pushed_model is not None else None,
+    )

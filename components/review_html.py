@@ -12,20 +12,7 @@ matplotlib.use("Agg")  # no display on servers and in pipeline steps
 
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 
-from components.evaluation_review import Curves, Review, metric_text  # noqa: E402
-
-# Columns of the slice table, in order (metric name as stored, heading).
-TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("example_count", "examples"),
-    ("auc", "AUC"),
-    ("auc_pr", "AUC-PR"),
-    ("binary_accuracy", "accuracy"),
-    ("precision", "precision"),
-    ("recall", "recall"),
-    ("mean_label", "mean label"),
-    ("mean_prediction", "mean prediction"),
-    ("calibration", "calibration"),
-)
+from components.evaluation_review import SLICE_COLUMNS, Curves, Review, metric_text  # noqa: E402
 
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
@@ -114,10 +101,10 @@ def push_line(review: Review) -> str:
 
 
 def _slice_table(review: Review) -> str:
-    head = "".join(f"<th>{heading}</th>" for _, heading in TABLE_COLUMNS)
+    head = "".join(f"<th>{c.heading}</th>" for c in SLICE_COLUMNS)
     rows = "".join(
         f"<tr><td>{html.escape(s.name)}</td>"
-        + "".join(f"<td>{_number(s.metrics.get(k), k)}</td>" for k, _ in TABLE_COLUMNS)
+        + "".join(f"<td>{_number(s.metrics.get(c.metric), c.metric)}</td>" for c in SLICE_COLUMNS)
         + "</tr>"
         for s in review.slices
     )

@@ -5,7 +5,7 @@
 
 Installs the project into an image environment (``scripts/install_image.sh``, as the
 Dockerfile does), starts an S3 store on 127.0.0.1 and uploads the data, compiles the
-package with the installed ``kubeflow_runner`` from a folder outside the checkout,
+package with the user's ``kubeflow_runner`` from a folder outside the checkout,
 checks it as KFP's API server and Argo compiler do, and runs its tasks in dependency
 order as KFP's driver and launcher do. ``--train-steps`` and ``--min-auc`` are given
 as run-time parameters of the run, not compiled in. One line per task, then the
@@ -32,7 +32,7 @@ import yaml
 from kfp_local import SetupError, backend_rules, image_env, object_store, tasks
 from kfp_local.metadata import KfpMetadata, session_info
 from pipeline_def.config import DEFAULT_DATA_ROOT, DEFAULT_OUTPUT_DIR
-from pipeline_def.progress import format_component_line, logs_to_file
+from pipeline_ops.session.progress import format_component_line, logs_to_file
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 PREFIX = "kfp-local"  # the run's keys in the bucket
@@ -50,19 +50,23 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _compile(image: image_env.ImageEnv, store: object_store.ObjectStore, output: Path) -> Path:
-    """Compile with the image's kubeflow_runner, run from outside the checkout."""
+    """Compile as a user does: this environment's kubeflow_runner, run from outside the checkout.
+
+    The image holds only what steps import (modules, components, pipeline_def); the
+    runner and the operator tools stay on the user's machine.
+    """
     package = output / "pipeline.yaml"
     with tempfile.TemporaryDirectory() as outside:
         subprocess.run(
             [
-                str(image.python), "-m", "kubeflow_runner", "--image", image.tag,
+                sys.executable, "-m", "kubeflow_runner", "--image", image.tag,
                 "--pipeline-root", store.uri(f"{PREFIX}/root"),
                 "--data-root", store.uri(f"{PREFIX}/data"),
                 "--serving-dir", store.uri(f"{PREFIX}/serving"),
                 "--s3-endpoint", store.endpoint, "--s3-secret", SECRET,
                 "--output", str(package),
             ],
-            cwd=outside, env=image.variables(), check=True, capture_output=True, text=True,
+            cwd=outside, check=True, capture_output=True, text=True,
         )  # fmt: skip
     return package
 
@@ -93,7 +97,7 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
     """Install, compile, check and run, with the library chatter in the log; the exit code."""
     # Imported here: TensorFlow's import chatter goes to the log file.
     from kfp_local.run_summary import summarize
-    from pipeline_def.summary import FAILED, print_closing, write_json
+    from pipeline_ops.session.summary import FAILED, print_closing, write_json
 
     started = time.monotonic()
     logs = out / "logs"

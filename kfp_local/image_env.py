@@ -20,8 +20,6 @@ from pathlib import Path
 from kfp_local import SetupError
 
 PROJECT = Path(__file__).resolve().parent.parent
-# The image's own variables (the Dockerfile's ENV).
-IMAGE_VARIABLES = {"TF_USE_LEGACY_KERAS": "1", "PYTHONUNBUFFERED": "1"}
 # What the image is built from: a change to any of it makes another image.
 IMAGE_SOURCES = ("requirements.lock", "pyproject.toml", "modules", "components", "pipeline_def")
 PACKAGES = ("modules", "components", "pipeline_def")
@@ -42,7 +40,19 @@ class ImageEnv:
     def variables(self) -> dict[str, str]:
         """A step's environment: the image's variables and its Python first on PATH."""
         path = f"{self.folder / 'bin'}{os.pathsep}/usr/local/bin:/usr/bin:/bin"
-        return {"PATH": path, "HOME": str(Path.home()), "LANG": "C.UTF-8", **IMAGE_VARIABLES}
+        base = {"PATH": path, "HOME": str(Path.home()), "LANG": "C.UTF-8"}
+        return {**base, **image_variables(PROJECT / "Dockerfile")}
+
+
+def image_variables(dockerfile: Path) -> dict[str, str]:
+    """The variables the Dockerfile's ENV lines set, continued lines included."""
+    text = dockerfile.read_text().replace("\\\n", " ")
+    found = {}
+    for line in text.splitlines():
+        words = line.split()
+        if words and words[0] == "ENV":
+            found.update(word.split("=", 1) for word in words[1:] if "=" in word)
+    return found
 
 
 def image_tag() -> str:

@@ -12,11 +12,12 @@ from pathlib import Path
 
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
-from components.properties import PushRecord, baseline_version, is_blessed, push_record
+from components.evaluation_review import overall_metrics
+from components.properties import outcome_of
 from kfp_local import tasks
 from kfp_local.object_store import ObjectStore
 from pipeline_def import node_ids as ids
-from pipeline_def.summary import FAILED, SUCCEEDED, RunSummary, overall_metrics
+from pipeline_ops.session.summary import FAILED, SUCCEEDED, RunSummary
 
 
 def _metrics(store: ObjectStore, evaluation: mlmd.Artifact | None) -> dict[str, float]:
@@ -41,9 +42,10 @@ def summarize(
         for name, result in results.items()
         if result.state != tasks.FAILED
     }
-    blessing = outputs.get(ids.EVALUATOR, {}).get("blessing")
-    pushed = outputs.get(ids.PUSHER, {}).get("pushed_model")
-    push = push_record(pushed) if pushed is not None else PushRecord(pushed=False)
+    outcome = outcome_of(
+        outputs.get(ids.EVALUATOR, {}).get("blessing"),
+        outputs.get(ids.PUSHER, {}).get("pushed_model"),
+    )
     return RunSummary(
         pipeline_name=run.spec["pipelineInfo"]["name"],
         run_id=run.metadata.run.name,
@@ -52,10 +54,10 @@ def summarize(
             name: {"state": r.state, "seconds": round(r.seconds, 2)} for name, r in results.items()
         },
         metrics=_metrics(store, outputs.get(ids.EVALUATOR, {}).get("evaluation")),
-        blessed=blessing is not None and is_blessed(blessing),
-        pushed_model_path=push.destination if push.pushed else None,
-        already_serving=push.already_serving,
-        baseline=baseline_version(blessing) if blessing is not None else None,
+        blessed=outcome.blessed,
+        pushed_model_path=outcome.pushed_to,
+        already_serving=outcome.already_serving,
+        baseline=outcome.baseline,
         failed_component=failed,
         error=f"{failed} failed: see {results[failed].log}" if failed else None,
     )

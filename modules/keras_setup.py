@@ -8,12 +8,9 @@ model, against 0.6 s with the rule. TF exposes no public hook for these rules, s
 the rule TF already has for ``keras`` is added for ``tf_keras``.
 """
 
-import os
-
-os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-
-import tf_keras as keras  # noqa: E402 - the environment must be set first
-from tensorflow.python.autograph.core import config as _autograph_config  # noqa: E402
+# TF_USE_LEGACY_KERAS is set by modules/__init__.py, which runs before this module.
+import tf_keras as keras
+from tensorflow.python.autograph.core import config as _autograph_config
 
 # Runs once per process: Python imports a module only once.
 _autograph_config.CONVERSION_RULES = (

@@ -7,9 +7,10 @@ runner-specific Beam arguments, the metadata store) and hand it to
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
 from components import csv_files
 from components.splits import TEST, TRAIN, VALIDATION
@@ -107,6 +108,21 @@ class MysqlMetadata:
 
 
 MetadataStore = SqliteMetadata | MysqlMetadata
+
+
+def metadata_connection(store: MetadataStore) -> mlmd_pb2.ConnectionConfig:
+    """The ML-Metadata connection config for a store."""
+    config = mlmd_pb2.ConnectionConfig()
+    if isinstance(store, SqliteMetadata):
+        config.sqlite.filename_uri = store.path
+        config.sqlite.connection_mode = mlmd_pb2.SqliteMetadataSourceConfig.READWRITE_OPENCREATE
+        return config
+    config.mysql.host = store.host
+    config.mysql.port = store.port
+    config.mysql.database = store.database
+    config.mysql.user = store.user
+    config.mysql.password = store.password
+    return config
 
 
 @dataclass(frozen=True)
@@ -216,30 +232,3 @@ class PipelineConfig:
             raise ValueError(f"split_buckets need positive counts, got {self.split_buckets}")
         if any(r.cpu <= 0 or r.memory_gb <= 0 for r in self.resources):
             raise ValueError(f"resources need positive CPU and memory, got {self.resources}")
-
-
-def add_tuning_arguments(parser: argparse.ArgumentParser) -> None:
-    """The runners' tuning flags: --tune, --tune-trials, --tune-minutes."""
-    parser.add_argument(
-        "--tune",
-        action="store_true",
-        help="search hyperparameters (modules/hparams.py SEARCH_SPACE) before training, "
-        "and train with the best values found on the validation split",
-    )
-    parser.add_argument(
-        "--tune-trials",
-        type=int,
-        default=PipelineConfig.tune_trials,
-        help="at most this many trials",
-    )
-    parser.add_argument(
-        "--tune-minutes",
-        type=float,
-        default=PipelineConfig.tune_minutes,
-        help="no trial starts after this many minutes of search",
-    )
-
-
-def tuning_settings(args: argparse.Namespace) -> dict[str, bool | int | float]:
-    """The PipelineConfig fields the tuning flags set."""
-    return {"tune": args.tune, "tune_trials": args.tune_trials, "tune_minutes": args.tune_minutes}

@@ -40,7 +40,7 @@ from components import csv_files
 from modules import datasets
 from modules import features as F
 from pipeline_def.config import DEFAULT_DATA_ROOT
-from pipeline_def.quiet import quiet_libraries
+from pipeline_ops.cli.quiet import quiet_libraries
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 # Below this many rows a 2:1 split leaves too few examples to train on and judge.

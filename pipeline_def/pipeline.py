@@ -18,9 +18,8 @@ from modules import datasets
 from modules.preprocessing import DATASET_KEY
 from modules.tuning import TUNING_KEY
 from pipeline_def import node_ids as ids
-from pipeline_def.config import PipelineConfig
+from pipeline_def.config import PipelineConfig, metadata_connection
 from pipeline_def.evaluation import eval_config
-from pipeline_def.store import metadata_connection
 
 _artifacts = tfx.types.standard_artifacts
 RuntimeParameter = tfx.dsl.experimental.RuntimeParameter
@@ -120,7 +119,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         statistics=statistics.outputs["statistics"], infer_feature_shape=False
     ).with_id(ids.SCHEMA_GEN)
     # SchemaGen's inference is kept for people to compare with the curated schema
-    # (python -m pipeline_def.schema_review); the data is judged by the curated one.
+    # (python -m pipeline_ops.cli.schema_review); the data is judged by the curated one.
     curated_schema = _curated_schema(config)
     baseline_nodes, baseline = _baseline(config)
     validator = GatingExampleValidator(

@@ -19,7 +19,7 @@ import itertools
 import json
 from pathlib import Path
 
-from pipeline_def.quiet import quiet_libraries
+from pipeline_ops.cli.quiet import quiet_libraries
 
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
@@ -28,8 +28,8 @@ from modules import datasets, keras_setup  # noqa: E402, F401 - Keras 2 before T
 from modules.features import Dataset  # noqa: E402
 from pipeline_def import node_ids as ids  # noqa: E402
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, output_dir_for  # noqa: E402
-from pipeline_def.runs import latest_run  # noqa: E402
-from pipeline_def.store import metadata_for, open_store  # noqa: E402
+from pipeline_ops.metadata.runs import latest_run  # noqa: E402
+from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
 
 # The trees' settings: learning rate, leaves per tree, L2; early stopping picks the
 # number of trees on a tenth of the train split.

@@ -23,14 +23,14 @@ import threading
 import time
 from pathlib import Path
 
-from pipeline_def.quiet import quiet_libraries
+from pipeline_ops.cli.quiet import quiet_libraries
 
 quiet_libraries()  # before generate_data brings in TFX and TF, which chatter on import
 
 import generate_data  # noqa: E402 - scripts/, beside this file
 
 from components.splits import TEST  # noqa: E402
-from pipeline_def.progress import component_line  # noqa: E402
+from pipeline_ops.session.progress import component_line  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA_COMPONENTS = ("CsvExampleGen", "StatisticsGen", "Transform", "Evaluator")

@@ -33,7 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pipeline_def.quiet import quiet_libraries
+from pipeline_ops.cli.quiet import quiet_libraries
 
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
@@ -42,8 +42,8 @@ from bench_scale import holdout_metrics  # noqa: E402 - scripts/, beside this fi
 from components.properties import TUNED_HPARAMS, TUNING_SECONDS, number_property, str_property  # noqa: E402  # noqa: E402
 from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from pipeline_def import node_ids as ids  # noqa: E402
-from pipeline_def.runs import latest_run  # noqa: E402
-from pipeline_def.store import SqliteMetadata, open_store  # noqa: E402
+from pipeline_ops.metadata.runs import latest_run  # noqa: E402
+from pipeline_ops.metadata.store import SqliteMetadata, open_store  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parent.parent
 

@@ -22,15 +22,15 @@ import json
 import statistics
 from pathlib import Path
 
-from pipeline_def.quiet import quiet_libraries
+from pipeline_ops.cli.quiet import quiet_libraries
 
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 from modules import keras_setup  # noqa: E402, F401 - selects Keras 2 before TF loads
 from pipeline_def import node_ids as ids  # noqa: E402
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, DEFAULT_PIPELINE_NAME  # noqa: E402
-from pipeline_def.runs import latest_run  # noqa: E402
-from pipeline_def.store import metadata_for, open_store  # noqa: E402
+from pipeline_ops.metadata.runs import latest_run  # noqa: E402
+from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
 
 
 def _rate(model, data, steps: int, epochs: int, batch: int) -> float:  # noqa: ANN001

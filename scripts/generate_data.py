@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from pipeline_def.quiet import quiet_libraries
+from pipeline_ops.cli.quiet import quiet_libraries
 
 if __name__ == "__main__":
     quiet_libraries()  # before TFX and TF are imported: they chatter on import

@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 from pipeline_def.config import SqliteMetadata
-from pipeline_def.runs import latest_run
-from pipeline_def.store import open_store
+from pipeline_ops.metadata.runs import latest_run
+from pipeline_ops.metadata.store import open_store
 
 PIPELINE_NAME = "chicago_taxi_reference"
 

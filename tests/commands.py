@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline_def.summary import SUMMARY_FILE
+from pipeline_ops.session.summary import SUMMARY_FILE
 
 PROJECT = Path(__file__).resolve().parent.parent
 TEST_TRAIN_STEPS = "300"
@@ -54,13 +54,13 @@ def _module(
 
 
 def inspect_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``python -m pipeline_def.inspect ARGS``."""
-    return _module("pipeline_def.inspect", args, env)
+    """``python -m pipeline_ops.cli.inspect_metadata ARGS``."""
+    return _module("pipeline_ops.cli.inspect_metadata", args, env)
 
 
 def review_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``python -m pipeline_def.review ARGS``."""
-    return _module("pipeline_def.review", args, env)
+    """``python -m pipeline_ops.cli.review ARGS``."""
+    return _module("pipeline_ops.cli.review", args, env)
 
 
 def lineage_components(tree: dict) -> set[str]:

@@ -19,9 +19,9 @@ import pytest
 
 from pipeline_def import node_ids as P
 from pipeline_def.config import DEFAULT_DATA_ROOT, SqliteMetadata
-from pipeline_def.runs import latest_run, list_runs
-from pipeline_def.store import open_store
-from pipeline_def.summary import SUMMARY_FILE
+from pipeline_ops.metadata.runs import latest_run, list_runs
+from pipeline_ops.metadata.store import open_store
+from pipeline_ops.session.summary import SUMMARY_FILE
 
 ROWS = 1500  # enough for statistics, small enough for a quick ExampleGen
 Rows = list[dict[str, str]]

@@ -9,7 +9,7 @@ import pytest
 from csv_habits import HABITS, csv_text, table
 
 from components import csv_files
-from pipeline_def.data_check import DataRootError, check_data_root
+from pipeline_ops.session.data_check import DataRootError, check_data_root
 
 
 @pytest.fixture

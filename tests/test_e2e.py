@@ -11,9 +11,9 @@ import tensorflow as tf
 from components.splits import TEST
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
-from pipeline_def.runs import PipelineRun, latest_run, list_runs
-from pipeline_def.store import open_store
-from pipeline_def.summary import SUMMARY_FILE
+from pipeline_ops.metadata.runs import PipelineRun, latest_run, list_runs
+from pipeline_ops.metadata.store import open_store
+from pipeline_ops.session.summary import SUMMARY_FILE
 
 pytestmark = pytest.mark.slow
 

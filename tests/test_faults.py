@@ -13,9 +13,9 @@ from commands import start_runner
 
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
-from pipeline_def.runs import list_runs
-from pipeline_def.store import open_store
-from pipeline_def.summary import SUMMARY_FILE
+from pipeline_ops.metadata.runs import list_runs
+from pipeline_ops.metadata.store import open_store
+from pipeline_ops.session.summary import SUMMARY_FILE
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ import pytest
 
 from components.arrow_csv_example_gen import encode_blocks, file_kinds, merge_kinds
 from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig
-from pipeline_def.data_check import check_data_root
+from pipeline_ops.session.data_check import check_data_root
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "generate_data.py"
 

@@ -153,9 +153,11 @@ def test_the_image_context_is_what_the_dockerfile_copies(tmp_path):
     image_env.build_context(PROJECT / "Dockerfile", tmp_path)
     top = sorted(p.name for p in tmp_path.iterdir())
     assert top == sorted(
-        ["README.md", "components", "kubeflow_runner.py", "local_runner.py", "modules",
-         "pipeline_def", "pyproject.toml", "requirements.lock", "scripts"]
+        ["README.md", "components", "modules", "pipeline_def", "pyproject.toml",
+         "requirements.lock", "scripts"]
     )  # fmt: skip
+    # What steps import, and nothing of the operator side or the runners.
+    assert not (tmp_path / "pipeline_ops").exists()
     assert [p.name for p in (tmp_path / "scripts").iterdir()] == ["install_image.sh"]
     assert (tmp_path / "modules" / "datasets" / "taxi" / "schema.pbtxt").is_file()
 

@@ -21,7 +21,7 @@ import pytest
 from conftest import write_head
 
 from pipeline_def import node_ids as P
-from pipeline_def.summary import SUMMARY_FILE, RunSummary
+from pipeline_ops.session.summary import SUMMARY_FILE, RunSummary
 
 pytestmark = pytest.mark.slow
 

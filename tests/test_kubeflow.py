@@ -29,6 +29,7 @@ from pipeline_def import node_ids as P
 from pipeline_def.config import DEFAULT_RESOURCES, PipelineConfig
 from pipeline_def.orchestrate import KFP_COMMAND
 from pipeline_def.pipeline import create_pipeline
+from pipeline_ops import commands
 
 IMAGE = "registry.example.com/taxi-wide-deep:1.0"
 PROJECT = Path(__file__).resolve().parent.parent
@@ -45,7 +46,7 @@ MINIO = [
 def _compile(folder: Path, *extra: str) -> Path:
     output = folder / "pipeline.yaml"
     code = kubeflow_runner.main(["--image", IMAGE, *ROOTS, "--output", str(output), *extra])
-    assert code == kubeflow_runner.EXIT_OK
+    assert code == commands.EXIT_OK
     return output
 
 
@@ -259,7 +260,7 @@ def test_bad_flags_exit_2_with_one_line(args, message, capsys, monkeypatch, tmp_
     for name in ("IMAGE", "PIPELINE_ROOT", "DATA_ROOT"):
         monkeypatch.delenv(f"TAXI_KFP_{name}", raising=False)
     monkeypatch.chdir(tmp_path)
-    assert kubeflow_runner.main(args) == kubeflow_runner.EXIT_BAD_INPUT
+    assert kubeflow_runner.main(args) == commands.EXIT_BAD_INPUT
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert not list(tmp_path.iterdir())  # nothing compiled
@@ -288,7 +289,7 @@ def test_unreachable_endpoint_is_one_clear_line(tmp_path, capfd):
     code = kubeflow_runner.main(
         ["--image", IMAGE, *ROOTS, "--output", str(output), "--endpoint", endpoint]
     )
-    assert code == kubeflow_runner.EXIT_FAILED
+    assert code == commands.EXIT_FAILED
     err = capfd.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert f"could not reach Kubeflow Pipelines at {endpoint}" in err
@@ -342,7 +343,7 @@ def test_a_run_is_started_with_the_pipeline_root(tmp_path, kfp_api, capsys):
     code = kubeflow_runner.main(
         ["--image", IMAGE, *ROOTS, "--output", str(tmp_path / "p.yaml"), "--endpoint", kfp_api]
     )
-    assert code == kubeflow_runner.EXIT_OK, capsys.readouterr().err
+    assert code == commands.EXIT_OK, capsys.readouterr().err
     (run,) = _KfpApi.runs
     # Without it KFP writes to minio://mlpipeline/v2/artifacts, which TensorFlow cannot open.
     assert run["runtime_config"]["pipeline_root"] == ROOT

@@ -1,14 +1,18 @@
 """The runner's command line: bad input (one line, exit 2), the settings it derives, its hints."""
 
 import shlex
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
 import local_runner
-from pipeline_def import review
-from pipeline_def.config import MysqlMetadata, SqliteMetadata
-from pipeline_def.store import PASSWORD_ENV, metadata_for
+from pipeline_def.config import DEFAULT_PIPELINE_NAME, MysqlMetadata, SqliteMetadata
+from pipeline_ops import commands
+from pipeline_ops.cli import review
+from pipeline_ops.metadata.store import PASSWORD_ENV, metadata_for
+from pipeline_ops.session.local_run import review_command
 
 
 @pytest.mark.parametrize(
@@ -28,7 +32,7 @@ def test_bad_data_root(tmp_path, capsys, make, message):
     make(root)
     code = local_runner.main(["--data-root", str(root), "--output-dir", str(tmp_path / "out")])
     err = capsys.readouterr().err.strip()
-    assert code == local_runner.EXIT_BAD_INPUT
+    assert code == commands.EXIT_BAD_INPUT
     assert len(err.splitlines()) == 1
     assert message in err and str(root) in err
     assert not (tmp_path / "out").exists()
@@ -45,7 +49,7 @@ def test_non_positive_steps_are_bad_input(tmp_path, capsys, small_data_root):
             str(tmp_path / "out"),
         ]
     )
-    assert code == local_runner.EXIT_BAD_INPUT
+    assert code == commands.EXIT_BAD_INPUT
     assert "train_steps" in capsys.readouterr().err
 
 
@@ -85,7 +89,7 @@ def test_bad_hyperparameters_are_bad_input(pair, message, small_data_root, tmp_p
     code = local_runner.main(
         ["--data-root", str(small_data_root), "--output-dir", str(tmp_path / "o"), "--hparam", pair]
     )
-    assert code == local_runner.EXIT_BAD_INPUT
+    assert code == commands.EXIT_BAD_INPUT
     assert message in capsys.readouterr().err
 
 
@@ -114,11 +118,14 @@ def test_validation_and_test_are_a_fifth_each_but_at_most_about_25k_rows(
     ids=["sqlite", "mysql"],
 )
 def test_the_review_hint_names_the_store_and_run_but_no_password(store):
-    command = local_runner.review_command(store, "2026-11-21T12:48:37.177284")
+    command = review_command(store, "2026-11-21T12:48:37.177284", DEFAULT_PIPELINE_NAME)
     assert "s3cret" not in command
     words = shlex.split(command)
-    assert words[:3] == [sys.executable, "-m", "pipeline_def.review"]
-    args = review.parse_args(words[3:])
+    # This environment's console script, as the shell finds it or by its path.
+    assert Path(shutil.which(words[0]) or words[0]).resolve() == (
+        Path(sys.executable).parent / commands.REVIEW
+    ).resolve()
+    args = review.parse_args(words[1:])
     assert args.run == "2026-11-21T12:48:37.177284"
     # The password reaches the review from the environment, as for every command.
     found = metadata_for(args.output_dir, args.metadata, env={PASSWORD_ENV: "s3cret"})

@@ -17,7 +17,7 @@ from commands import (
     summary_run_id,
 )
 
-from pipeline_def.store import METADATA_ENV
+from pipeline_ops.metadata.store import METADATA_ENV
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
 import io
 import logging
 
-from pipeline_def.progress import CACHED, FAILED, RAN, ComponentProgress, component_line
+from pipeline_ops.session.progress import CACHED, FAILED, RAN, ComponentProgress, component_line
 
 log = logging.getLogger("absl")
 

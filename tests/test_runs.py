@@ -4,7 +4,14 @@ import pytest
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
-from pipeline_def.runs import NODE, PIPELINE, PIPELINE_RUN, find_run, list_runs, run_of_execution
+from pipeline_ops.metadata.runs import (
+    NODE,
+    PIPELINE,
+    PIPELINE_RUN,
+    find_run,
+    list_runs,
+    run_of_execution,
+)
 
 PIPELINE_NAME = "taxi-wide-deep"
 

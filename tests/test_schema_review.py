@@ -9,7 +9,7 @@ import tensorflow_data_validation as tfdv
 from tensorflow_metadata.proto.v0 import schema_pb2
 
 from modules import datasets
-from pipeline_def.schema_review import differences
+from pipeline_ops.cli.schema_review import differences
 
 
 @pytest.fixture(scope="module")

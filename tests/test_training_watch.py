@@ -28,7 +28,7 @@ from modules import watch
 from modules.hparams import HParams
 from modules.keras_setup import keras
 from pipeline_def import node_ids as P
-from pipeline_def import summary as S
+from pipeline_ops.session import summary as S
 
 
 def _scalars(folder: Path) -> dict[str, list[tuple[int, float]]]:

@@ -12,9 +12,9 @@ from components.properties import HPARAMS, TUNED_HPARAMS, TUNING_TRIALS
 from modules.hparams import SEARCH_SPACE, HParams
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
-from pipeline_def.runs import latest_run
-from pipeline_def.store import open_store
-from pipeline_def.summary import SUMMARY_FILE
+from pipeline_ops.metadata.runs import latest_run
+from pipeline_ops.metadata.store import open_store
+from pipeline_ops.session.summary import SUMMARY_FILE
 
 pytestmark = pytest.mark.slow
 

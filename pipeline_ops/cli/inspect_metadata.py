@@ -1,12 +1,12 @@
 """Read the pipeline's ML-Metadata: runs, artifacts, lineage, and what differs between runs.
 
-    python -m pipeline_def.inspect [--output-dir DIR | --metadata URI] runs
-    python -m pipeline_def.inspect artifacts [--type TYPE] [--run RUN_ID]
-    python -m pipeline_def.inspect lineage (ARTIFACT_ID | --pushed-model latest) [--format json]
-    python -m pipeline_def.inspect diff RUN_A RUN_B
+    wide-deep-inspect runs [--output-dir DIR | --metadata URI] [--dataset NAME]
+    wide-deep-inspect artifacts [--type TYPE] [--run RUN_ID]
+    wide-deep-inspect lineage (ARTIFACT_ID | --pushed-model latest) [--format json]
+    wide-deep-inspect diff RUN_A RUN_B [--format json]
 
-The store is found as the local runner finds it. Exit codes: 0 shown, 2 no such
-store, run or artifact.
+The store is found as the local runner finds it; its options go before or after
+the subcommand. Exit codes: 0 shown, 2 no such store, run or artifact.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
 from ml_metadata.metadata_store import metadata_store
@@ -25,19 +24,11 @@ from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
 from components.properties import ALREADY_SERVING, BASELINE_VERSION, SERVING_VERSION, push_record
 from pipeline_def import node_ids as ids
-from pipeline_def.config import DEFAULT_PIPELINE_NAME
-from pipeline_def.quiet import quiet_libraries
-from pipeline_def.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs
-from pipeline_def.store import (
-    MetadataUriError,
-    SqliteMetadata,
-    add_store_arguments,
-    describe,
-    metadata_for,
-    open_store,
-)
+from pipeline_ops import commands
+from pipeline_ops.cli import scaffold as C
+from pipeline_ops.cli.scaffold import CommandError
+from pipeline_ops.metadata.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs
 
-EXIT_OK, EXIT_NOT_FOUND = 0, 2
 # Artifact properties worth a column: splits, blessing and its baseline, push, the
 # serving version a baseline holds, schema version.
 KEY_PROPERTIES = (
@@ -54,10 +45,6 @@ KEY_PROPERTIES = (
 # Execution properties too bulky for a tree line (the JSON output keeps them).
 BULKY = {"eval_config", "input_config", "output_config", "module_path", "artifact_uri"}
 MAX_VALUE_CHARS = 160
-
-
-class InspectError(Exception):
-    """Nothing to show, and why; exit code 2."""
 
 
 def _value(prop: mlmd_pb2.Value) -> Any:
@@ -251,7 +238,7 @@ def latest_pushed_model(runs: list[PipelineRun]) -> mlmd_pb2.Artifact:
         artifact = run.output(ids.PUSHER, "pushed_model")
         if artifact is not None and push_record(artifact).pushed:
             return artifact
-    raise InspectError("no run has pushed a model yet")
+    raise CommandError("no run has pushed a model yet")
 
 
 def _run_parameters(run: PipelineRun) -> dict[str, dict[str, Any]]:
@@ -268,7 +255,7 @@ def _run_metrics(run: PipelineRun) -> dict[str, float]:
     evaluation = run.output(ids.EVALUATOR, "evaluation")
     if evaluation is None:
         return {}
-    from pipeline_def.summary import overall_metrics
+    from pipeline_ops.session.summary import overall_metrics
 
     return overall_metrics(evaluation.uri)
 
@@ -332,30 +319,14 @@ def print_diff(diff: dict[str, Any], out: TextIO) -> None:
         print(f"  {name:<18} {fa:>10} {fb:>10} {delta:>9}", file=out)
 
 
-def _add_shared_options(parser: argparse.ArgumentParser, after_command: bool = False) -> None:
-    """The store options and --pipeline-name; after a subcommand they default to unset."""
-    add_store_arguments(parser)
-    parser.add_argument("--pipeline-name", default=DEFAULT_PIPELINE_NAME)
-    if after_command:
-        # Unset, not the defaults, so that options given before the subcommand stay.
-        for action in parser._actions:  # noqa: SLF001 - argparse has no public accessor
-            if action.option_strings and action.dest != "help":
-                action.default = argparse.SUPPRESS
-
-
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(
-        prog="python -m pipeline_def.inspect", description=__doc__.split("\n\n")[0]
-    )
-    _add_shared_options(parser)
+    parser = C.parser_for(commands.INSPECT, __doc__)
+    C.add_read_options(parser)
     sub = parser.add_subparsers(dest="command", required=True)
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        # The shared options after the subcommand too; given there, they win.
-        parsed = sub.add_parser(name, help=help_text)
-        _add_shared_options(parsed, after_command=True)
-        return parsed
+        return C.add_subcommand(sub, name, help_text)
 
     command("runs", "the runs, newest first")
     artifacts = command("artifacts", "artifacts with producer and key properties")
@@ -375,29 +346,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def _store(args: argparse.Namespace) -> tuple[metadata_store.MetadataStore, str]:
-    try:
-        store = metadata_for(args.output_dir, args.metadata)
-    except MetadataUriError as err:
-        raise InspectError(str(err)) from None
-    if isinstance(store, SqliteMetadata) and not Path(store.path).is_file():
-        raise InspectError(f"no metadata store at {store.path}: run the pipeline first")
-    return open_store(store), describe(store)
-
-
 def _run(store: metadata_store.MetadataStore, name: str, run_id: str, where: str) -> PipelineRun:
     run = find_run(store, name, run_id)
     if run is None:
-        raise InspectError(f"no run {run_id!r} of pipeline {name} in {where}")
+        raise CommandError(f"no run {run_id!r} of pipeline {name} in {where}")
     return run
 
 
 def execute(args: argparse.Namespace, out: TextIO) -> None:
-    """Run the sub-command; InspectError when there is nothing to show."""
-    store, where = _store(args)
+    """Run the sub-command; CommandError when there is nothing to show."""
+    C.resolve_read_options(args)
+    store, where = C.open_existing_store(args)
     runs = list_runs(store, args.pipeline_name)
     if not runs:
-        raise InspectError(f"the store ({where}) has no runs of pipeline {args.pipeline_name}")
+        raise CommandError(f"the store ({where}) has no runs of pipeline {args.pipeline_name}")
     if args.command == "runs":
         print_runs(runs, out)
     elif args.command == "artifacts":
@@ -406,7 +368,7 @@ def execute(args: argparse.Namespace, out: TextIO) -> None:
         if args.type:
             rows = [r for r in rows if r.type_name.split(".")[-1] == args.type]
             if not rows:
-                raise InspectError(f"no artifacts of type {args.type} in {where}")
+                raise CommandError(f"no artifacts of type {args.type} in {where}")
         print_artifacts(rows, out)
     elif args.command == "lineage":
         if args.pushed_model:
@@ -414,7 +376,7 @@ def execute(args: argparse.Namespace, out: TextIO) -> None:
         else:
             found = store.get_artifacts_by_id([args.artifact_id])
             if not found:
-                raise InspectError(f"no artifact #{args.artifact_id} in {where}")
+                raise CommandError(f"no artifact #{args.artifact_id} in {where}")
             artifact = found[0]
         tree = Lineage(store).tree(artifact)
         if args.format == "json":
@@ -422,7 +384,6 @@ def execute(args: argparse.Namespace, out: TextIO) -> None:
         else:
             print_tree(tree, out)
     elif args.command == "diff":
-        quiet_libraries()
         diff = diff_runs(
             _run(store, args.pipeline_name, args.run_a, where),
             _run(store, args.pipeline_name, args.run_b, where),
@@ -436,12 +397,12 @@ def execute(args: argparse.Namespace, out: TextIO) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
     args = parse_args(argv)
-    try:
+
+    def body() -> int:
         execute(args, sys.stdout)
-    except InspectError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_NOT_FOUND
-    return EXIT_OK
+        return commands.EXIT_OK
+
+    return C.execute(body)
 
 
 if __name__ == "__main__":

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import TextIO
 
 import tensorflow as tf
-import tensorflow_model_analysis as tfma
 
-from components.properties import baseline_version, is_blessed, push_record
+from components.evaluation_review import overall_metrics
+from components.properties import outcome_of
 from modules.diagram import diagram_in
 from pipeline_def import node_ids as P
-from pipeline_def.progress import ComponentTiming
-from pipeline_def.runs import PipelineRun
+from pipeline_ops.metadata.runs import PipelineRun
+from pipeline_ops.session.progress import ComponentTiming
 
 SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"
@@ -45,20 +45,6 @@ class RunSummary:
     model_diagram: str | None = None
 
 
-def overall_metrics(evaluation_uri: str) -> dict[str, float]:
-    """The candidate model's metrics on the overall slice of a TFMA evaluation."""
-    metrics: dict[str, float] = {}
-    for per_slice in tfma.load_metrics(evaluation_uri):
-        if per_slice.slice_key.single_slice_keys:
-            continue
-        for kv in per_slice.metric_keys_and_values:
-            if kv.key.is_diff or kv.key.model_name not in ("", "candidate"):
-                continue
-            if kv.value.HasField("double_value"):
-                metrics[kv.key.name] = kv.value.double_value.value
-    return metrics
-
-
 def summarize(
     pipeline_name: str,
     run: PipelineRun | None,
@@ -67,10 +53,7 @@ def summarize(
 ) -> RunSummary:
     """A summary from the run MLMD recorded and the timings seen on the console."""
     metrics: dict[str, float] = {}
-    blessed = False
-    pushed: str | None = None
-    already_serving = False
-    baseline = None
+    outcome = outcome_of(None, None)
     diagram = None
     if run is not None:
         model_run = run.output(P.TRAINER, "model_run")
@@ -79,13 +62,9 @@ def summarize(
         evaluation = run.output(P.EVALUATOR, "evaluation")
         if evaluation is not None:
             metrics = overall_metrics(evaluation.uri)
-        blessing = run.output(P.EVALUATOR, "blessing")
-        blessed = blessing is not None and is_blessed(blessing)
-        baseline = baseline_version(blessing) if blessing is not None else None
-        pushed_model = run.output(P.PUSHER, "pushed_model")
-        push = push_record(pushed_model) if pushed_model is not None else None
-        if push is not None and push.pushed:
-            pushed, already_serving = push.destination, push.already_serving
+        outcome = outcome_of(
+            run.output(P.EVALUATOR, "blessing"), run.output(P.PUSHER, "pushed_model")
+        )
     return RunSummary(
         pipeline_name=pipeline_name,
         run_id=run.run_id if run else None,
@@ -94,10 +73,10 @@ def summarize(
             node: {"state": t.state, "seconds": round(t.seconds, 2)} for node, t in timings.items()
         },
         metrics=metrics,
-        blessed=blessed,
-        pushed_model_path=pushed,
-        already_serving=already_serving,
-        baseline=baseline,
+        blessed=outcome.blessed,
+        pushed_model_path=outcome.pushed_to,
+        already_serving=outcome.already_serving,
+        baseline=outcome.baseline,
         failed_component=failed_component,
         model_diagram=diagram,
     )

@@ -1,10 +1,10 @@
 """Compare the curated schema with what SchemaGen inferred from the latest run's data.
 
-    python -m pipeline_def.schema_review [--output-dir DIR | --metadata URI]
-                                         [--proposal FILE]
+    wide-deep-schema-review [--output-dir DIR | --metadata URI] [--dataset NAME]
+                            [--proposal FILE]
 
 SchemaGen runs in every pipeline run, but the data is judged by the curated schema
-in ``pipeline_def/schema/``. This command writes the newest inference as a
+in ``modules/datasets/NAME/schema.pbtxt``. This command writes the newest inference as a
 proposal (``<output-dir>/schema_proposal.pbtxt`` by default) and prints, feature by
 feature, where it differs from the curated schema, for a person to review before
 editing the curated one. Exit codes: 0 no difference, 1 differences, 2 no store or
@@ -21,11 +21,11 @@ from typing import TextIO
 
 from modules import datasets
 from pipeline_def import node_ids as ids
-from pipeline_def.quiet import quiet_libraries
-from pipeline_def.runs import list_runs
-from pipeline_def.store import SqliteMetadata, add_store_arguments, metadata_for, open_store
+from pipeline_ops import commands
+from pipeline_ops.cli import scaffold as C
+from pipeline_ops.cli.scaffold import CommandError
+from pipeline_ops.metadata.runs import list_runs
 
-EXIT_SAME, EXIT_DIFFERENT, EXIT_NOT_FOUND = 0, 1, 2
 SCHEMA_FILE = "schema.pbtxt"
 
 
@@ -74,14 +74,15 @@ def _type(feature) -> str:  # noqa: ANN001 - a Feature proto
 
 def latest_inferred_schema_uri(args: argparse.Namespace) -> str:
     """The schema directory SchemaGen wrote in the newest run that has one."""
-    store = metadata_for(args.output_dir, args.metadata)
-    if isinstance(store, SqliteMetadata) and not Path(store.path).is_file():
-        raise LookupError(f"no metadata store at {store.path}: run the pipeline first")
-    for run in list_runs(open_store(store), args.pipeline_name):
+    store, where = C.open_existing_store(args)
+    for run in list_runs(store, args.pipeline_name):
         schema = run.output(ids.SCHEMA_GEN, "schema")
         if schema is not None:
             return schema.uri
-    raise LookupError("no run has a SchemaGen output yet: run the pipeline first")
+    raise CommandError(
+        f"no run of {args.pipeline_name} in {where} has a SchemaGen output yet: "
+        "run the pipeline first"
+    )
 
 
 def review(args: argparse.Namespace, out: TextIO) -> int:
@@ -99,30 +100,25 @@ def review(args: argparse.Namespace, out: TextIO) -> int:
     print(f"Inferred schema: {uri}\nProposal written to {proposal}", file=out)
     if not lines:
         print("The curated schema agrees with the data's inferred schema.", file=out)
-        return EXIT_SAME
+        return commands.EXIT_OK
     print(f"{len(lines)} difference(s) from {curated_path}:", file=out)
     for line in lines:
         print(f"  {line}", file=out)
-    return EXIT_DIFFERENT
+    return commands.EXIT_FAILED
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
-    parser = argparse.ArgumentParser(
-        prog="python -m pipeline_def.schema_review", description=__doc__.split("\n\n")[0]
-    )
-    add_store_arguments(parser)
+    parser = C.parser_for(commands.SCHEMA_REVIEW, __doc__)
+    C.add_read_options(parser)
     parser.add_argument("--proposal", type=Path, default=None)
-    parser.add_argument("--dataset", default=datasets.DEFAULT, help="whose curated schema")
-    parser.add_argument("--pipeline-name", default=None, help="default: the dataset's")
     args = parser.parse_args(argv)
-    quiet_libraries()
-    try:
-        args.pipeline_name = args.pipeline_name or datasets.load(args.dataset).pipeline_name
+
+    def body() -> int:
+        C.resolve_read_options(args)
         return review(args, sys.stdout)
-    except (LookupError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_NOT_FOUND
+
+    return C.execute(body)
 
 
 if __name__ == "__main__":

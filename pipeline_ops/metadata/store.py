@@ -8,7 +8,6 @@ command at a shared MySQL-compatible server with ``--metadata mysql://...`` or t
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 from collections.abc import Mapping
@@ -16,9 +15,13 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ml_metadata.metadata_store import metadata_store
-from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
-from pipeline_def.config import DEFAULT_OUTPUT_DIR, MetadataStore, MysqlMetadata, SqliteMetadata
+from pipeline_def.config import (
+    MetadataStore,
+    MysqlMetadata,
+    SqliteMetadata,
+    metadata_connection,
+)
 
 METADATA_FILE = "metadata.sqlite"
 METADATA_ENV = "TAXI_METADATA"
@@ -107,38 +110,6 @@ def store_flags(store: MetadataStore) -> str:
     return f"--metadata {shlex.quote('mysql://' + _mysql_address(store))}"
 
 
-def metadata_connection(store: MetadataStore) -> mlmd_pb2.ConnectionConfig:
-    """The ML-Metadata connection config for a store."""
-    config = mlmd_pb2.ConnectionConfig()
-    if isinstance(store, SqliteMetadata):
-        config.sqlite.filename_uri = store.path
-        config.sqlite.connection_mode = mlmd_pb2.SqliteMetadataSourceConfig.READWRITE_OPENCREATE
-        return config
-    config.mysql.host = store.host
-    config.mysql.port = store.port
-    config.mysql.database = store.database
-    config.mysql.user = store.user
-    config.mysql.password = store.password
-    return config
-
-
 def open_store(store: MetadataStore) -> metadata_store.MetadataStore:
     """An MLMD client on the store (reading leaves it as it was)."""
     return metadata_store.MetadataStore(metadata_connection(store))
-
-
-def add_store_arguments(parser: argparse.ArgumentParser) -> None:
-    """--output-dir and --metadata, shared by the runner and the read-only commands."""
-    parser.add_argument(
-        "--output-dir",
-        type=Path,
-        default=DEFAULT_OUTPUT_DIR,
-        help="the run outputs; the embedded metadata store is <output-dir>/metadata.sqlite",
-    )
-    parser.add_argument(
-        "--metadata",
-        default=None,
-        help=f"mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE for a shared store "
-        f"(default: ${METADATA_ENV}, else the embedded SQLite); "
-        f"the password may come from ${PASSWORD_ENV}",
-    )

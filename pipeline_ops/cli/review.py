@@ -1,0 +1,72 @@
+"""Review a run's evaluation in the terminal, and optionally as an HTML page.
+
+    wide-deep-review [--output-dir DIR | --metadata URI] [--dataset NAME] [--run RUN_ID]
+                     [--html FILE]
+
+Shows, for the newest run (or the one named): the verdict with each threshold
+(candidate, baseline, bound, pass/fail), where the model was or was not pushed,
+and the metrics by slice. Exit codes: 0 shown, 1 the run has no evaluation,
+2 no such store or run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pipeline_ops import commands
+from pipeline_ops.cli import scaffold as C
+from pipeline_ops.cli.scaffold import CommandError
+from pipeline_ops.metadata.runs import find_run
+from pipeline_ops.report.run_review import NoEvaluationError, print_review, review_of_run
+
+if TYPE_CHECKING:
+    from components.evaluation_review import Review
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line."""
+    parser = C.parser_for(commands.REVIEW, __doc__)
+    C.add_read_options(parser)
+    parser.add_argument("--run", default=None, help="run id (default: the newest run)")
+    parser.add_argument("--html", type=Path, default=None, help="also write the review here")
+    return parser.parse_args(argv)
+
+
+def load_for(args: argparse.Namespace) -> Review:
+    """The Review the arguments name; CommandError when there is none."""
+    C.resolve_read_options(args)
+    store, where = C.open_existing_store(args)
+    run = find_run(store, args.pipeline_name, args.run)
+    if run is None:
+        what = f"no run {args.run!r}" if args.run else "no runs"
+        raise CommandError(f"{what} of pipeline {args.pipeline_name} in {where}")
+    try:
+        return review_of_run(run)
+    except NoEvaluationError as err:
+        raise CommandError(str(err), commands.EXIT_FAILED) from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point."""
+    args = parse_args(argv)
+
+    def body() -> int:
+        review = load_for(args)
+        print_review(review, sys.stdout)
+        if args.html is not None:
+            from components.review_html import render_html
+
+            args.html.parent.mkdir(parents=True, exist_ok=True)
+            args.html.write_text(render_html(review), encoding="utf-8")
+            print(f"\nHTML review: {args.html}", file=sys.stdout)
+        return commands.EXIT_OK
+
+    return C.execute(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

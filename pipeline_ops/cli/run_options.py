@@ -1,0 +1,60 @@
+"""The options both runners take, and the config fields they set.
+
+The dataset, training steps, hyperparameters, tuning and the console's verbosity
+mean the same locally and on Kubeflow; each runner adds only where things run.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from modules import datasets
+from modules.hparams import HParams, parse_pairs
+from pipeline_def.config import PipelineConfig
+from pipeline_ops.cli.scaffold import add_dataset_option
+
+
+def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEFAULT) -> None:
+    """--dataset, --train-steps, --hparam, --tune (with its bounds) and --verbose."""
+    add_dataset_option(parser, dataset)
+    parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
+    parser.add_argument(
+        "--hparam",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a hyperparameter (modules/hparams.py), VALUE in JSON, e.g. "
+        "dropout=0.2 or hidden_units=[64,32]; repeat the flag for several",
+    )
+    parser.add_argument(
+        "--tune",
+        action="store_true",
+        help="search hyperparameters (modules/hparams.py SEARCH_SPACE) before training, "
+        "and train with the best values found on the validation split",
+    )
+    parser.add_argument(
+        "--tune-trials",
+        type=int,
+        default=PipelineConfig.tune_trials,
+        help="at most this many trials",
+    )
+    parser.add_argument(
+        "--tune-minutes",
+        type=float,
+        default=PipelineConfig.tune_minutes,
+        help="no trial starts after this many minutes of search",
+    )
+    parser.add_argument("--verbose", action="store_true", help="also show the TFX/TF/Beam log")
+
+
+def run_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The PipelineConfig fields these options set; ValueError naming a bad --hparam."""
+    return {
+        "dataset": args.dataset,
+        "train_steps": args.train_steps,
+        "hparams": HParams.with_overrides(parse_pairs(args.hparam)),
+        "tune": args.tune,
+        "tune_trials": args.tune_trials,
+        "tune_minutes": args.tune_minutes,
+    }

@@ -1,0 +1,136 @@
+"""The scaffold under every command: store options, the pipeline's name, exit codes, quiet imports.
+
+Every command takes ``--output-dir``/``--metadata`` for the store and
+``--dataset``/``--pipeline-name`` for the pipeline, before or after a subcommand;
+says what is wrong in one ``error:`` line on stderr; and exits with the codes of
+``pipeline_ops.commands``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from ml_metadata.metadata_store import metadata_store
+
+from modules import datasets
+from pipeline_def.config import DEFAULT_OUTPUT_DIR, MetadataStore, SqliteMetadata, output_dir_for
+from pipeline_ops.cli.quiet import quiet_libraries
+from pipeline_ops.commands import EXIT_BAD_INPUT, EXIT_INTERRUPTED
+from pipeline_ops.metadata.store import (
+    METADATA_ENV,
+    PASSWORD_ENV,
+    MetadataUriError,
+    describe,
+    metadata_for,
+    open_store,
+)
+
+
+class CommandError(Exception):
+    """What stops a command, in words for people, with its exit code."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def parser_for(name: str, doc: str | None) -> argparse.ArgumentParser:
+    """A parser for command ``name``, described by the first paragraph of ``doc``."""
+    return argparse.ArgumentParser(prog=name, description=(doc or "").split("\n\n")[0])
+
+
+def add_dataset_option(parser: argparse.ArgumentParser, default: str = datasets.DEFAULT) -> None:
+    """--dataset: which declared dataset (modules/datasets/NAME)."""
+    parser.add_argument(
+        "--dataset",
+        default=default,
+        help="the dataset declared in modules/datasets/NAME (default: %(default)s)",
+    )
+
+
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    """--output-dir and --metadata: where the runs and their ML-Metadata are."""
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        default=DEFAULT_OUTPUT_DIR,
+        help="the run outputs (default: outputs/, or outputs/NAME for a dataset other than "
+        "the taxi); the embedded metadata store is <output-dir>/metadata.sqlite",
+    )
+    parser.add_argument(
+        "--metadata",
+        default=None,
+        help=f"mysql://USER[:PASSWORD]@HOST[:PORT]/DATABASE for a shared store "
+        f"(default: ${METADATA_ENV}, else the embedded SQLite); "
+        f"the password may come from ${PASSWORD_ENV}",
+    )
+
+
+def add_read_options(parser: argparse.ArgumentParser, after_command: bool = False) -> None:
+    """The read commands' options: the store, the dataset and the pipeline's name.
+
+    After a subcommand they default to unset, so that options given before it stay,
+    and options given after it win.
+    """
+    add_store_options(parser)
+    add_dataset_option(parser)
+    parser.add_argument("--pipeline-name", default=None, help="default: the dataset's")
+    if after_command:
+        for action in parser._actions:  # noqa: SLF001 - argparse has no public accessor
+            if action.option_strings and action.dest != "help":
+                action.default = argparse.SUPPRESS
+
+
+def add_subcommand(
+    subparsers: argparse._SubParsersAction, name: str, help_text: str
+) -> argparse.ArgumentParser:
+    """A subcommand that takes the read options after its name too."""
+    parser = subparsers.add_parser(name, help=help_text)
+    add_read_options(parser, after_command=True)
+    return parser
+
+
+def resolve_read_options(args: argparse.Namespace) -> None:
+    """Fill the dataset's output dir and pipeline name in; CommandError for an unknown one."""
+    try:
+        dataset = datasets.load(args.dataset)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    args.output_dir = output_dir_for(args.dataset, args.output_dir)
+    args.pipeline_name = args.pipeline_name or dataset.pipeline_name
+
+
+def store_of(args: argparse.Namespace) -> MetadataStore:
+    """The store the options name; CommandError for a bad --metadata URI."""
+    try:
+        return metadata_for(args.output_dir, args.metadata)
+    except MetadataUriError as err:
+        raise CommandError(str(err)) from None
+
+
+def open_existing_store(args: argparse.Namespace) -> tuple[metadata_store.MetadataStore, str]:
+    """An MLMD client on the store the options name, and the store in words.
+
+    CommandError when it does not exist yet: reading must not create an empty one.
+    """
+    store = store_of(args)
+    if isinstance(store, SqliteMetadata) and not Path(store.path).is_file():
+        raise CommandError(f"no metadata store at {store.path}: run the pipeline first")
+    return open_store(store), describe(store)
+
+
+def execute(body: Callable[[], int], quiet: bool = True) -> int:
+    """Run a command's body; an error line on stderr and its exit code if it stops."""
+    if quiet:
+        quiet_libraries()
+    try:
+        return body()
+    except CommandError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

@@ -1,0 +1,1 @@
+"""A run's evaluation review, read from ML-Metadata, as terminal text."""
