@@ -17,7 +17,7 @@ import pytest
 import tensorflow as tf
 import tensorflow_transform as tft
 import tensorflow_transform.beam as tft_beam
-from commands import free_port, runner_command
+from run_commands import free_port, runner_command
 from tensorflow_transform.tf_metadata import metadata_io
 
 from modules import features as F

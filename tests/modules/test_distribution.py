@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tensorflow as tf
-from commands import free_port
+from run_commands import free_port
 
 from modules.datasets.taxi import DATASET as TAXI
 

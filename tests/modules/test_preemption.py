@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from commands import free_port
+from run_commands import free_port
 
 from modules.training import backup_dir
 

@@ -17,7 +17,7 @@ from pipeline_ops.session.summary import SUMMARY_FILE
 
 pytestmark = pytest.mark.slow
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 # Reused from cache by a rerun on unchanged data. ServingBaseline is never cached (it
 # reads the push destination), so the validator and the Evaluator judge again against
 # what serves now.

@@ -32,7 +32,7 @@ from pipeline_def.pipeline import create_pipeline
 from pipeline_ops import commands
 
 IMAGE = "registry.example.com/taxi-wide-deep:1.0"
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 ROOT, DATA = "s3://bucket/taxi/root", "s3://bucket/taxi/data"
 ROOTS = ["--pipeline-root", ROOT, "--data-root", DATA]
 MINIO = [

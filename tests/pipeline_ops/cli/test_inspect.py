@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from commands import inspect_cli, lineage_components, summary_run_id
+from run_commands import inspect_cli, lineage_components, summary_run_id
 
 from pipeline_def import node_ids as P
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[3]
 
 
 def test_no_store_and_empty_store_are_clear_errors(tmp_path):

@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from commands import review_cli
+from run_commands import review_cli
 
 from components.properties import HPARAMS, TUNED_HPARAMS, TUNING_TRIALS
 from modules.hparams import SEARCH_SPACE, HParams

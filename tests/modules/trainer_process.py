@@ -1,6 +1,6 @@
 """Run the Trainer's run_fn outside TFX, on the artifacts of a finished pipeline run.
 
-    python tests/trainer_process.py PIPELINE_ROOT OUT_DIR [--steps N] [--logical-cpus N]
+    python tests/modules/trainer_process.py PIPELINE_ROOT OUT_DIR [--steps N] [--logical-cpus N]
                                     [--distribution auto|single|mirrored|multi_worker]
 
 The tests start it as a real process: once per MultiWorkerMirroredStrategy worker

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pipeline_ops import commands
 from pipeline_ops.session.summary import SUMMARY_FILE
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -44,23 +45,24 @@ def summary_run_id(output_dir: Path) -> str:
     return json.loads((output_dir / SUMMARY_FILE).read_text())["run_id"]
 
 
-def _module(
-    module: str, args: tuple[str, ...], env: dict[str, str] | None
+def console_command(
+    name: str, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess:
+    """The console script ``name`` of this environment (pyproject's [project.scripts])."""
     return subprocess.run(
-        [sys.executable, "-m", module, *args],
+        [str(Path(sys.executable).parent / name), *args],
         capture_output=True, text=True, cwd=PROJECT, timeout=300, check=False, env=env,
     )  # fmt: skip
 
 
 def inspect_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``python -m pipeline_ops.cli.inspect_metadata ARGS``."""
-    return _module("pipeline_ops.cli.inspect_metadata", args, env)
+    """``wide-deep-inspect ARGS``."""
+    return console_command(commands.INSPECT, *args, env=env)
 
 
 def review_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``python -m pipeline_ops.cli.review ARGS``."""
-    return _module("pipeline_ops.cli.review", args, env)
+    """``wide-deep-review ARGS``."""
+    return console_command(commands.REVIEW, *args, env=env)
 
 
 def lineage_components(tree: dict) -> set[str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tensorflow as tf
-from commands import free_port
+from run_commands import free_port
 
 from modules import watch
 from modules.hparams import HParams

@@ -14,7 +14,7 @@ from components.arrow_csv_example_gen import encode_blocks, file_kinds, merge_ki
 from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig
 from pipeline_ops.session.data_check import check_data_root
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "generate_data.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "generate_data.py"
 
 
 @pytest.fixture(scope="module")

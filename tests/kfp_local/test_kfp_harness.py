@@ -17,7 +17,7 @@ from kfp_local import backend_rules, image_env, tasks
 from kfp_local.metadata import KfpMetadata, to_runtime_artifact
 from pipeline_def.kfp_entrypoint import typed_executor_input
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 ROOTS = ["--pipeline-root", "s3://b/root", "--data-root", "s3://b/data"]
 
 

@@ -9,7 +9,7 @@ import shlex
 import subprocess
 
 import pytest
-from commands import (
+from run_commands import (
     inspect_cli,
     lineage_components,
     review_cli,

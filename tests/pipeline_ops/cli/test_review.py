@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from commands import review_cli
+from run_commands import review_cli
 
 from components.evaluation_report import REPORT_FILE
 from pipeline_def import node_ids as P
@@ -20,7 +20,7 @@ from pipeline_ops.session.summary import SUMMARY_FILE
 
 pytestmark = pytest.mark.slow
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[3]
 
 
 def review(output_dir: Path, *args: str) -> subprocess.CompletedProcess:

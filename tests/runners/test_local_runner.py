@@ -122,9 +122,10 @@ def test_the_review_hint_names_the_store_and_run_but_no_password(store):
     assert "s3cret" not in command
     words = shlex.split(command)
     # This environment's console script, as the shell finds it or by its path.
-    assert Path(shutil.which(words[0]) or words[0]).resolve() == (
-        Path(sys.executable).parent / commands.REVIEW
-    ).resolve()
+    assert (
+        Path(shutil.which(words[0]) or words[0]).resolve()
+        == (Path(sys.executable).parent / commands.REVIEW).resolve()
+    )
     args = review.parse_args(words[1:])
     assert args.run == "2026-11-21T12:48:37.177284"
     # The password reaches the review from the environment, as for every command.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import tensorflow as tf
-from commands import PROJECT, TEST_TRAIN_STEPS
+from run_commands import PROJECT, TEST_TRAIN_STEPS
 
 # Column names that are not Python identifiers, as people's tables have them.
 RENAMED = {"Seniority": "years at job", "Home": "home-type", "Income": "income ($)"}

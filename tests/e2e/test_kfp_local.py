@@ -25,7 +25,7 @@ from pipeline_ops.session.summary import SUMMARY_FILE, RunSummary
 
 pytestmark = pytest.mark.slow
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 SERVING = Path("kfp-local/serving")  # the served models' keys in the store's mirror
 # ExampleGen is never cached on Kubeflow (KFP skips the hook that fingerprints the
 # files), so everything downstream of the data runs again; the schema step is reused.

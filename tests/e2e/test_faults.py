@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from commands import start_runner
+from run_commands import start_runner
 
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
