@@ -16,7 +16,7 @@ ROWS = 1500  # enough for statistics, small enough for a quick ExampleGen
 Rows = list[dict[str, str]]
 
 
-def sample_rows() -> Rows:
+def taxi_rows() -> Rows:
     with (DEFAULT_DATA_ROOT / "taxi.csv").open(newline="") as f:
         return [row for _, row in zip(range(ROWS), csv.DictReader(f), strict=False)]
 

@@ -222,3 +222,34 @@ def regression(first_run, small_data_root, tmp_path_factory) -> tuple[Path, dict
     result = _run_local_runner(small_data_root, output_dir, *frozen)
     assert result.returncode == 0, result.stdout + result.stderr
     return output_dir, before, _serving_listing(output_dir / "serving")
+
+
+RECORDED_RUNS = Path(__file__).resolve().parent / "fixtures" / "runs"
+
+
+@dataclass(frozen=True)
+class RecordedRuns:
+    """Three real runs' store and read-side artifacts (tests/fixtures/make_runs.py)."""
+
+    output_dir: Path
+    good: str  # blessed on the absolute bound (nothing served), pushed
+    rerun: str  # the same data: compared with the served model, already serving
+    worse: str  # a model that hardly trained: not blessed against the served one
+    broken: str  # text in a numeric column: the ExampleValidator stopped it
+
+
+@pytest.fixture(scope="session")
+def recorded_runs(tmp_path_factory) -> RecordedRuns:
+    """The recorded runs, copied to a temporary output dir and their paths pointed there."""
+    from fixtures.make_runs import ROOT, relocate
+
+    from pipeline_def.config import SqliteMetadata
+    from pipeline_ops.metadata.runs import list_runs
+    from pipeline_ops.metadata.store import open_store
+
+    output_dir = tmp_path_factory.mktemp("recorded") / "out"
+    shutil.copytree(RECORDED_RUNS, output_dir)
+    relocate(output_dir / "metadata.sqlite", ROOT, str(output_dir))
+    store = open_store(SqliteMetadata(str(output_dir / "metadata.sqlite")))
+    broken, worse, rerun, good = (run.run_id for run in list_runs(store, "taxi-wide-deep"))
+    return RecordedRuns(output_dir, good, rerun, worse, broken)

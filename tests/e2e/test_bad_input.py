@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from bad_data import Case, cash_to_card, one_file, ragged, sample_rows, set_every
+from bad_data import Case, cash_to_card, one_file, ragged, set_every, taxi_rows
 
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
@@ -29,12 +29,12 @@ PIPELINE_CASES = {
         ragged, 1, P.EXAMPLE_GEN, "taxi.csv: a row has 17 cells where the header has 18",
     ),
     "missing-column": Case(
-        one_file(lambda r: r, columns=[c for c in sample_rows()[0] if c != "trip_miles"]),
+        one_file(lambda r: r, columns=[c for c in taxi_rows()[0] if c != "trip_miles"]),
         1, EV, "trip_miles: Column is completely missing",
     ),
     "unknown-column": Case(
         one_file(
-            lambda r: [{**row, "rating": "5"} for row in r], columns=[*sample_rows()[0], "rating"]
+            lambda r: [{**row, "rating": "5"} for row in r], columns=[*taxi_rows()[0], "rating"]
         ),
         1, EV, "rating: New column",
     ),
@@ -101,7 +101,7 @@ def _check(case: Case, result, output_dir: Path, before: dict[str, int], runs_be
 def _run_case(name: str, case: Case, served: Path, tmp_path: Path, run_pipeline) -> None:
     root = tmp_path / "bad"
     root.mkdir()
-    case.make(root, sample_rows())
+    case.make(root, taxi_rows())
     before = _snapshot(served / "serving")
     runs_before = len(
         list_runs(open_store(SqliteMetadata(str(served / "metadata.sqlite"))), "taxi-wide-deep")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from bad_data import PREFLIGHT_CASES, sample_rows
+from bad_data import PREFLIGHT_CASES, taxi_rows
 from run_commands import runner_command
 
 from pipeline_ops import commands
@@ -34,7 +34,7 @@ def test_preflight_refuses_before_any_component(name, tmp_path, serving_output_d
     case = PREFLIGHT_CASES[name]
     root = tmp_path / "bad"
     root.mkdir()
-    case.make(root, sample_rows())
+    case.make(root, taxi_rows())
     before = _files(serving_output_dir)
     result = subprocess.run(
         runner_command(root, serving_output_dir), capture_output=True, text=True, timeout=120

@@ -1,16 +1,16 @@
-"""The MLMD inspector on real runs: runs, artifacts, lineage, diff, and its errors."""
+"""The MLMD inspector on recorded runs: runs, artifacts, lineage, diff, and its errors."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import re
 
 import pytest
-from run_commands import inspect_cli, lineage_components, summary_run_id
+from run_commands import inspect_cli, lineage_components
 
 from pipeline_def import node_ids as P
-
-PROJECT = Path(__file__).resolve().parents[3]
+from pipeline_ops import commands
+from pipeline_ops.cli import inspect_metadata
 
 
 def test_no_store_and_empty_store_are_clear_errors(tmp_path):
@@ -34,28 +34,43 @@ def test_lineage_needs_one_target(tmp_path):
     assert result.returncode == 2 and "ARTIFACT_ID or --pushed-model latest" in result.stderr
 
 
-@pytest.mark.slow
-def test_runs_lists_each_component_with_state_and_seconds(first_run):
-    output_dir, _ = first_run
-    result = inspect_cli("--output-dir", str(output_dir), "runs")
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    ours = next(i for i, line in enumerate(lines) if line.startswith(summary_run_id(output_dir)))
-    assert lines[ours].split()[-1] == "complete"
-    block = lines[ours + 1 : ours + 1 + len(P.NODE_IDS)]
-    assert [line.split()[0] for line in block] == list(P.NODE_IDS)
-    assert all(line.split()[1] in ("complete", "cached") for line in block)
+@pytest.fixture
+def inspect(recorded_runs, capsys):
+    """The inspect command in this process on the recorded runs: (exit code, stdout, stderr)."""
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = inspect_metadata.main([*args, "--output-dir", str(recorded_runs.output_dir)])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
-@pytest.mark.slow
-def test_artifacts_by_type_show_the_push(first_run):
-    output_dir, _ = first_run
-    result = inspect_cli("--output-dir", str(output_dir), "artifacts", "--type", "PushedModel")
-    assert result.returncode == 0, result.stderr
-    assert "pushed_version=" in result.stdout and "Pusher" in result.stdout
-    assert (
-        inspect_cli("--output-dir", str(output_dir), "artifacts", "--type", "Nope").returncode == 2
+def test_runs_lists_each_run_newest_first_with_its_steps(recorded_runs, inspect):
+    code, out, _ = inspect("runs")
+    assert code == commands.EXIT_OK
+    heads = [line.split() for line in out.splitlines() if not line.startswith(" ")]
+    ids = (recorded_runs.broken, recorded_runs.worse, recorded_runs.rerun, recorded_runs.good)
+    assert [(h[0], h[-1]) for h in heads] == list(
+        zip(ids, ("failed", "complete", "complete", "complete"), strict=True)
     )
+    blocks = out.split("\n" + recorded_runs.good)[1].splitlines()[1:]
+    assert [line.split()[0] for line in blocks] == list(P.NODE_IDS)
+    assert {line.split()[1] for line in blocks} == {"complete"}
+    rerun = out.split(recorded_runs.rerun)[1].split(recorded_runs.good)[0]
+    assert re.search(rf"^\s+{P.TRAINER}\s+cached\s", rerun, re.M)
+
+
+def test_artifacts_by_type_show_the_push_and_already_serving(inspect):
+    code, out, _ = inspect("artifacts", "--type", "PushedModel")
+    assert code == commands.EXIT_OK
+    lines = [line for line in out.splitlines() if line.startswith("#")]
+    assert len(lines) == 3 and all(" Pusher " in line for line in lines)
+    assert [("pushed=1" in line, "already_serving=1" in line) for line in lines] == [
+        (True, False), (True, True), (False, False)
+    ]  # fmt: skip
+    code, _, err = inspect("artifacts", "--type", "Nope")
+    assert code == commands.EXIT_BAD_INPUT and "no artifacts of type Nope" in err
 
 
 def _nodes(tree: dict) -> list[dict]:
@@ -64,48 +79,46 @@ def _nodes(tree: dict) -> list[dict]:
     return [tree, *(n for sub in made.get("inputs", []) for n in _nodes(sub))]
 
 
-@pytest.mark.slow
-def test_lineage_of_the_pushed_model_reaches_the_input_files(first_run, small_data_root):
-    output_dir, _ = first_run
-    result = inspect_cli("--output-dir", str(output_dir), "lineage", "--pushed-model", "latest",
-                     "--format", "json")  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    tree = json.loads(result.stdout)
+def test_lineage_of_the_pushed_model_reaches_the_input_files(recorded_runs, inspect):
+    code, out, _ = inspect("lineage", "--pushed-model", "latest", "--format", "json")
+    assert code == commands.EXIT_OK
+    tree = json.loads(out)
     assert tree["type"] == "PushedModel" and tree["properties"]["pushed"] == 1
     assert {
         P.PUSHER, P.EVALUATOR, P.TRAINER, P.TRANSFORM, P.EXAMPLE_GEN, P.CURATED_SCHEMA,
         P.SERVING_BASELINE,
     } <= lineage_components(tree)  # fmt: skip
     trainer = next(i for i in tree["produced_by"]["inputs"] if i["key"] == "model")
-    assert trainer["produced_by"]["parameters"]["train_steps"] == 300
+    assert trainer["produced_by"]["parameters"]["train_steps"] == 40
+    # The rerun pushed last (already serving): its blessing names the served version.
     blessing = next(i for i in tree["produced_by"]["inputs"] if i["key"] == "model_blessing")
     baseline = next(i for i in blessing["produced_by"]["inputs"] if i["key"] == "baseline_model")
-    # The blessing names the version its baseline held: "" when nothing served (the
-    # first run), else a version of the serving dir (after the rerun test).
     version = baseline["properties"]["serving_version"]
-    assert blessing["properties"]["baseline_version"] == version
-    assert version in {"", *(p.name for p in (output_dir / "serving").iterdir())}
-    # The tree shows each artifact's lineage once, where it is first reached.
+    assert version and blessing["properties"]["baseline_version"] == version
+    assert tree["properties"]["pushed_destination"].endswith(f"/serving/{version}")
     (examples,) = [n for n in _nodes(tree) if n["type"] == "Examples" and "produced_by" in n]
     params = examples["produced_by"]["parameters"]
-    assert params["input_base"] == str(small_data_root)
     assert params["input_fingerprint"].startswith("split:single_split,num_files:1")
-    text = inspect_cli("--output-dir", str(output_dir), "lineage", "--pushed-model", "latest")
-    assert "made by Trainer" in text.stdout and "(lineage shown above)" in text.stdout
+    code, text, _ = inspect("lineage", "--pushed-model", "latest")
+    assert "made by Trainer" in text and "(lineage shown above)" in text
 
 
-@pytest.mark.slow
-def test_diff_names_what_changed_between_two_runs(first_run, regression):
-    output_dir, _, _ = regression
-    first, worse = summary_run_id(first_run[0]), summary_run_id(output_dir)
-    result = inspect_cli("--output-dir", str(output_dir), "diff", first, worse, "--format", "json")
-    assert result.returncode == 0, result.stderr
-    diff = json.loads(result.stdout)
+def test_diff_names_what_changed_between_two_runs(recorded_runs, inspect):
+    code, out, _ = inspect("diff", recorded_runs.good, recorded_runs.worse, "--format", "json")
+    assert code == commands.EXIT_OK
+    diff = json.loads(out)
     fingerprints = diff["inputs"]["input_fingerprint"]
     assert fingerprints[0] == fingerprints[1] and fingerprints[0].startswith("split:")
     hparams = [json.loads(v)["hparams"] for v in diff["parameters"][P.TRAINER]["custom_config"]]
     assert hparams[0]["deep_learning_rate"] > 1e-4 and hparams[1]["deep_learning_rate"] == 1e-9
     auc_a, auc_b = diff["metrics"]["auc"]
     assert auc_a > 0.9 and auc_b < 0.8
-    unknown = inspect_cli("--output-dir", str(output_dir), "diff", first, "no-such-run")
-    assert unknown.returncode == 2 and "no run 'no-such-run'" in unknown.stderr
+    code, _, err = inspect("diff", recorded_runs.good, "no-such-run")
+    assert code == commands.EXIT_BAD_INPUT and "no run 'no-such-run'" in err
+
+
+def test_a_run_that_stopped_has_no_metrics_in_a_diff(recorded_runs, inspect):
+    code, out, _ = inspect("diff", recorded_runs.good, recorded_runs.broken)
+    assert code == commands.EXIT_OK
+    assert re.search(r"^\s+auc\s+0\.9\d{3}\s+-\s*$", out, re.M), out
+    assert re.search(rf"^\s+{P.EXAMPLE_VALIDATOR}\s+complete\s+-> failed$", out, re.M), out

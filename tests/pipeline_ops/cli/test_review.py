@@ -1,177 +1,101 @@
-"""The evaluation gate, the review command and the HTML report, on real pipeline runs."""
+"""The review command on recorded runs: the verdict with each check, the push, the slices."""
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 from run_commands import review_cli
 
-from components.evaluation_report import REPORT_FILE
 from pipeline_def import node_ids as P
-from pipeline_def.config import SqliteMetadata
-from pipeline_ops.metadata.runs import latest_run, list_runs
-from pipeline_ops.metadata.store import open_store
-from pipeline_ops.session.summary import SUMMARY_FILE
-
-pytestmark = pytest.mark.slow
-
-PROJECT = Path(__file__).resolve().parents[3]
+from pipeline_ops import commands
+from pipeline_ops.cli import review
 
 
-def review(output_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    return review_cli("--output-dir", str(output_dir), *args)
+@pytest.fixture
+def run_review(recorded_runs, capsys):
+    """The review command in this process on the recorded runs: (exit code, stdout, stderr)."""
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = review.main(["--output-dir", str(recorded_runs.output_dir), *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
-def _first_run_id(output_dir: Path) -> str:
-    store = open_store(SqliteMetadata(str(output_dir / "metadata.sqlite")))
-    return list_runs(store, "taxi-wide-deep")[-1].run_id
-
-
-def test_review_of_the_first_run_blesses_on_the_absolute_bound(first_run):
-    output_dir, _ = first_run
-    result = review(output_dir, "--run", _first_run_id(output_dir))
-    assert result.returncode == 0, result.stderr
-    out = result.stdout
-    assert "Verdict: BLESSED" in out
+def test_the_first_run_is_blessed_on_the_absolute_bound_and_pushed(recorded_runs, run_review):
+    code, out, _ = run_review("--run", recorded_runs.good)
+    assert code == commands.EXIT_OK
+    assert f"Evaluation review of run {recorded_runs.good}" in out
+    assert "Verdict: BLESSED (on the test split)" in out
     assert re.search(r"^\s+auc\s+absolute\s+0\.9\d{3}\s+-\s+>= 0\.9000\s+pass$", out, re.M)
     assert "only the absolute bounds apply" in out
-    pushed = sorted((output_dir / "serving").iterdir())[0]
-    assert f"Pushed to {pushed}" in out
+    assert re.search(
+        rf"Pushed to {re.escape(str(recorded_runs.output_dir))}/serving/\d+$", out, re.M
+    )
     for slice_name in ("Overall", "payment_type=Cash", "trip_start_hour=12"):
         assert re.search(rf"^\s+{re.escape(slice_name)}\s+\d+\s+0\.\d{{4}}", out, re.M), slice_name
 
 
-def test_a_worse_model_is_not_blessed_and_nothing_is_pushed(regression):
-    output_dir, before, after = regression
-    summary = json.loads((output_dir / SUMMARY_FILE).read_text())
-    assert summary["status"] == "succeeded"
-    assert summary["blessed"] is False
-    assert summary["pushed_model_path"] is None
-    assert after == before  # no new version, no file touched in the old ones
-    run = latest_run(
-        open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
-    )
-    pushed = run.nodes[P.PUSHER].outputs["pushed_model"][0]
-    assert pushed.custom_properties["pushed"].int_value == 0
-
-
-def test_review_names_the_failing_change_threshold(regression):
-    output_dir, _, _ = regression
-    result = review(output_dir)
-    assert result.returncode == 0, result.stderr
-    assert "Verdict: NOT BLESSED" in result.stdout
+def test_the_rerun_is_compared_with_the_served_model_and_not_copied_again(
+    recorded_runs, run_review
+):
+    code, out, _ = run_review("--run", recorded_runs.rerun)
+    assert code == commands.EXIT_OK and "Verdict: BLESSED" in out
     change = re.search(
-        r"^\s+auc\s+change\s+(0\.\d{4})\s+(0\.\d{4})\s+candidate - baseline >= -0\.0100\s+FAIL$",
-        result.stdout,
+        r"^\s+auc\s+change\s+(0\.\d{4})\s+(0\.\d{4})\s+candidate - baseline >= -0\.0100\s+pass$",
+        out,
         re.M,
     )
-    assert change, result.stdout
+    assert change and change.group(1) == change.group(2), out  # the same model
+    assert "Already serving, not copied again: " in out
+
+
+def test_a_worse_model_fails_the_change_check_and_is_not_pushed(recorded_runs, run_review):
+    code, out, _ = run_review("--run", recorded_runs.worse)
+    assert code == commands.EXIT_OK
+    assert "Verdict: NOT BLESSED" in out
+    change = re.search(
+        r"^\s+auc\s+change\s+(0\.\d{4})\s+(0\.\d{4})\s+candidate - baseline >= -0\.0100\s+FAIL$",
+        out,
+        re.M,
+    )
+    assert change, out
     assert float(change.group(1)) < float(change.group(2)) - 0.01
-    assert "Not pushed: the model was not blessed." in result.stdout
+    assert "Not pushed: the model was not blessed." in out
 
 
-def test_review_of_an_earlier_run_by_id(regression, first_run):
-    output_dir, _, _ = regression
-    first_id = _first_run_id(first_run[0])
-    result = review(output_dir, "--run", first_id)
-    assert result.returncode == 0, result.stderr
-    assert f"run {first_id}" in result.stdout and "Verdict: BLESSED" in result.stdout
-
-
-def test_a_run_without_evaluation_gets_a_message_not_a_traceback(failed_run):
-    output_dir, _ = failed_run
-    result = review(output_dir)
-    assert result.returncode == 1
-    assert result.stderr.strip().startswith("error: run ")
-    assert f"has no evaluation to review: {P.EXAMPLE_VALIDATOR} failed" in result.stderr
-    assert "Traceback" not in result.stderr
-
-
-def test_no_store_is_a_clear_error(tmp_path):
-    result = review(tmp_path / "nowhere")
-    assert result.returncode == 2
-    assert "no metadata store at" in result.stderr and "run the pipeline first" in result.stderr
-
-
-def _report_of_latest_run(output_dir: Path) -> Path:
-    run = latest_run(
-        open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
+def test_without_run_the_newest_is_reviewed_and_it_has_no_evaluation(recorded_runs, run_review):
+    code, out, err = run_review()
+    assert code == commands.EXIT_FAILED and out == ""
+    assert err.strip() == (
+        f"error: run {recorded_runs.broken} has no evaluation to review: "
+        f"{P.EXAMPLE_VALIDATOR} failed."
     )
-    (artifact,) = run.nodes[P.REPORT].outputs["report"]
-    return Path(artifact.uri) / REPORT_FILE
 
 
-@pytest.fixture(scope="module")
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver")
-    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver_path):
-        pytest.skip("Debian's chromium and chromium-driver are not installed (make system-deps)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(driver_path))
-    yield driver
-    driver.quit()
+def test_an_unknown_run_or_dataset_is_bad_input(recorded_runs, run_review):
+    code, _, err = run_review("--run", "no-such-run")
+    assert code == commands.EXIT_BAD_INPUT
+    assert "no run 'no-such-run' of pipeline taxi-wide-deep in SQLite " in err
+    code, _, err = run_review("--dataset", "nope")
+    assert code == commands.EXIT_BAD_INPUT and "no dataset 'nope'" in err
 
 
-def _rendered(browser, page: Path) -> dict:
-    from selenium.webdriver.common.by import By
+def test_html_review_is_written_beside_the_terminal_one(recorded_runs, run_review, tmp_path):
+    page = tmp_path / "pages" / "review.html"
+    code, out, _ = run_review("--run", recorded_runs.worse, "--html", str(page))
+    assert code == commands.EXIT_OK and f"HTML review: {page}" in out
+    html = page.read_text()
+    assert "NOT BLESSED" in html and html.count("data:image/png;base64") == 3
 
-    browser.get(page.as_uri())
-    images = browser.execute_script(
-        "return Array.from(document.images).map(i => "
-        "({alt: i.alt, complete: i.complete, w: i.naturalWidth, h: i.naturalHeight, "
-        "shownW: i.getBoundingClientRect().width, src: i.src.slice(0, 22)}))"
+
+def test_no_store_is_a_clear_error_from_the_console_command(tmp_path):
+    result = review_cli("--output-dir", str(tmp_path / "nowhere"))
+    assert result.returncode == commands.EXIT_BAD_INPUT
+    assert result.stderr.strip() == (
+        f"error: no metadata store at {tmp_path / 'nowhere' / 'metadata.sqlite'}: "
+        "run the pipeline first"
     )
-    rows = [
-        [cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td")]
-        for row in browser.find_elements(By.CSS_SELECTOR, "#slices tr")[1:]
-    ]
-    return {
-        "verdict": browser.find_element(By.ID, "verdict").text,
-        "checks": browser.find_element(By.ID, "checks").text,
-        "push": browser.find_element(By.ID, "push").text,
-        "images": images,
-        "rows": rows,
-    }
-
-
-def test_report_artifact_renders_in_chromium(first_run, browser):
-    page = _report_of_latest_run(first_run[0])
-    text = page.read_text()
-    assert not re.search(r"""(src|href)=['"]?https?:""", text)  # self-contained
-    shown = _rendered(browser, page)
-    assert shown["verdict"] == "BLESSED"
-    assert [i["alt"] for i in shown["images"]] == [
-        "ROC curve",
-        "Precision-recall curve",
-        "Calibration",
-    ]
-    for image in shown["images"]:
-        assert image["complete"] and image["w"] > 100 and image["h"] > 100 and image["shownW"] > 100
-        assert image["src"].startswith("data:image/png;base64")
-    names = [row[0] for row in shown["rows"]]
-    assert names[0] == "Overall"
-    assert {"payment_type=Cash", "payment_type=Credit Card", "trip_start_hour=0"} <= set(names)
-    overall = shown["rows"][0]
-    assert int(overall[1].replace(",", "")) > 900 and 0.85 < float(overall[2]) <= 1
-
-
-def test_review_html_of_the_regression_shows_the_failure(regression, browser, tmp_path):
-    output_dir, _, _ = regression
-    page = tmp_path / "review.html"
-    assert review(output_dir, "--html", str(page)).returncode == 0
-    shown = _rendered(browser, page)
-    assert shown["verdict"] == "NOT BLESSED"
-    assert "change" in shown["checks"] and "FAIL" in shown["checks"]
-    assert shown["push"] == "Not pushed: the model was not blessed."
-    assert len(shown["images"]) == 3
-    # The report component wrote the same verdict for that run.
-    assert _rendered(browser, _report_of_latest_run(output_dir))["verdict"] == "NOT BLESSED"
+    assert not (tmp_path / "nowhere").exists()  # reading created nothing

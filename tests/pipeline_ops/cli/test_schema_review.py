@@ -9,6 +9,8 @@ import tensorflow_data_validation as tfdv
 from tensorflow_metadata.proto.v0 import schema_pb2
 
 from modules import datasets
+from pipeline_ops import commands
+from pipeline_ops.cli import schema_review
 from pipeline_ops.cli.schema_review import differences
 
 
@@ -44,3 +46,30 @@ def test_differences_name_each_feature(curated):
     assert "- trip_miles: in the curated schema, not in the data" in lines
     assert "~ fare: type FLOAT (curated) but BYTES in the data" in lines
     assert "~ payment_type: values outside the curated domain: Bitcoin" in lines
+
+
+def test_the_command_writes_the_newest_inference_and_prints_each_difference(
+    recorded_runs, tmp_path, capsys, curated
+):
+    proposal = tmp_path / "proposal.pbtxt"
+    code = schema_review.main(
+        ["--output-dir", str(recorded_runs.output_dir), "--proposal", str(proposal)]
+    )
+    out = capsys.readouterr().out
+    inferred = tfdv.load_schema_text(str(proposal))
+    # The broken run's SchemaGen saw text in trip_miles: its inference is the newest.
+    miles = next(f for f in inferred.feature if f.name == "trip_miles")
+    assert miles.type == schema_pb2.BYTES
+    lines = differences(curated, inferred)
+    assert "~ trip_miles: type FLOAT (curated) but BYTES in the data" in lines
+    assert code == commands.EXIT_FAILED
+    assert f"{len(lines)} difference(s) from {datasets.schema_path('taxi')}:" in out
+    assert all(f"  {line}" in out.splitlines() for line in lines)
+
+
+def test_the_command_without_runs_of_the_pipeline_is_bad_input(recorded_runs, capsys):
+    code = schema_review.main(
+        ["--output-dir", str(recorded_runs.output_dir), "--pipeline-name", "other"]
+    )
+    assert code == commands.EXIT_BAD_INPUT
+    assert "no run of other in SQLite " in capsys.readouterr().err

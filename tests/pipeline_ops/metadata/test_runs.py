@@ -4,14 +4,17 @@ import pytest
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
+from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import (
     NODE,
     PIPELINE,
     PIPELINE_RUN,
     find_run,
+    latest_run,
     list_runs,
     run_of_execution,
 )
+from pipeline_ops.metadata.store import open_store
 
 PIPELINE_NAME = "taxi-wide-deep"
 
@@ -84,3 +87,19 @@ def test_runs_are_listed_newest_first_and_found_by_id(store):
     assert find_run(store, PIPELINE_NAME, None).run_id == "2026-11-21T11:00:00"
     assert find_run(store, PIPELINE_NAME, "2026-11-21T10:00:00").run_id == "2026-11-21T10:00:00"
     assert find_run(store, PIPELINE_NAME, "no-such-run") is None
+
+
+def test_recorded_runs_are_read_back_newest_first_with_each_steps_state(recorded_runs):
+    store = open_store(SqliteMetadata(str(recorded_runs.output_dir / "metadata.sqlite")))
+    runs = list_runs(store, "taxi-wide-deep")
+    order = [recorded_runs.broken, recorded_runs.worse, recorded_runs.rerun, recorded_runs.good]
+    assert [run.run_id for run in runs] == order
+    broken, worse, rerun, good = runs
+    assert broken.nodes["ExampleValidator"].state == "failed"
+    assert "Trainer" not in broken.nodes and broken.output("Evaluator", "evaluation") is None
+    assert {e.state for e in good.nodes.values()} == {"complete"}
+    assert rerun.nodes["Trainer"].state == "cached" and worse.nodes["Trainer"].state == "complete"
+    # A cached step's outputs are the earlier run's artifacts.
+    assert rerun.output("Trainer", "model").id == good.output("Trainer", "model").id
+    assert latest_run(store, "taxi-wide-deep").run_id == recorded_runs.broken
+    assert find_run(store, "taxi-wide-deep", recorded_runs.good).run_id == recorded_runs.good

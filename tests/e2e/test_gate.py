@@ -1,0 +1,114 @@
+"""The gate and the HTML report on real runs: a worse model is neither blessed nor pushed,
+and the report each run writes renders in a real browser (headless Chromium)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from run_commands import review_cli
+
+from components.evaluation_report import REPORT_FILE
+from pipeline_def import node_ids as P
+from pipeline_def.config import SqliteMetadata
+from pipeline_ops.metadata.runs import latest_run
+from pipeline_ops.metadata.store import open_store
+from pipeline_ops.session.summary import SUMMARY_FILE
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_worse_model_is_not_blessed_and_nothing_is_pushed(regression):
+    output_dir, before, after = regression
+    summary = json.loads((output_dir / SUMMARY_FILE).read_text())
+    assert summary["status"] == "succeeded"
+    assert summary["blessed"] is False
+    assert summary["pushed_model_path"] is None
+    assert after == before  # no new version, no file touched in the old ones
+    run = latest_run(
+        open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
+    )
+    pushed = run.nodes[P.PUSHER].outputs["pushed_model"][0]
+    assert pushed.custom_properties["pushed"].int_value == 0
+
+
+def _report_of_latest_run(output_dir: Path) -> Path:
+    run = latest_run(
+        open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
+    )
+    (artifact,) = run.nodes[P.REPORT].outputs["report"]
+    return Path(artifact.uri) / REPORT_FILE
+
+
+@pytest.fixture(scope="module")
+def browser():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver_path):
+        pytest.skip("Debian's chromium and chromium-driver are not installed (make system-deps)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(driver_path))
+    yield driver
+    driver.quit()
+
+
+def _rendered(browser, page: Path) -> dict:
+    from selenium.webdriver.common.by import By
+
+    browser.get(page.as_uri())
+    images = browser.execute_script(
+        "return Array.from(document.images).map(i => "
+        "({alt: i.alt, complete: i.complete, w: i.naturalWidth, h: i.naturalHeight, "
+        "shownW: i.getBoundingClientRect().width, src: i.src.slice(0, 22)}))"
+    )
+    rows = [
+        [cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td")]
+        for row in browser.find_elements(By.CSS_SELECTOR, "#slices tr")[1:]
+    ]
+    return {
+        "verdict": browser.find_element(By.ID, "verdict").text,
+        "checks": browser.find_element(By.ID, "checks").text,
+        "push": browser.find_element(By.ID, "push").text,
+        "images": images,
+        "rows": rows,
+    }
+
+
+def test_report_artifact_renders_in_chromium(first_run, browser):
+    page = _report_of_latest_run(first_run[0])
+    text = page.read_text()
+    assert not re.search(r"""(src|href)=['"]?https?:""", text)  # self-contained
+    shown = _rendered(browser, page)
+    assert shown["verdict"] == "BLESSED"
+    assert [i["alt"] for i in shown["images"]] == [
+        "ROC curve",
+        "Precision-recall curve",
+        "Calibration",
+    ]
+    for image in shown["images"]:
+        assert image["complete"] and image["w"] > 100 and image["h"] > 100 and image["shownW"] > 100
+        assert image["src"].startswith("data:image/png;base64")
+    names = [row[0] for row in shown["rows"]]
+    assert names[0] == "Overall"
+    assert {"payment_type=Cash", "payment_type=Credit Card", "trip_start_hour=0"} <= set(names)
+    overall = shown["rows"][0]
+    assert int(overall[1].replace(",", "")) > 900 and 0.85 < float(overall[2]) <= 1
+
+
+def test_review_html_of_the_regression_shows_the_failure(regression, browser, tmp_path):
+    output_dir, _, _ = regression
+    page = tmp_path / "review.html"
+    assert review_cli("--output-dir", str(output_dir), "--html", str(page)).returncode == 0
+    shown = _rendered(browser, page)
+    assert shown["verdict"] == "NOT BLESSED"
+    assert "change" in shown["checks"] and "FAIL" in shown["checks"]
+    assert shown["push"] == "Not pushed: the model was not blessed."
+    assert len(shown["images"]) == 3
+    # The report component wrote the same verdict for that run.
+    assert _rendered(browser, _report_of_latest_run(output_dir))["verdict"] == "NOT BLESSED"
