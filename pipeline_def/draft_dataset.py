@@ -7,7 +7,8 @@ Reads the table's statistics (TFDV, with the types ExampleGen will give each
 column) and writes, for ``python local_runner.py --dataset NAME`` to run on:
 
 - ``modules/datasets/NAME/__init__.py``: the declaration, one line per column with
-  the kind chosen and why; the label is 1 where LABEL equals POSITIVE;
+  the kind chosen and why; the label is 1 where LABEL equals POSITIVE; a small table's
+  training settings (``training_settings``);
 - ``modules/datasets/NAME/schema.pbtxt``: the curated schema, from the inferred one;
 - ``data/NAME.csv``: the sample, copied.
 
