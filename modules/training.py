@@ -284,9 +284,13 @@ def fit(
         steps_per_epoch=hp.steps_per_epoch,
         epochs=epochs_for(fn_args.train_steps, hp),
         validation_data=input_data(
-            fn_args.eval_files, tf_transform_output, declared, hp, validation_batch,
+            fn_args.eval_files,
+            tf_transform_output,
+            declared,
+            hp,
+            validation_batch,
             training=False,
-        ),  # fmt: skip
+        ),
         validation_steps=fn_args.eval_steps,
         class_weight=_class_weight(hp),
         callbacks=callbacks,
