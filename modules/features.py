@@ -12,6 +12,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
+
+from modules.hparams import HParams
 
 
 class Scaling(Enum):
@@ -34,6 +37,29 @@ class Numeric:
     scaling: Scaling
     missing_indicator: bool = False
     bucket_count: int = 0  # > 0: also quantile buckets for the wide part and crosses.
+    # Also the piecewise-linear encoding over the buckets' boundaries, for the deep
+    # part (see ``piecewise_names``); needs bucket_count >= 3 (two boundaries).
+    piecewise_linear: bool = False
+
+    def __post_init__(self) -> None:
+        if self.piecewise_linear and self.bucket_count < 3:
+            raise ValueError(
+                f"numeric {self.name}: piecewise_linear needs bucket_count >= 3, "
+                f"got {self.bucket_count}"
+            )
+
+    def piecewise_names(self) -> tuple[str, ...]:
+        """Names of the piecewise-linear encoding's parts, one per pair of adjacent boundaries.
+
+        ``bucket_count`` quantile buckets have ``bucket_count - 1`` boundaries b_i; part i
+        is clip((x - b_i) / (b_{i+1} - b_i), 0, 1), the fraction of the interval between
+        two boundaries that x has passed (Gorishniy et al. 2022, "On Embeddings for
+        Numerical Features in Tabular Deep Learning"). Below the first boundary and above
+        the last, the z-scored value carries the trend.
+        """
+        if not self.piecewise_linear:
+            return ()
+        return tuple(f"{self.name}_piecewise_{i}" for i in range(self.bucket_count - 2))
 
 
 @dataclass(frozen=True)
@@ -157,8 +183,15 @@ class Dataset:
     transform_hooks: str = ""
     extra_raw_columns: tuple[str, ...] = ()
     extra_dense_features: tuple[str, ...] = ()
+    # Training settings of this table (modules/hparams.py names), in place of HParams'
+    # defaults; a runner's --hparam still wins. The drafter sets them from the table's size.
+    hparams: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        try:
+            HParams().overridden(self.hparams)
+        except ValueError as err:
+            raise ValueError(f"dataset {self.name}: {err}") from None
         if not self.pipeline_name:
             name = self.name.lower().replace("_", "-")
             object.__setattr__(self, "pipeline_name", f"{name}-wide-deep")
@@ -194,6 +227,7 @@ class Dataset:
     def dense_features(self) -> tuple[str, ...]:
         """Transformed names of the float features the deep part reads directly."""
         names = [f.name for f in self.numeric]
+        names += [part for f in self.numeric for part in f.piecewise_names()]
         names += [missing_name(f.name) for f in self.numeric if f.missing_indicator]
         names += [missing_name(f.name) for f in self.vocabularies if f.missing_indicator]
         names += [missing_name(f.name) for f in self.hashed if f.missing_indicator]

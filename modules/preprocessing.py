@@ -100,8 +100,38 @@ def _numerics(
         if spec.missing_indicator:
             out[F.transformed_name(F.missing_name(spec.name))] = missing(raw[spec.name])
         if spec.bucket_count:
-            buckets = tft.bucketize(raw[spec.name], spec.bucket_count)
+            # What tft.bucketize does, with the boundaries kept for the piecewise parts.
+            boundaries = tft.quantiles(
+                raw[spec.name].values,
+                spec.bucket_count,
+                epsilon=min(1.0 / spec.bucket_count, 0.01),
+            )
+            buckets = tft.apply_buckets(raw[spec.name], boundaries)
             out[F.transformed_name(F.bucket_name(spec.name))] = dense(buckets, spec.bucket_count)
+            if spec.piecewise_linear:
+                # A missing value has every part at 0; its indicator and bucket say so.
+                parts = piecewise_linear(dense(raw[spec.name], float("nan")), boundaries)
+                for i, part in enumerate(spec.piecewise_names()):
+                    out[F.transformed_name(part)] = parts[:, i]
+
+
+def piecewise_linear(x: tf.Tensor, boundaries: tf.Tensor) -> tf.Tensor:
+    """The piecewise-linear encoding of ``x`` [batch] over sorted ``boundaries`` [1, n].
+
+    The result is [batch, n - 1]: part i is clip((x - b_i) / (b_{i+1} - b_i), 0, 1), how
+    far x has gone through the interval between two boundaries, so that a layer over
+    the parts can bend at each boundary, as a tree splits there. Two equal boundaries
+    (a value that fills more than a bucket) make their part a step at that value. NaN
+    gives 0 in every part.
+    """
+    b = tf.reshape(tf.cast(boundaries, tf.float32), [-1])
+    low, high = b[:-1], b[1:]
+    width = high - low
+    x = tf.reshape(x, [-1, 1])
+    ramp = tf.clip_by_value((x - low) / tf.where(width > 0, width, 1.0), 0.0, 1.0)
+    step = tf.cast(x >= high, tf.float32)
+    parts = tf.where(width > 0, ramp, step)
+    return tf.where(tf.math.is_nan(parts), 0.0, parts)
 
 
 def _integer_range(spec: F.IntegerRange, raw: Tensor) -> tf.Tensor:

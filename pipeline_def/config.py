@@ -208,6 +208,7 @@ class PipelineConfig:
             "pipeline_name": self.pipeline_name or declared.pipeline_name,
             "curated_schema": self.curated_schema or curated_schema_of(self.dataset),
             "min_auc": declared.min_auc if self.min_auc is None else self.min_auc,
+            "hparams": self.hparams.under(declared.hparams),
         }
         for name, value in defaults.items():
             object.__setattr__(self, name, value)

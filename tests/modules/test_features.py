@@ -66,3 +66,26 @@ def test_each_dataset_declares_every_column_of_its_sample(name):
         header = next(csv.reader(f))
     read = {*declared.raw_feature_columns(), *declared.label_source_columns()}
     assert set(header) == read | set(declared.unused_columns)
+
+
+def test_piecewise_linear_parts_are_dense_features_between_adjacent_boundaries():
+    spec = F.Numeric("loan amount", F.Scaling.Z, bucket_count=5, piecewise_linear=True)
+    # 5 buckets have 4 boundaries, so 3 intervals between adjacent ones.
+    assert spec.piecewise_names() == tuple(f"loan amount_piecewise_{i}" for i in range(3))
+    dataset = F.Dataset("t", F.Label("bad", ("Status",), "bad"), numeric=(spec,))
+    assert dataset.dense_features() == (
+        "loan_amount_xf",
+        *(f"loan_amount_piecewise_{i}_xf" for i in range(3)),
+    )
+    assert F.Numeric("x", F.Scaling.Z, bucket_count=5).piecewise_names() == ()
+    with pytest.raises(ValueError, match="piecewise_linear needs bucket_count >= 3"):
+        F.Numeric("x", F.Scaling.Z, bucket_count=2, piecewise_linear=True)
+
+
+def test_a_datasets_hyperparameters_are_checked_by_name_and_type():
+    label = F.Label("bad", ("Status",), "bad")
+    assert F.Dataset("t", label, hparams={"batch_size": 32}).hparams == {"batch_size": 32}
+    with pytest.raises(ValueError, match=r"dataset t: unknown hyperparameter\(s\) \['batch'\]"):
+        F.Dataset("t", label, hparams={"batch": 32})
+    with pytest.raises(ValueError, match="dataset t: hyperparameter 'dropout' must be float"):
+        F.Dataset("t", label, hparams={"dropout": "0.4"})

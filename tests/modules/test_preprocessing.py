@@ -7,6 +7,7 @@ import numpy as np
 from modules import features as F
 from modules.datasets import taxi
 from modules.datasets.taxi import DATASET as TAXI
+from modules.preprocessing import piecewise_linear
 
 
 def _column(rows: list[dict], name: str) -> np.ndarray:
@@ -92,3 +93,18 @@ def test_every_dense_feature_is_finite(transformed):
     for name in TAXI.dense_features():
         values = np.array([r[name] for r in rows], dtype=np.float64)
         assert np.isfinite(values).all(), name
+
+
+def test_piecewise_linear_parts_are_the_fraction_of_each_interval_passed():
+    # Boundaries 1, 2, 2, 4: intervals [1, 2], a step at 2, and [2, 4].
+    x = np.array([0.0, 1.5, 2.0, 3.0, 5.0, np.nan], np.float32)
+    parts = piecewise_linear(x, np.array([[1.0, 2.0, 2.0, 4.0]], np.float32)).numpy()
+    expected = [
+        [0.0, 0.0, 0.0],  # below the first boundary
+        [0.5, 0.0, 0.0],
+        [1.0, 1.0, 0.0],  # at the repeated boundary: the step is taken
+        [1.0, 1.0, 0.5],
+        [1.0, 1.0, 1.0],  # above the last
+        [0.0, 0.0, 0.0],  # missing
+    ]
+    np.testing.assert_allclose(parts, expected)

@@ -189,7 +189,9 @@ def test_small_integer_codes_get_a_range_and_heavy_tails_a_log():
     assert D.choose("hour", hours, _labels(), "INT").source == 'IntegerRange("hour", 0, 23)'
     money = [str(int(1.05**i)) for i in range(400)]
     choice = D.choose("income", money, _labels(), "INT")
-    assert choice.source == 'Numeric("income", Scaling.LOG_Z, bucket_count=10)'
+    assert choice.source == (
+        'Numeric("income", Scaling.LOG_Z, bucket_count=10, piecewise_linear=True)'
+    )
     signed = [str(i * 7 % 400 - 200 + i % 3) for i in range(400)]
     assert "Scaling.Z" in D.choose("balance", signed, _labels(), "INT").source
     row_numbers = [str(i + 1) for i in range(400)]
@@ -220,3 +222,32 @@ def test_slices_and_crosses_take_the_strongest_categorical_columns():
 def test_rank_auc_counts_ties_half():
     assert D.rank_auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]) == 0.75
     assert D.rank_auc([1, 1, 1, 1], [0, 1, 0, 1]) == 0.5
+
+
+def test_small_tables_train_in_small_batches_an_epoch_a_pass_with_more_dropout(table, out):
+    # credit_data: 4,454 rows, 3/5 of them (2,672) to train on, in batches of 32.
+    assert D.training_settings(4454) == {"batch_size": 32, "steps_per_epoch": 84, "dropout": 0.4}
+    assert D.training_settings(100)["steps_per_epoch"] == 2
+    # The taxi sample's size and above: HParams' defaults.
+    assert D.training_settings(D.SMALL_TABLE_ROWS) == {}
+    assert D.training_settings(15_002) == {}
+    # The draft declares them (200 rows: 120 to train on, 4 batches of 32).
+    assert _draft(out, "loans", str(table), "Status", "bad") == D.EXIT_OK
+    source = (out[0] / "loans" / "__init__.py").read_text()
+    assert 'hparams={"batch_size": 32, "steps_per_epoch": 4, "dropout": 0.4},' in source
+
+
+def test_a_long_declaration_is_split_as_ruff_formats_it():
+    short = 'Numeric("Age", Scaling.Z, bucket_count=10, piecewise_linear=True)'
+    assert D._call(short, "        ") == [f"        {short},"]
+    long = 'Numeric("Income", Scaling.LOG_Z, missing_indicator=True, bucket_count=10, piecewise_linear=True)'  # noqa: E501
+    assert D._call(long, "        ") == [
+        "        Numeric(",
+        '            "Income", Scaling.LOG_Z, missing_indicator=True, bucket_count=10, piecewise_linear=True',  # noqa: E501
+        "        ),",
+    ]
+    longer = long.replace("Income", "Income of the whole household")
+    assert D._call(longer, "        ")[1:3] == [
+        '            "Income of the whole household",',
+        "            Scaling.LOG_Z,",
+    ]
