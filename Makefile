@@ -37,7 +37,7 @@ run: $(STAMP) graphviz  ## Run the whole pipeline locally on the shipped data.
 	$(PY) local_runner.py $(ARGS)
 
 dataset: $(STAMP)  ## Draft a dataset from a CSV: NAME=.. CSV=.. LABEL=.. POSITIVE=.. [ARGS=--overwrite].
-	$(PY) -m pipeline_def.draft_dataset "$(NAME)" "$(CSV)" "$(LABEL)" "$(POSITIVE)" $(ARGS)
+	$(VENV)/bin/wide-deep-draft-dataset "$(NAME)" "$(CSV)" "$(LABEL)" "$(POSITIVE)" $(ARGS)
 
 kfp-local: $(STAMP)  ## Compile for Kubeflow and run every task of the spec here, as KFP would.
 	$(PY) -m kfp_local $(ARGS)

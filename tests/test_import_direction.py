@@ -22,6 +22,7 @@ ROOMS = (
     "pipeline_ops.metadata",
     "pipeline_ops.report",
     "pipeline_ops.session",
+    "pipeline_ops.drafting",
     "pipeline_ops.cli",
     "kfp_local",
     "scripts",

@@ -19,7 +19,7 @@ RENAMED = {"Seniority": "years at job", "Home": "home-type", "Income": "income (
 
 def _copy_project(to: Path) -> Path:
     """The project's code, without outputs or environment: drafts land in the copy."""
-    for part in ("components", "modules", "pipeline_def"):
+    for part in ("components", "modules", "pipeline_def", "pipeline_ops"):
         shutil.copytree(PROJECT / part, to / part, ignore=shutil.ignore_patterns("__pycache__"))
     for script in ("local_runner.py", "kubeflow_runner.py"):
         shutil.copy(PROJECT / script, to / script)
@@ -49,7 +49,7 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     table = _table(tmp_path / "loans.csv", 1500)
 
     drafted = _run(
-        project, "-m", "pipeline_def.draft_dataset", "loans", str(table), "Status", "bad"
+        project, "-m", "pipeline_ops.cli.draft_dataset", "loans", str(table), "Status", "bad"
     )
     assert drafted.returncode == 0, drafted.stderr
     lines = drafted.stdout.splitlines()

@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from modules import datasets
-from pipeline_def import draft_dataset as D
+from pipeline_ops import commands
+from pipeline_ops.cli import draft_dataset as D
+from pipeline_ops.drafting import render
+from pipeline_ops.drafting import rules as R
 
 ROWS = 200
 
@@ -76,7 +79,7 @@ BAD_INPUT = {
 def test_bad_tables_are_refused_with_one_line_and_nothing_written(case, table, out, capsys):
     make, message = BAD_INPUT[case]
     path = make(table)
-    assert _draft(out, "loans", str(path), "Status", "bad") == D.EXIT_BAD_INPUT
+    assert _draft(out, "loans", str(path), "Status", "bad") == commands.EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
     assert _nothing_written(out)
@@ -90,7 +93,7 @@ def test_bad_tables_are_refused_with_one_line_and_nothing_written(case, table, o
     ],
 )
 def test_a_label_that_cannot_be_found_is_named(table, out, capsys, label, positive, message):
-    assert _draft(out, "loans", str(table), label, positive) == D.EXIT_BAD_INPUT
+    assert _draft(out, "loans", str(table), label, positive) == commands.EXIT_BAD_INPUT
     assert message in capsys.readouterr().err
     assert _nothing_written(out)
 
@@ -108,7 +111,7 @@ def test_a_taken_or_invalid_name_is_refused(table, tmp_path, capsys, name, messa
     # The project's own datasets folder, where taxi exists; the data folder a copy.
     data_dir = tmp_path / "data"
     code = D.main([name, str(table), "Status", "bad", "--data-dir", str(data_dir)])
-    assert code == D.EXIT_BAD_INPUT
+    assert code == commands.EXIT_BAD_INPUT
     assert message in capsys.readouterr().err
     assert not data_dir.exists()
     assert name not in datasets.known() or name == "taxi"
@@ -118,7 +121,7 @@ def test_an_existing_draft_is_kept_unless_overwrite_is_asked(table, out, capsys)
     datasets_dir, data_dir = out
     (datasets_dir / "loans").mkdir(parents=True)
     (datasets_dir / "loans" / "__init__.py").write_text("# reviewed by hand\n")
-    assert _draft(out, "loans", str(table), "Status", "bad") == D.EXIT_BAD_INPUT
+    assert _draft(out, "loans", str(table), "Status", "bad") == commands.EXIT_BAD_INPUT
     assert "dataset 'loans' already exists" in capsys.readouterr().err
     assert (datasets_dir / "loans" / "__init__.py").read_text() == "# reviewed by hand\n"
 
@@ -143,10 +146,10 @@ def _bytes(path: Path, data: bytes) -> Path:
 @pytest.mark.parametrize("habit", ["bom", "gzip", "lf"])
 def test_an_export_drafts_as_the_plain_file(table, tmp_path, habit):
     plain_out = (tmp_path / "plain" / "datasets", tmp_path / "plain" / "data")
-    assert _draft(plain_out, "loans", str(table), "Status", "bad") == D.EXIT_OK
+    assert _draft(plain_out, "loans", str(table), "Status", "bad") == commands.EXIT_OK
     export = _exported(table, habit)
     out = (tmp_path / f"{habit}-out" / "datasets", tmp_path / f"{habit}-out" / "data")
-    assert _draft(out, "loans", str(export), "Status", "bad") == D.EXIT_OK
+    assert _draft(out, "loans", str(export), "Status", "bad") == commands.EXIT_OK
     for name in ("__init__.py", datasets.SCHEMA_FILE):
         written = (out[0] / "loans" / name).read_text().replace(export.name, table.name)
         assert written == (plain_out[0] / "loans" / name).read_text(), name
@@ -159,7 +162,7 @@ def test_a_file_that_is_not_utf8_is_refused_by_name(table, out, capsys):
     latin1 = _bytes(
         table.with_name("latin1.csv"), table.read_bytes() + "caf\xe9,1,x1\n".encode("latin-1")
     )
-    assert _draft(out, "loans", str(latin1), "Status", "bad") == D.EXIT_BAD_INPUT
+    assert _draft(out, "loans", str(latin1), "Status", "bad") == commands.EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "latin1.csv is not UTF-8 text (byte 0xe9" in err and "export it as CSV UTF-8" in err
     assert _nothing_written(out)
@@ -171,7 +174,7 @@ def _labels(n: int = 400) -> list[int]:
 
 def test_text_gets_a_vocabulary_with_a_missing_indicator_where_cells_are_missing():
     values = [["a", "b", "c", ""][i % 4] for i in range(400)]
-    choice = D.choose("home type", values, _labels(), "STRING")
+    choice = R.choose("home type", values, _labels(), "STRING")
     assert choice.kind == "vocabulary"
     assert choice.source == 'Vocabulary("home type", top_k=10, missing_indicator=True)'
     assert "100 of 400 cells missing" in choice.why
@@ -179,32 +182,32 @@ def test_text_gets_a_vocabulary_with_a_missing_indicator_where_cells_are_missing
 
 def test_high_cardinality_text_is_hashed_and_a_unique_id_is_left_out():
     many = [f"id{i % 300}" for i in range(400)]
-    assert D.choose("tract", many, _labels(), "STRING").source == 'Hashed("tract", 512)'
+    assert R.choose("tract", many, _labels(), "STRING").source == 'Hashed("tract", 512)'
     unique = [f"id{i}" for i in range(400)]
-    assert D.choose("row", unique, _labels(), "STRING").kind == "unused"
+    assert R.choose("row", unique, _labels(), "STRING").kind == "unused"
 
 
 def test_small_integer_codes_get_a_range_and_heavy_tails_a_log():
     hours = [str(i % 24) for i in range(400)]
-    assert D.choose("hour", hours, _labels(), "INT").source == 'IntegerRange("hour", 0, 23)'
+    assert R.choose("hour", hours, _labels(), "INT").source == 'IntegerRange("hour", 0, 23)'
     money = [str(int(1.05**i)) for i in range(400)]
-    choice = D.choose("income", money, _labels(), "INT")
+    choice = R.choose("income", money, _labels(), "INT")
     assert choice.source == (
         'Numeric("income", Scaling.LOG_Z, bucket_count=10, piecewise_linear=True)'
     )
     signed = [str(i * 7 % 400 - 200 + i % 3) for i in range(400)]
-    assert "Scaling.Z" in D.choose("balance", signed, _labels(), "INT").source
+    assert "Scaling.Z" in R.choose("balance", signed, _labels(), "INT").source
     row_numbers = [str(i + 1) for i in range(400)]
-    assert D.choose("rownames", row_numbers, _labels(), "INT").kind == "unused"
+    assert R.choose("rownames", row_numbers, _labels(), "INT").kind == "unused"
 
 
 def test_a_few_integer_values_over_a_wide_span_are_codes():
     months = [str(12 * (1 + i % 6)) for i in range(400)]  # 12, 24, ..., 72
-    choice = D.choose("term", months, _labels(), "INT")
+    choice = R.choose("term", months, _labels(), "INT")
     assert choice.source == 'Vocabulary("term", top_k=10)'
     assert "integers with 6 distinct values (12..72): codes" in choice.why
     many = [str(12 * (1 + i % 13)) for i in range(400)]  # 13 values: a number
-    assert D.choose("term", many, _labels(), "INT").kind == "numeric"
+    assert R.choose("term", many, _labels(), "INT").kind == "numeric"
 
 
 def test_slices_and_crosses_take_the_strongest_categorical_columns():
@@ -212,42 +215,42 @@ def test_slices_and_crosses_take_the_strongest_categorical_columns():
     strong = ["yes" if y else "no" for y in labels]
     weak = [["a", "b", "c"][i % 3 == 1] for i in range(400)]
     noise = [["p", "q"][i % 2] for i in range(400)]
-    choices = [D.choose(n, v, labels, "STRING") for n, v in
+    choices = [R.choose(n, v, labels, "STRING") for n, v in
                (("weak", weak), ("strong", strong), ("noise", noise))]  # fmt: skip
-    assert D.slices_of(choices)[0] == "strong"
-    assert D.crosses_of(choices)[0].startswith('Cross(("strong", ')
-    assert D.min_auc_of(choices) == 1.0  # "strong" alone separates the label
+    assert R.slices_of(choices)[0] == "strong"
+    assert R.crosses_of(choices)[0].startswith('Cross(("strong", ')
+    assert R.min_auc_of(choices) == 1.0  # "strong" alone separates the label
 
 
 def test_rank_auc_counts_ties_half():
-    assert D.rank_auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]) == 0.75
-    assert D.rank_auc([1, 1, 1, 1], [0, 1, 0, 1]) == 0.5
+    assert R.rank_auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]) == 0.75
+    assert R.rank_auc([1, 1, 1, 1], [0, 1, 0, 1]) == 0.5
 
 
 def test_small_tables_train_in_small_batches_an_epoch_a_pass_with_more_dropout(table, out):
     # credit_data: 4,454 rows, 3/5 of them (2,672) to train on, in batches of 32.
-    assert D.training_settings(4454) == {"batch_size": 32, "steps_per_epoch": 84, "dropout": 0.4}
-    assert D.training_settings(100)["steps_per_epoch"] == 2
+    assert R.training_settings(4454) == {"batch_size": 32, "steps_per_epoch": 84, "dropout": 0.4}
+    assert R.training_settings(100)["steps_per_epoch"] == 2
     # The taxi sample's size and above: HParams' defaults.
-    assert D.training_settings(D.SMALL_TABLE_ROWS) == {}
-    assert D.training_settings(15_002) == {}
+    assert R.training_settings(R.SMALL_TABLE_ROWS) == {}
+    assert R.training_settings(15_002) == {}
     # The draft declares them (200 rows: 120 to train on, 4 batches of 32).
-    assert _draft(out, "loans", str(table), "Status", "bad") == D.EXIT_OK
+    assert _draft(out, "loans", str(table), "Status", "bad") == commands.EXIT_OK
     source = (out[0] / "loans" / "__init__.py").read_text()
     assert 'hparams={"batch_size": 32, "steps_per_epoch": 4, "dropout": 0.4},' in source
 
 
 def test_a_long_declaration_is_split_as_ruff_formats_it():
     short = 'Numeric("Age", Scaling.Z, bucket_count=10, piecewise_linear=True)'
-    assert D._call(short, "        ") == [f"        {short},"]
+    assert render._call(short, "        ") == [f"        {short},"]
     long = 'Numeric("Income", Scaling.LOG_Z, missing_indicator=True, bucket_count=10, piecewise_linear=True)'  # noqa: E501
-    assert D._call(long, "        ") == [
+    assert render._call(long, "        ") == [
         "        Numeric(",
         '            "Income", Scaling.LOG_Z, missing_indicator=True, bucket_count=10, piecewise_linear=True',  # noqa: E501
         "        ),",
     ]
     longer = long.replace("Income", "Income of the whole household")
-    assert D._call(longer, "        ")[1:3] == [
+    assert render._call(longer, "        ")[1:3] == [
         '            "Income of the whole household",',
         "            Scaling.LOG_Z,",
     ]

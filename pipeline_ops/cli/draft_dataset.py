@@ -1,0 +1,146 @@
+"""Draft a dataset declaration from a CSV file, for people to review.
+
+    wide-deep-draft-dataset NAME CSV LABEL POSITIVE [--overwrite]
+    make dataset NAME=<name> CSV=<path> LABEL=<column> POSITIVE=<value>
+
+Reads the table's statistics (TFDV, with the types ExampleGen will give each
+column) and writes, for ``wide-deep-run --dataset NAME`` to run on:
+
+- ``modules/datasets/NAME/__init__.py``: the declaration, one line per column with
+  the kind chosen and why; the label is 1 where LABEL equals POSITIVE; a small table's
+  training settings (``training_settings``);
+- ``modules/datasets/NAME/schema.pbtxt``: the curated schema, from the inferred one;
+- ``data/NAME.csv``: the sample, copied.
+
+It prints one line per column: the kind chosen and why. Bad input (no such file,
+an empty one, duplicate columns, a label that is not there, a POSITIVE value that
+never occurs, one class only, too few rows, a name already taken) is one line on
+stderr and exit 2, and nothing is written. Exit 0: the draft is written.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from modules import datasets
+from pipeline_def.config import DEFAULT_DATA_ROOT
+from pipeline_ops import commands
+from pipeline_ops.cli import scaffold as C
+from pipeline_ops.cli.quiet import quiet_libraries
+from pipeline_ops.drafting.render import curated_schema, render, statistics, tfdv_types
+from pipeline_ops.drafting.rules import choose, training_settings
+from pipeline_ops.drafting.table import DraftError, check_label, check_name, read_table
+
+
+def draft(
+    name: str,
+    csv_path: Path,
+    label: str,
+    positive: str,
+    *,
+    overwrite: bool = False,
+    datasets_dir: Path = datasets.DATASETS_DIR,
+    data_dir: Path = DEFAULT_DATA_ROOT,
+    out: TextIO = sys.stdout,
+) -> Path:
+    """Check the input, draft the dataset and write it; the declaration's folder.
+
+    Every check comes before anything is written, and the files are written under
+    temporary names first, then renamed: bad input leaves nothing behind.
+    """
+    check_name(name, datasets_dir, data_dir, csv_path, overwrite)
+    table = read_table(csv_path)
+    labels = check_label(table, label, positive)
+    quiet_libraries()
+    with tempfile.TemporaryDirectory(prefix=f"draft-{name}-") as tmp:
+        # The sample as plain UTF-8 CSV: what TFDV reads here and ExampleGen later.
+        plain = Path(tmp) / f"{name}.csv"
+        plain.write_text(table.text, encoding="utf-8")
+        stats = statistics(plain)
+        types = tfdv_types(stats)
+        choices = [
+            choose(column, table.cells[column], labels, types.get(column, "STRING"))
+            for column in table.columns
+            if column != label
+        ]
+        source = render(name, table, label, positive, choices)
+        try:
+            exec(compile(source, f"{name}/__init__.py", "exec"), {})  # noqa: S102 - our own draft
+        except ValueError as err:
+            raise DraftError(f"{csv_path}: {err} (rename the columns)") from None
+        schema = curated_schema(stats, label, positive, table)
+        folder = _write(name, source, schema, plain, csv_path, datasets_dir, data_dir)
+    width = max(len(c.column) for c in choices)
+    print(f"{table.rows} rows; label {label} == {positive!r}: {sum(labels)} positive", file=out)
+    for c in choices:
+        print(f"  {c.column:<{width}}  {c.kind:<13} {c.why}", file=out)
+    settings = training_settings(table.rows)
+    if settings:
+        pairs = ", ".join(f"{k}={v}" for k, v in settings.items())
+        print(f"  training settings for a small table: {pairs}", file=out)
+    print(f"wrote {folder}/ and {data_dir / f'{name}.csv'}", file=out)
+    return folder
+
+
+def _write(
+    name: str,
+    source: str,
+    schema: str,
+    plain: Path,
+    csv_path: Path,
+    datasets_dir: Path,
+    data_dir: Path,
+) -> Path:
+    """Write the declaration, its schema and the sample, each staged then renamed."""
+    folder = datasets_dir / name
+    datasets_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=datasets_dir))
+    staging.chmod(0o755)  # mkdtemp's folder is private; a package folder is not
+    (staging / "__init__.py").write_text(source)
+    (staging / datasets.SCHEMA_FILE).write_text(schema)
+    sample = data_dir / f"{name}.csv"
+    if not (sample.is_file() and sample.samefile(csv_path)):
+        data_dir.mkdir(parents=True, exist_ok=True)
+        staged_csv = data_dir / f".{name}.csv.tmp"
+        shutil.copyfile(plain, staged_csv)
+        staged_csv.replace(sample)
+    if folder.exists():
+        shutil.rmtree(folder)
+    staging.rename(folder)
+    return folder
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: draft, or one line and exit 2 on bad input."""
+    parser = C.parser_for(commands.DRAFT_DATASET, __doc__)
+    parser.add_argument("name", help="the dataset's name: lower-case letters, digits, _")
+    parser.add_argument("csv", type=Path, help="the table, a CSV file with a header row")
+    parser.add_argument("label", help="the label's column")
+    parser.add_argument("positive", help="the label's positive value: label = column == value")
+    parser.add_argument("--overwrite", action="store_true", help="replace a dataset of that name")
+    parser.add_argument("--datasets-dir", type=Path, default=datasets.DATASETS_DIR)
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_ROOT)
+    args = parser.parse_args(argv)
+
+    def body() -> int:
+        try:
+            draft(
+                args.name, args.csv, args.label, args.positive, overwrite=args.overwrite,
+                datasets_dir=args.datasets_dir, data_dir=args.data_dir,
+            )  # fmt: skip
+        except (DraftError, UnicodeDecodeError, csv.Error) as err:
+            raise C.CommandError(str(err)) from None
+        print(f"next: {commands.command_line(commands.RUN)} --dataset {args.name}")
+        return commands.EXIT_OK
+
+    return C.execute(body, quiet=False)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""The draft written out: the declaration module's source and the curated schema's text."""
+
+from __future__ import annotations
+
+import tempfile
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+from pipeline_ops.drafting.rules import (
+    SMALL_TABLE_ROWS,
+    Choice,
+    crosses_of,
+    label_name,
+    literal,
+    min_auc_of,
+    slices_of,
+    training_settings,
+)
+from pipeline_ops.drafting.table import Table
+
+
+def statistics(path: Path):  # noqa: ANN201 - a DatasetFeatureStatisticsList
+    """TFDV's statistics of the CSV file, column types as ExampleGen infers them."""
+    import tensorflow_data_validation as tfdv
+
+    with tempfile.TemporaryDirectory(prefix="draft-stats-") as tmp:
+        return tfdv.generate_statistics_from_csv(
+            str(path), output_path=str(Path(tmp) / "stats.tfrecord")
+        )
+
+
+def curated_schema(stats, label: str, positive: str, table: Table) -> str:  # noqa: ANN001
+    """The curated schema's text: the inferred schema, with the project's conventions."""
+    import tensorflow_data_validation as tfdv
+    from google.protobuf import text_format
+    from tensorflow_metadata.proto.v0 import schema_pb2
+
+    schema = tfdv.infer_schema(stats, infer_feature_shape=False)
+    schema.default_environment.extend(["TRAINING", "SERVING"])
+    for feature in schema.feature:
+        complete = all(table.cells[feature.name])
+        feature.presence.CopyFrom(schema_pb2.FeaturePresence(min_fraction=1.0, min_count=1))
+        feature.value_count.CopyFrom(schema_pb2.ValueCount(min=1 if complete else 0, max=1))
+        if feature.type == schema_pb2.FLOAT:
+            feature.float_domain.disallow_nan = True
+            feature.float_domain.disallow_inf = True
+        if feature.name == label:
+            feature.not_in_environment.append("SERVING")
+
+    header = (
+        f"# The curated schema of {table.path.name}, drafted by `make dataset` from TFDV's\n"
+        '# inference on the sample: review it. Every column must exist; "value_count\n'
+        '# { min: 1 max: 1 }" means its cells must hold a value, "{ max: 1 }" that they\n'
+        f"# may be empty. The label's column ({label}) is absent when serving; string\n"
+        "# domains list the values seen (a new value is an anomaly: add it here).\n"
+    )
+    return header + text_format.MessageToString(schema)
+
+
+def tfdv_types(stats) -> dict[str, str]:  # noqa: ANN001 - a DatasetFeatureStatisticsList
+    """Each column's type as TFDV read it (INT, FLOAT, STRING...), by name."""
+    from tensorflow_metadata.proto.v0 import statistics_pb2
+
+    kinds = statistics_pb2.FeatureNameStatistics.Type
+    return {f.path.step[0]: kinds.Name(f.type) for f in stats.datasets[0].features}
+
+
+def _call(source: str, indent: str) -> list[str]:
+    """The call ``source`` as an element of a tuple, split as ruff formats a long one.
+
+    Fits in 100 columns: one line. Else its arguments on a line of their own, or, if
+    they do not fit there either, one argument a line.
+    """
+    line = f"{indent}{source},"
+    if len(line) <= 100:
+        return [line]
+    callee, _, rest = source.partition("(")
+    arguments = rest.removesuffix(")")
+    inner = indent + "    "
+    if len(inner + arguments) <= 100:
+        return [f"{indent}{callee}(", inner + arguments, f"{indent}),"]
+    parts = [inner + part + "," for part in arguments.split(", ")]
+    return [f"{indent}{callee}(", *parts, f"{indent}),"]
+
+
+def _comment(text: str, indent: str) -> list[str]:
+    """``text`` as comment lines that fit in 100 columns."""
+    return [f"{indent}# {line}" for line in textwrap.wrap(text, 98 - len(indent))]
+
+
+def render(name: str, table: Table, label: str, positive: str, choices: Sequence[Choice]) -> str:
+    """The declaration module's source, formatted as ruff formats it."""
+    crosses = crosses_of(choices)
+    groups = {
+        group: [c for c in choices if c.group == group]
+        for group in ("numeric", "integer_ranges", "vocabularies", "hashed")
+    }
+    kinds = {"numeric": ("Numeric", "Scaling"), "integer_ranges": ("IntegerRange",)}
+    kinds |= {"vocabularies": ("Vocabulary",), "hashed": ("Hashed",)}
+    used = {"Dataset", "Label"} | ({"Cross"} if crosses else set())
+    for group, members in groups.items():
+        if members:
+            used |= set(kinds[group])
+    body = [
+        f"    name={literal(name)},",
+        f"    label=Label({literal(label_name(label, positive))}, ({literal(label)},), "
+        f"positive={literal(positive)}),",
+    ]
+    for group, members in groups.items():
+        if members:
+            body.append(f"    {group}=(")
+            for c in members:
+                body += _comment(c.why, "        ")
+                body += _call(c.source, "        ")
+            body.append("    ),")
+    if crosses:
+        body.append("    # Every pair of the three columns that alone best separate the label.")
+        body.append("    crosses=(")
+        body += [f"        {cross}," for cross in crosses]
+        body.append("    ),")
+    slices = [literal(s) for s in slices_of(choices)]
+    body.append("    # Low-cardinality categorical columns, strongest first.")
+    body.append(f"    slices=({', '.join(slices)}{',' if len(slices) == 1 else ''}),")
+    unused = [c for c in choices if c.kind == "unused"]
+    if unused:
+        body.append("    unused_columns={")
+        body += [f"        {literal(c.column)}: {literal(c.why)}," for c in unused]
+        body.append("    },")
+    body.append("    # The best single column's AUC, rounded down: the model must do better.")
+    body.append(f"    min_auc={min_auc_of(choices)},")
+    settings = training_settings(table.rows)
+    if settings:
+        body += _comment(
+            f"{table.rows} rows, fewer than {SMALL_TABLE_ROWS:,}: small batches, an epoch of "
+            "about one pass over the train split, stronger dropout (the drafting rules).",
+            "    ",
+        )
+        pairs = ", ".join(f"{literal(k)}: {v!r}" for k, v in settings.items())
+        body.append(f"    hparams={{{pairs}}},")
+    head = [
+        f'"""The {name} dataset: drafted by `make dataset` from {table.path.name}; review it.',
+        "",
+        f"The label is 1 where {label} == {positive!r}. Each column's kind was chosen by",
+        "the drafting rules (pipeline_ops/drafting/rules.py), and the comment says why;",
+        "change a kind by editing its line (modules/features.py has the kinds).",
+        '"""',
+        "",
+        "from modules.features import (",
+        *[f"    {kind}," for kind in sorted(used)],
+        ")",
+        "",
+        "DATASET = Dataset(",
+    ]
+    return "\n".join([*head, *body, ")"]) + "\n"
