@@ -34,7 +34,7 @@ graphviz:  ## Install graphviz (the model diagram) when root and missing; else s
 	@scripts/system_deps.sh --without "the run draws no model diagram" graphviz
 
 run: $(STAMP) graphviz  ## Run the whole pipeline locally on the shipped data.
-	$(PY) local_runner.py $(ARGS)
+	$(VENV)/bin/wide-deep-run $(ARGS)
 
 dataset: $(STAMP)  ## Draft a dataset from a CSV: NAME=.. CSV=.. LABEL=.. POSITIVE=.. [ARGS=--overwrite].
 	$(VENV)/bin/wide-deep-draft-dataset "$(NAME)" "$(CSV)" "$(LABEL)" "$(POSITIVE)" $(ARGS)

@@ -119,7 +119,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         statistics=statistics.outputs["statistics"], infer_feature_shape=False
     ).with_id(ids.SCHEMA_GEN)
     # SchemaGen's inference is kept for people to compare with the curated schema
-    # (python -m pipeline_ops.cli.schema_review); the data is judged by the curated one.
+    # (wide-deep-schema-review); the data is judged by the curated one.
     curated_schema = _curated_schema(config)
     baseline_nodes, baseline = _baseline(config)
     validator = GatingExampleValidator(
