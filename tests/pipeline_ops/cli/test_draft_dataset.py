@@ -13,7 +13,6 @@ import pytest
 from modules import datasets
 from pipeline_ops import commands
 from pipeline_ops.cli import draft_dataset as D
-from pipeline_ops.drafting import render
 from pipeline_ops.drafting import rules as R
 
 ROWS = 200
@@ -168,65 +167,6 @@ def test_a_file_that_is_not_utf8_is_refused_by_name(table, out, capsys):
     assert _nothing_written(out)
 
 
-def _labels(n: int = 400) -> list[int]:
-    return [i % 3 == 0 for i in range(n)]
-
-
-def test_text_gets_a_vocabulary_with_a_missing_indicator_where_cells_are_missing():
-    values = [["a", "b", "c", ""][i % 4] for i in range(400)]
-    choice = R.choose("home type", values, _labels(), "STRING")
-    assert choice.kind == "vocabulary"
-    assert choice.source == 'Vocabulary("home type", top_k=10, missing_indicator=True)'
-    assert "100 of 400 cells missing" in choice.why
-
-
-def test_high_cardinality_text_is_hashed_and_a_unique_id_is_left_out():
-    many = [f"id{i % 300}" for i in range(400)]
-    assert R.choose("tract", many, _labels(), "STRING").source == 'Hashed("tract", 512)'
-    unique = [f"id{i}" for i in range(400)]
-    assert R.choose("row", unique, _labels(), "STRING").kind == "unused"
-
-
-def test_small_integer_codes_get_a_range_and_heavy_tails_a_log():
-    hours = [str(i % 24) for i in range(400)]
-    assert R.choose("hour", hours, _labels(), "INT").source == 'IntegerRange("hour", 0, 23)'
-    money = [str(int(1.05**i)) for i in range(400)]
-    choice = R.choose("income", money, _labels(), "INT")
-    assert choice.source == (
-        'Numeric("income", Scaling.LOG_Z, bucket_count=10, piecewise_linear=True)'
-    )
-    signed = [str(i * 7 % 400 - 200 + i % 3) for i in range(400)]
-    assert "Scaling.Z" in R.choose("balance", signed, _labels(), "INT").source
-    row_numbers = [str(i + 1) for i in range(400)]
-    assert R.choose("rownames", row_numbers, _labels(), "INT").kind == "unused"
-
-
-def test_a_few_integer_values_over_a_wide_span_are_codes():
-    months = [str(12 * (1 + i % 6)) for i in range(400)]  # 12, 24, ..., 72
-    choice = R.choose("term", months, _labels(), "INT")
-    assert choice.source == 'Vocabulary("term", top_k=10)'
-    assert "integers with 6 distinct values (12..72): codes" in choice.why
-    many = [str(12 * (1 + i % 13)) for i in range(400)]  # 13 values: a number
-    assert R.choose("term", many, _labels(), "INT").kind == "numeric"
-
-
-def test_slices_and_crosses_take_the_strongest_categorical_columns():
-    labels = _labels()
-    strong = ["yes" if y else "no" for y in labels]
-    weak = [["a", "b", "c"][i % 3 == 1] for i in range(400)]
-    noise = [["p", "q"][i % 2] for i in range(400)]
-    choices = [R.choose(n, v, labels, "STRING") for n, v in
-               (("weak", weak), ("strong", strong), ("noise", noise))]  # fmt: skip
-    assert R.slices_of(choices)[0] == "strong"
-    assert R.crosses_of(choices)[0].startswith('Cross(("strong", ')
-    assert R.min_auc_of(choices) == 1.0  # "strong" alone separates the label
-
-
-def test_rank_auc_counts_ties_half():
-    assert R.rank_auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]) == 0.75
-    assert R.rank_auc([1, 1, 1, 1], [0, 1, 0, 1]) == 0.5
-
-
 def test_small_tables_train_in_small_batches_an_epoch_a_pass_with_more_dropout(table, out):
     # credit_data: 4,454 rows, 3/5 of them (2,672) to train on, in batches of 32.
     assert R.training_settings(4454) == {"batch_size": 32, "steps_per_epoch": 84, "dropout": 0.4}
@@ -238,19 +178,3 @@ def test_small_tables_train_in_small_batches_an_epoch_a_pass_with_more_dropout(t
     assert _draft(out, "loans", str(table), "Status", "bad") == commands.EXIT_OK
     source = (out[0] / "loans" / "__init__.py").read_text()
     assert 'hparams={"batch_size": 32, "steps_per_epoch": 4, "dropout": 0.4},' in source
-
-
-def test_a_long_declaration_is_split_as_ruff_formats_it():
-    short = 'Numeric("Age", Scaling.Z, bucket_count=10, piecewise_linear=True)'
-    assert render._call(short, "        ") == [f"        {short},"]
-    long = 'Numeric("Income", Scaling.LOG_Z, missing_indicator=True, bucket_count=10, piecewise_linear=True)'  # noqa: E501
-    assert render._call(long, "        ") == [
-        "        Numeric(",
-        '            "Income", Scaling.LOG_Z, missing_indicator=True, bucket_count=10, piecewise_linear=True',  # noqa: E501
-        "        ),",
-    ]
-    longer = long.replace("Income", "Income of the whole household")
-    assert render._call(longer, "        ")[1:3] == [
-        '            "Income of the whole household",',
-        "            Scaling.LOG_Z,",
-    ]
