@@ -56,6 +56,10 @@ class HParams:
     # "auto" (from the environment), "single", "mirrored" or "multi_worker".
     distribution: str = "auto"
     seed: int = 42
+    # Members trained independently (each its own seed and early stopping, the same
+    # data) and served as one model: the mean of their probabilities. 1: one model.
+    # The Tuner's trials train one member each.
+    ensemble_members: int = 1
     # Epochs between weight histograms in the TensorBoard logs; 0 turns them off.
     histogram_freq: int = 1
 

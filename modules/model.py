@@ -9,7 +9,7 @@ are trained jointly on one logistic output, as in Cheng et al. (2016) and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from modules.features import Dataset
 from modules.hparams import HParams
@@ -112,3 +112,19 @@ def build_model(dataset: Dataset, cardinalities: Mapping[str, int], hp: HParams)
         ],
     )
     return model
+
+
+def averaged(dataset: Dataset, members: Sequence[keras.Model]) -> keras.Model:
+    """One model whose output is the mean of ``members``' probabilities (their weights shared).
+
+    A single member is returned as it is. Nothing is trained or compiled here: the
+    result is for serving (``modules.export``), after the members were trained.
+    """
+    if not members:
+        raise ValueError("an ensemble needs at least one member")
+    if len(members) == 1:
+        return members[0]
+    inputs = _inputs(dataset)
+    outputs = [member(inputs) for member in members]
+    mean = keras.layers.Average(name="member_mean")(outputs)
+    return keras.Model(inputs=inputs, outputs=mean, name="ensemble")

@@ -34,7 +34,7 @@ from modules import features as F
 from modules.diagram import save_diagram
 from modules.hparams import CUSTOM_CONFIG_KEY, TRAINED_WITH_FILE, HParams
 from modules.keras_setup import keras
-from modules.model import build_model
+from modules.model import averaged, build_model
 from modules.preprocessing import dataset_of
 
 log = logging.getLogger(__name__)
@@ -305,19 +305,48 @@ def _write_trained_with(hp: HParams, run_dir: str) -> None:
         f.write(json.dumps(trained_with, sort_keys=True))
 
 
+# Seed offset between ensemble members: far enough apart that the members of a run
+# with seed s share no seed with those of a run with seed s + 1.
+MEMBER_SEED_STRIDE = 1000
+
+
+def member_hparams(hp: HParams) -> list[HParams]:
+    """Each ensemble member's hyperparameters: ``hp`` with the member's own seed.
+
+    The first member keeps ``hp.seed``, so one member trains exactly the one model.
+    """
+    if hp.ensemble_members < 1:
+        raise ValueError(f"ensemble_members must be at least 1, got {hp.ensemble_members}")
+    return [
+        hp.overridden({"seed": hp.seed + MEMBER_SEED_STRIDE * i})
+        for i in range(hp.ensemble_members)
+    ]
+
+
+def member_dir(directory: str, member: int, members: int) -> str:
+    """Where member ``member`` (0-based) of ``members`` writes: ``directory`` for a lone one."""
+    return directory if members == 1 else os.path.join(directory, f"member_{member + 1}")
+
+
 def run_fn(fn_args: FnArgs) -> None:
-    """TFX Trainer entry point: train on Transform's output, export with signatures."""
+    """TFX Trainer entry point: train on Transform's output, export with signatures.
+
+    With ``ensemble_members`` above 1 each member is trained in turn (its own seed,
+    its own early stopping on the eval files, its TensorBoard logs and backup in a
+    ``member_<k>`` subfolder), and the export serves the mean of their probabilities.
+    ``hparams.json`` and ``model.png`` (the first member's graph) stay at the top.
+    A restarted Trainer resumes the member it was training; members that had
+    finished are trained again (their backups went when they finished).
+    """
     # The Tuner's best values (when it ran) over the configured hyperparameters.
     hp = HParams.from_custom_config(fn_args.custom_config).tuned(fn_args.hyperparameters)
     hp = within_steps(hp, fn_args.train_steps)
+    members_hp = member_hparams(hp)
     declared = dataset_of(fn_args.custom_config)
     placement = distribution.choose(hp.distribution)
     global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync
     tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
-    keras.utils.set_random_seed(hp.seed)
-
-    with placement.strategy.scope():
-        model = build_model(declared, cardinalities(declared, tf_transform_output), hp)
+    sizes = cardinalities(declared, tf_transform_output)
 
     # Only the chief writes where people look; other workers write to scratch space
     # (MultiWorkerMirroredStrategy needs every worker to save) that is removed after.
@@ -326,9 +355,10 @@ def run_fn(fn_args: FnArgs) -> None:
     model_dir = fn_args.serving_model_dir if scratch is None else os.path.join(scratch, "model")
     try:
         log.info(
-            "training %s: %d replica(s), %d epoch(s) of %d steps, global batch %d",
+            "training %s: %d replica(s), %d member(s) of %d epoch(s) of %d steps, global batch %d",
             placement.task,
             placement.strategy.num_replicas_in_sync,
+            len(members_hp),
             epochs_for(fn_args.train_steps, hp),
             hp.steps_per_epoch,
             global_batch,
@@ -341,20 +371,29 @@ def run_fn(fn_args: FnArgs) -> None:
             fn_args.eval_files, tf_transform_output, declared, hp, global_batch,
             training=False, cache=False,
         )  # fmt: skip
-        callbacks = _callbacks(
-            hp,
-            model,
-            next(iter(probe))[0],
-            global_batch,
-            fn_args.train_steps,
-            run_dir,
-            backup,
-            placement.is_chief,
-        )
-        fit(model, fn_args, declared, tf_transform_output, hp, global_batch, callbacks)
-        export.export(declared, model, tf_transform_output, model_dir)
+        probe_batch = next(iter(probe))[0]
+        members = []
+        for i, member_hp in enumerate(members_hp):
+            keras.utils.set_random_seed(member_hp.seed)
+            with placement.strategy.scope():
+                model = build_model(declared, sizes, member_hp)
+            callbacks = _callbacks(
+                member_hp,
+                model,
+                probe_batch,
+                global_batch,
+                fn_args.train_steps,
+                member_dir(run_dir, i, len(members_hp)),
+                member_dir(backup, i, len(members_hp)),
+                placement.is_chief,
+            )
+            fit(model, fn_args, declared, tf_transform_output, member_hp, global_batch, callbacks)
+            members.append(model)
+        with placement.strategy.scope():
+            served = averaged(declared, members)
+        export.export(declared, served, tf_transform_output, model_dir)
         if placement.is_chief:
-            save_diagram(model, run_dir)
+            save_diagram(members[0], run_dir)
             _write_trained_with(hp, run_dir)
         distribution.wait_for_all(placement)
         # The chief's checkpoints went when the fit finished; the folder, and what other

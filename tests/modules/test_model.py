@@ -5,7 +5,7 @@ import tensorflow as tf
 from modules import features as F
 from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
-from modules.model import build_model, embedding_dim
+from modules.model import averaged, build_model, embedding_dim
 
 VOCAB_SIZES = {"payment_type": 8, "company": 40}
 
@@ -84,3 +84,22 @@ def test_keras_internals_are_not_autograph_converted():
 
     assert conversion.is_allowlisted(keras.layers.Dense.call)
     assert tf.keras.__name__.startswith("tf_keras.")  # Keras 2 (tf_keras), not Keras 3
+
+
+def test_an_ensemble_serves_the_mean_of_its_members_probabilities(cardinalities):
+    members = [
+        build_model(TAXI, cardinalities, HParams(hidden_units=(8,), seed=seed))
+        for seed in (1, 2, 3)
+    ]
+    x = _batch(cardinalities, 64)
+    each = [member.predict(x, verbose=0) for member in members]
+    assert np.abs(each[0] - each[1]).max() > 1e-3  # the members differ: the mean is no echo
+    served = averaged(TAXI, members).predict(x, verbose=0)
+    np.testing.assert_allclose(served, np.mean(each, axis=0), atol=1e-6, rtol=0)
+
+
+def test_one_member_is_served_as_it_is(cardinalities):
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,)))
+    assert averaged(TAXI, [model]) is model
+    with pytest.raises(ValueError, match="at least one member"):
+        averaged(TAXI, [])
