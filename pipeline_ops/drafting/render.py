@@ -133,7 +133,8 @@ def render(name: str, table: Table, label: str, positive: str, choices: Sequence
     if settings:
         body += _comment(
             f"{table.rows} rows, fewer than {SMALL_TABLE_ROWS:,}: small batches, an epoch of "
-            "about one pass over the train split, stronger dropout (the drafting rules).",
+            "about one pass over the train split, stronger dropout, an average of models trained "
+            "apart (the drafting rules).",
             "    ",
         )
         pairs = ", ".join(f"{literal(k)}: {v!r}" for k, v in settings.items())

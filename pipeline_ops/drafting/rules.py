@@ -47,6 +47,11 @@ MAX_CROSS_BUCKETS = 1000
 SMALL_TABLE_ROWS = 10_000
 SMALL_TABLE_BATCH = 32
 SMALL_TABLE_DROPOUT = 0.4
+# And averages SMALL_TABLE_MEMBERS models trained apart (their own seeds and early
+# stopping): on credit_data's validation split, seeds 1-3, 5 members 0.8302 against
+# one 0.8300 and 3 members 0.8299, with far less spread between seeds (0.8296-0.8307
+# against 0.8282-0.8316). A small table trains in seconds, so 5 cost about 35 s a run.
+SMALL_TABLE_MEMBERS = 5
 
 
 def kind_of(values: Sequence[str]) -> str:
@@ -229,8 +234,8 @@ def training_settings(rows: int) -> dict[str, int | float]:
     """The draft's hyperparameters (modules/hparams.py) for a table of ``rows`` rows.
 
     None at SMALL_TABLE_ROWS and above: HParams' defaults hold. Below, small batches,
-    an epoch of about one pass over the train split (the split's share of ``rows``) and
-    stronger dropout.
+    an epoch of about one pass over the train split (the split's share of ``rows``),
+    stronger dropout, and an ensemble of SMALL_TABLE_MEMBERS members.
     """
     if rows >= SMALL_TABLE_ROWS:
         return {}
@@ -240,6 +245,7 @@ def training_settings(rows: int) -> dict[str, int | float]:
         "batch_size": SMALL_TABLE_BATCH,
         "steps_per_epoch": max(1, round(train_rows / SMALL_TABLE_BATCH)),
         "dropout": SMALL_TABLE_DROPOUT,
+        "ensemble_members": SMALL_TABLE_MEMBERS,
     }
 
 

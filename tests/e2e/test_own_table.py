@@ -71,6 +71,12 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     assert summary["status"] == "succeeded" and summary["blessed"] is True, summary
     versions = list((out / "serving").iterdir())
     assert len(versions) == 1
+    # A small table's draft trains an ensemble: each member's logs apart, one record on top.
+    (run_dir,) = (out / "pipeline" / "Trainer" / "model_run").iterdir()
+    members = sorted(p.name for p in run_dir.glob("member_*"))
+    assert members == [f"member_{k}" for k in range(1, 6)]
+    assert all(any((run_dir / m / "validation").glob("events.out.tfevents.*")) for m in members)
+    assert json.loads((run_dir / "hparams.json").read_text())["ensemble_members"] == 5
 
     serve = tf.saved_model.load(str(versions[0]))
     raw = serve.signatures["serving_raw"]
