@@ -255,7 +255,7 @@ def _run_metrics(run: PipelineRun) -> dict[str, float]:
     evaluation = run.output(ids.EVALUATOR, "evaluation")
     if evaluation is None:
         return {}
-    from pipeline_ops.session.summary import overall_metrics
+    from components.evaluation_review import overall_metrics  # TFMA: only when needed
 
     return overall_metrics(evaluation.uri)
 
