@@ -157,20 +157,23 @@ def test_column_kinds(cells, kind):
     assert _kind(pa.array(cells, pa.string())) == kind
 
 
-def test_a_ragged_row_names_the_file_and_the_row(tmp_path):
-    root = tmp_path / "ragged"
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({"r.csv": "a,b\n1,2\n3\n4,5\n"}, r"r\.csv: a row has 1 cells where the header has 2"),
+        (
+            {"a.csv": "a,b\n1,2\n", "b.csv": "a,c\n3,4\n"},
+            r"b\.csv: header \['a', 'c'\] is not \['a', 'b'\]",
+        ),
+    ],
+    ids=["ragged-row", "another-header"],
+)
+def test_a_malformed_file_is_named_with_what_is_wrong(tmp_path, files, message):
+    root = tmp_path / "data"
     root.mkdir()
-    (root / "r.csv").write_text("a,b\n1,2\n3\n4,5\n")
-    with pytest.raises(CsvFormatError, match=r"r\.csv: a row has 1 cells where the header has 2"):
-        _run(ArrowCsvExecutor(), root, tmp_path / "out")
-
-
-def test_a_file_with_another_header_is_named(tmp_path):
-    root = tmp_path / "headers"
-    root.mkdir()
-    (root / "a.csv").write_text("a,b\n1,2\n")
-    (root / "b.csv").write_text("a,c\n3,4\n")
-    with pytest.raises(CsvFormatError, match=r"b\.csv: header \['a', 'c'\] is not \['a', 'b'\]"):
+    for name, text in files.items():
+        (root / name).write_text(text)
+    with pytest.raises(CsvFormatError, match=message):
         _run(ArrowCsvExecutor(), root, tmp_path / "out")
 
 
