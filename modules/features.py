@@ -37,29 +37,29 @@ class Numeric:
     scaling: Scaling
     missing_indicator: bool = False
     bucket_count: int = 0  # > 0: also quantile buckets for the wide part and crosses.
-    # Also the piecewise-linear encoding over the buckets' boundaries, for the deep
-    # part (see ``piecewise_names``); needs bucket_count >= 3 (two boundaries).
-    piecewise_linear: bool = False
+    # > 0: also a piecewise-linear encoding over this many quantile intervals, for the
+    # deep part (see ``piecewise_names``); at least 3 (two boundaries). Its boundaries
+    # are its own, finer than the buckets': a part is one float to the deep part, where
+    # a bucket is a one-hot column of the wide part and of every cross it is in.
+    piecewise_bins: int = 0
 
     def __post_init__(self) -> None:
-        if self.piecewise_linear and self.bucket_count < 3:
+        if self.piecewise_bins and self.piecewise_bins < 3:
             raise ValueError(
-                f"numeric {self.name}: piecewise_linear needs bucket_count >= 3, "
-                f"got {self.bucket_count}"
+                f"numeric {self.name}: piecewise_bins must be 0 or at least 3, "
+                f"got {self.piecewise_bins}"
             )
 
     def piecewise_names(self) -> tuple[str, ...]:
         """Names of the piecewise-linear encoding's parts, one per pair of adjacent boundaries.
 
-        ``bucket_count`` quantile buckets have ``bucket_count - 1`` boundaries b_i; part i
-        is clip((x - b_i) / (b_{i+1} - b_i), 0, 1), the fraction of the interval between
-        two boundaries that x has passed (Gorishniy et al. 2022, "On Embeddings for
-        Numerical Features in Tabular Deep Learning"). Below the first boundary and above
-        the last, the z-scored value carries the trend.
+        ``piecewise_bins`` quantile intervals have ``piecewise_bins - 1`` boundaries b_i;
+        part i is clip((x - b_i) / (b_{i+1} - b_i), 0, 1), the fraction of the interval
+        between two boundaries that x has passed (Gorishniy et al. 2022, "On Embeddings
+        for Numerical Features in Tabular Deep Learning"). Below the first boundary and
+        above the last, the z-scored value carries the trend.
         """
-        if not self.piecewise_linear:
-            return ()
-        return tuple(f"{self.name}_piecewise_{i}" for i in range(self.bucket_count - 2))
+        return tuple(f"{self.name}_piecewise_{i}" for i in range(max(0, self.piecewise_bins - 2)))
 
 
 @dataclass(frozen=True)

@@ -100,19 +100,23 @@ def _numerics(
         if spec.missing_indicator:
             out[F.transformed_name(F.missing_name(spec.name))] = missing(raw[spec.name])
         if spec.bucket_count:
-            # What tft.bucketize does, with the boundaries kept for the piecewise parts.
-            boundaries = tft.quantiles(
-                raw[spec.name].values,
-                spec.bucket_count,
-                epsilon=min(1.0 / spec.bucket_count, 0.01),
+            buckets = tft.apply_buckets(
+                raw[spec.name], _boundaries(raw[spec.name], spec.bucket_count)
             )
-            buckets = tft.apply_buckets(raw[spec.name], boundaries)
             out[F.transformed_name(F.bucket_name(spec.name))] = dense(buckets, spec.bucket_count)
-            if spec.piecewise_linear:
-                # A missing value has every part at 0; its indicator and bucket say so.
-                parts = piecewise_linear(dense(raw[spec.name], float("nan")), boundaries)
-                for i, part in enumerate(spec.piecewise_names()):
-                    out[F.transformed_name(part)] = parts[:, i]
+        if spec.piecewise_bins:
+            # A missing value has every part at 0; its indicator (or bucket) says so.
+            parts = piecewise_linear(
+                dense(raw[spec.name], float("nan")),
+                _boundaries(raw[spec.name], spec.piecewise_bins),
+            )
+            for i, part in enumerate(spec.piecewise_names()):
+                out[F.transformed_name(part)] = parts[:, i]
+
+
+def _boundaries(values: tf.SparseTensor, intervals: int) -> tf.Tensor:
+    """The quantile boundaries cutting ``values`` into ``intervals``, as tft.bucketize cuts."""
+    return tft.quantiles(values.values, intervals, epsilon=min(1.0 / intervals, 0.01))
 
 
 def piecewise_linear(x: tf.Tensor, boundaries: tf.Tensor) -> tf.Tensor:

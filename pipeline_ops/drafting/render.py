@@ -134,11 +134,15 @@ def render(name: str, table: Table, label: str, positive: str, choices: Sequence
         body += _comment(
             f"{table.rows} rows, fewer than {SMALL_TABLE_ROWS:,}: small batches, an epoch of "
             "about one pass over the train split, stronger dropout, an average of models trained "
-            "apart (the drafting rules).",
+            "apart, a slower wide part (the drafting rules).",
             "    ",
         )
-        pairs = ", ".join(f"{literal(k)}: {v!r}" for k, v in settings.items())
-        body.append(f"    hparams={{{pairs}}},")
+        pairs = [f"{literal(k)}: {v!r}" for k, v in settings.items()]
+        line = f"    hparams={{{', '.join(pairs)}}},"
+        if len(line) > 100:  # as ruff splits it: an entry a line
+            body += ["    hparams={", *(f"        {pair}," for pair in pairs), "    },"]
+        else:
+            body.append(line)
     head = [
         f'"""The {name} dataset: drafted by `make dataset` from {table.path.name}; review it.',
         "",

@@ -69,8 +69,9 @@ def test_each_dataset_declares_every_column_of_its_sample(name):
 
 
 def test_piecewise_linear_parts_are_dense_features_between_adjacent_boundaries():
-    spec = F.Numeric("loan amount", F.Scaling.Z, bucket_count=5, piecewise_linear=True)
-    # 5 buckets have 4 boundaries, so 3 intervals between adjacent ones.
+    spec = F.Numeric("loan amount", F.Scaling.Z, bucket_count=3, piecewise_bins=5)
+    # 5 quantile intervals have 4 boundaries, so 3 intervals between adjacent ones: the
+    # parts' count follows piecewise_bins, not the buckets'.
     assert spec.piecewise_names() == tuple(f"loan amount_piecewise_{i}" for i in range(3))
     dataset = F.Dataset("t", F.Label("bad", ("Status",), "bad"), numeric=(spec,))
     assert dataset.dense_features() == (
@@ -78,8 +79,8 @@ def test_piecewise_linear_parts_are_dense_features_between_adjacent_boundaries()
         *(f"loan_amount_piecewise_{i}_xf" for i in range(3)),
     )
     assert F.Numeric("x", F.Scaling.Z, bucket_count=5).piecewise_names() == ()
-    with pytest.raises(ValueError, match="piecewise_linear needs bucket_count >= 3"):
-        F.Numeric("x", F.Scaling.Z, bucket_count=2, piecewise_linear=True)
+    with pytest.raises(ValueError, match="piecewise_bins must be 0 or at least 3, got 2"):
+        F.Numeric("x", F.Scaling.Z, piecewise_bins=2)
 
 
 def test_a_datasets_hyperparameters_are_checked_by_name_and_type():

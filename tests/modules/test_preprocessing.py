@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import tensorflow as tf
+import tensorflow_transform as tft
+import tensorflow_transform.beam as tft_beam
 
 from modules import features as F
 from modules.datasets import taxi
 from modules.datasets.taxi import DATASET as TAXI
-from modules.preprocessing import piecewise_linear
+from modules.preprocessing import _numerics, piecewise_linear
 
 
 def _column(rows: list[dict], name: str) -> np.ndarray:
@@ -108,3 +111,26 @@ def test_piecewise_linear_parts_are_the_fraction_of_each_interval_passed():
         [0.0, 0.0, 0.0],  # missing
     ]
     np.testing.assert_allclose(parts, expected)
+
+
+def test_piecewise_parts_are_cut_at_their_own_quantiles_not_the_buckets(tmp_path):
+    spec = F.Numeric("x", F.Scaling.Z, bucket_count=2, piecewise_bins=5)
+    values = [float(v) for v in range(1, 101)]
+
+    def numerics(inputs: dict) -> dict:
+        out: dict = {}
+        _numerics((spec,), inputs, out)
+        return out
+
+    feature_spec = {"x": tf.io.VarLenFeature(tf.float32)}
+    with tft_beam.Context(temp_dir=str(tmp_path)):
+        (rows, _), _ = (
+            [{"x": [v]} for v in values],
+            tft.DatasetMetadata.from_feature_spec(feature_spec),
+        ) | tft_beam.AnalyzeAndTransformDataset(numerics)
+    parts = np.array([[r[F.transformed_name(p)] for p in spec.piecewise_names()] for r in rows])
+    # Quintile boundaries near 20, 40, 60 and 80: x = 30 is half through the first
+    # interval and has not reached the others, though the two buckets split at 50.
+    np.testing.assert_allclose(parts[values.index(30.0)], [0.5, 0.0, 0.0], atol=0.06)
+    np.testing.assert_allclose(parts[values.index(90.0)], [1.0, 1.0, 1.0])
+    assert sorted({r[F.transformed_name(F.bucket_name("x"))] for r in rows}) == [0, 1]

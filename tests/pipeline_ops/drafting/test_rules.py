@@ -29,9 +29,7 @@ def test_small_integer_codes_get_a_range_and_heavy_tails_a_log():
     assert R.choose("hour", hours, _labels(), "INT").source == 'IntegerRange("hour", 0, 23)'
     money = [str(int(1.05**i)) for i in range(400)]
     choice = R.choose("income", money, _labels(), "INT")
-    assert choice.source == (
-        'Numeric("income", Scaling.LOG_Z, bucket_count=10, piecewise_linear=True)'
-    )
+    assert choice.source == ('Numeric("income", Scaling.LOG_Z, bucket_count=10, piecewise_bins=20)')
     signed = [str(i * 7 % 400 - 200 + i % 3) for i in range(400)]
     assert "Scaling.Z" in R.choose("balance", signed, _labels(), "INT").source
     row_numbers = [str(i + 1) for i in range(400)]
