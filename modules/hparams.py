@@ -96,21 +96,6 @@ class HParams:
             values[name] = value
         return dataclasses.replace(self, **values)
 
-    def under(self, defaults: Mapping[str, Any]) -> HParams:
-        """These hyperparameters over a dataset's own ``defaults`` (names and types checked).
-
-        Fields still at HParams' defaults take the dataset's values; fields set to
-        anything else (a ``--hparam``) keep theirs. A field set to HParams' own default
-        reads as not set: to undo a dataset's value, edit the dataset's ``hparams``.
-        """
-        base = HParams()
-        changed = {
-            f.name: getattr(self, f.name)
-            for f in dataclasses.fields(self)
-            if getattr(self, f.name) != getattr(base, f.name)
-        }
-        return base.overridden(defaults).overridden(changed)
-
     def tuned(self, hyperparameters: Mapping[str, Any] | None) -> HParams:
         """These hyperparameters with a KerasTuner search's best values applied.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
@@ -171,7 +172,11 @@ class PipelineConfig:
     split_buckets: tuple[tuple[str, int], ...] = DEFAULT_SPLIT
     train_steps: int = 1000
     eval_steps: int = 20
-    hparams: HParams = field(default_factory=HParams)
+    # Hyperparameters set for this run (--hparam), as (name, value) pairs. They win
+    # over the dataset's own (its declaration's ``hparams``), which win over HParams'
+    # defaults; ``hparams`` holds the result.
+    hparam_overrides: tuple[tuple[str, Any], ...] = ()
+    hparams: HParams = field(init=False)
     # A hyperparameter search (KerasTuner, modules/tuning.py) over
     # modules.hparams.SEARCH_SPACE before the Trainer, which then trains with its best
     # values. Off: each trial costs about a Trainer's time. The search stops after
@@ -208,7 +213,9 @@ class PipelineConfig:
             "pipeline_name": self.pipeline_name or declared.pipeline_name,
             "curated_schema": self.curated_schema or curated_schema_of(self.dataset),
             "min_auc": declared.min_auc if self.min_auc is None else self.min_auc,
-            "hparams": self.hparams.under(declared.hparams),
+            "hparams": HParams()
+            .overridden(declared.hparams)
+            .overridden(dict(self.hparam_overrides)),
         }
         for name, value in defaults.items():
             object.__setattr__(self, name, value)

@@ -53,8 +53,14 @@ def run_settings(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "dataset": args.dataset,
         "train_steps": args.train_steps,
-        "hparams": HParams.with_overrides(parse_pairs(args.hparam)),
+        "hparam_overrides": tuple(_checked(parse_pairs(args.hparam)).items()),
         "tune": args.tune,
         "tune_trials": args.tune_trials,
         "tune_minutes": args.tune_minutes,
     }
+
+
+def _checked(overrides: dict[str, Any]) -> dict[str, Any]:
+    """``overrides`` once HParams accepts them (ValueError naming a bad one)."""
+    HParams.with_overrides(overrides)
+    return overrides

@@ -44,13 +44,3 @@ def test_the_search_space_names_fields_and_holds_their_defaults():
         # Every value is one the field takes (the Trainer applies them by these rules).
         for value in values:
             assert getattr(defaults.overridden({name: value}), name) == value
-
-
-def test_a_datasets_values_fill_the_fields_the_runner_left_at_their_defaults():
-    dataset_values = {"batch_size": 32, "dropout": 0.4}
-    assert HParams().under(dataset_values) == HParams(batch_size=32, dropout=0.4)
-    # A --hparam wins over the dataset's value; other fields keep the dataset's.
-    assert HParams(dropout=0.1).under(dataset_values) == HParams(batch_size=32, dropout=0.1)
-    assert HParams().under({}) == HParams()
-    with pytest.raises(ValueError, match="btach_size"):
-        HParams().under({"btach_size": 32})
