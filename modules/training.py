@@ -96,6 +96,24 @@ class EpochLog(keras.callbacks.Callback):
             )
 
 
+def write_arrays(path: str, weights: list[np.ndarray], **values: float) -> None:
+    """``weights`` and named scalars to ``path`` (.npz); a stop mid-write keeps the old file."""
+    buffer = io.BytesIO()
+    arrays = {f"w{i}": w for i, w in enumerate(weights)}
+    np.savez(buffer, weights=len(weights), **values, **arrays)
+    tf.io.gfile.makedirs(os.path.dirname(path))
+    with tf.io.gfile.GFile(path + ".tmp", "wb") as f:
+        f.write(buffer.getvalue())
+    tf.io.gfile.rename(path + ".tmp", path, overwrite=True)
+
+
+def read_arrays(path: str) -> tuple[list[np.ndarray], Any]:
+    """What ``write_arrays`` wrote: the weights, and the npz for the named scalars."""
+    with tf.io.gfile.GFile(path, "rb") as f:
+        saved = np.load(io.BytesIO(f.read()))
+    return [saved[f"w{i}"] for i in range(int(saved["weights"]))], saved
+
+
 class ResumableEarlyStopping(keras.callbacks.EarlyStopping):
     """Early stopping whose state survives a restart: best value and epoch, wait, weights.
 
@@ -109,7 +127,6 @@ class ResumableEarlyStopping(keras.callbacks.EarlyStopping):
 
     def __init__(self, state_dir: str, *, write: bool, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.state_dir = state_dir
         self.state_path = os.path.join(state_dir, self.STATE_FILE)
         self.write = write
 
@@ -118,11 +135,9 @@ class ResumableEarlyStopping(keras.callbacks.EarlyStopping):
         super().on_train_begin(logs)
         if not tf.io.gfile.exists(self.state_path):
             return
-        with tf.io.gfile.GFile(self.state_path, "rb") as f:
-            saved = np.load(io.BytesIO(f.read()))
+        self.best_weights, saved = read_arrays(self.state_path)
         self.best, self.wait = float(saved["best"]), int(saved["wait"])
         self.best_epoch = int(saved["best_epoch"])
-        self.best_weights = [saved[f"w{i}"] for i in range(int(saved["weights"]))]
         log.info(
             "early stopping resumed: best %s %.4f at epoch %d, %d epoch(s) without improvement",
             self.monitor,
@@ -136,14 +151,8 @@ class ResumableEarlyStopping(keras.callbacks.EarlyStopping):
         super().on_epoch_end(epoch, logs)
         if not self.write or self.best_weights is None:
             return
-        buffer = io.BytesIO()
-        weights = {f"w{i}": w for i, w in enumerate(self.best_weights)}
-        np.savez(buffer, best=self.best, wait=self.wait, best_epoch=self.best_epoch,
-                 weights=len(self.best_weights), **weights)  # fmt: skip
-        tf.io.gfile.makedirs(self.state_dir)
-        with tf.io.gfile.GFile(self.state_path + ".tmp", "wb") as f:
-            f.write(buffer.getvalue())
-        tf.io.gfile.rename(self.state_path + ".tmp", self.state_path, overwrite=True)
+        write_arrays(self.state_path, self.best_weights, best=self.best, wait=self.wait,
+                     best_epoch=self.best_epoch)  # fmt: skip
 
     def on_train_end(self, logs: dict | None = None) -> None:
         """Restore the best weights; the state goes with the backup of the finished fit."""
@@ -323,6 +332,10 @@ def member_hparams(hp: HParams) -> list[HParams]:
     ]
 
 
+# A finished member's weights, in its backup folder (gone with the backup at the end).
+FINISHED_FILE = "finished.npz"
+
+
 def member_dir(directory: str, member: int, members: int) -> str:
     """Where member ``member`` (0-based) of ``members`` writes: ``directory`` for a lone one."""
     return directory if members == 1 else os.path.join(directory, f"member_{member + 1}")
@@ -335,8 +348,8 @@ def run_fn(fn_args: FnArgs) -> None:
     its own early stopping on the eval files, its TensorBoard logs and backup in a
     ``member_<k>`` subfolder), and the export serves the mean of their probabilities.
     ``hparams.json`` and ``model.png`` (the first member's graph) stay at the top.
-    A restarted Trainer resumes the member it was training; members that had
-    finished are trained again (their backups went when they finished).
+    A restarted Trainer takes the members that had finished from their weights kept
+    in the backup folder and resumes the member it was training.
     """
     # The Tuner's best values (when it ran) over the configured hyperparameters.
     hp = HParams.from_custom_config(fn_args.custom_config).tuned(fn_args.hyperparameters)
@@ -377,6 +390,18 @@ def run_fn(fn_args: FnArgs) -> None:
             keras.utils.set_random_seed(member_hp.seed)
             with placement.strategy.scope():
                 model = build_model(declared, sizes, member_hp)
+            member_backup = member_dir(backup, i, len(members_hp))
+            finished = os.path.join(member_backup, FINISHED_FILE)
+            if tf.io.gfile.exists(finished):
+                model.set_weights(read_arrays(finished)[0])
+                log.info(
+                    "member %d of %d: restored, it finished before a restart",
+                    i + 1,
+                    len(members_hp),
+                )
+                members.append(model)
+                continue
+            log.info("member %d of %d: training", i + 1, len(members_hp))
             callbacks = _callbacks(
                 member_hp,
                 model,
@@ -384,10 +409,13 @@ def run_fn(fn_args: FnArgs) -> None:
                 global_batch,
                 fn_args.train_steps,
                 member_dir(run_dir, i, len(members_hp)),
-                member_dir(backup, i, len(members_hp)),
+                member_backup,
                 placement.is_chief,
             )
             fit(model, fn_args, declared, tf_transform_output, member_hp, global_batch, callbacks)
+            if placement.is_chief and len(members_hp) > 1:
+                # Kept until the export: a restarted Trainer takes it, not training it again.
+                write_arrays(finished, model.get_weights())
             members.append(model)
         with placement.strategy.scope():
             served = averaged(declared, members)

@@ -28,21 +28,24 @@ EPOCH = re.compile(r"epoch (\d+) \(train")
 VAL_AUC = re.compile(r"epoch (\d+) \(train.*val_auc ([0-9.]+)")
 
 
-def _start(pipeline_root: Path, out: Path, log: Path, env: dict | None = None) -> subprocess.Popen:
+def _start(
+    pipeline_root: Path, out: Path, log: Path, env: dict | None = None, *flags: str
+) -> subprocess.Popen:
     """The Trainer as a process, its output (run_fn's log lines) to ``log``."""
     return subprocess.Popen(
-        [sys.executable, str(HELPER), str(pipeline_root), str(out), "--steps", STEPS],
+        [sys.executable, str(HELPER), str(pipeline_root), str(out), "--steps", STEPS, *flags],
         stdout=log.open("w"), stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
     )  # fmt: skip
 
 
-def _epochs(log: Path) -> list[int]:
-    return [int(n) for n in EPOCH.findall(log.read_text())]
+def _epochs(log: Path | str) -> list[int]:
+    return [int(n) for n in EPOCH.findall(log if isinstance(log, str) else log.read_text())]
 
 
-def _kill_after_epoch(process: subprocess.Popen, log: Path, epoch: int) -> None:
+def _kill_after_epoch(process: subprocess.Popen, log: Path, epoch: int, after: str = "") -> None:
+    """SIGKILL once ``epoch`` is logged (after the line ``after``, when given)."""
     deadline = time.monotonic() + 600
-    while epoch not in _epochs(log):
+    while epoch not in _epochs(log.read_text().partition(after)[2] if after else log):
         assert process.poll() is None, log.read_text()[-3000:]
         assert time.monotonic() < deadline, f"no epoch {epoch} in 600 s"
         time.sleep(0.2)
@@ -109,5 +112,25 @@ def test_multi_worker_training_resumes_after_a_worker_is_killed(pipeline_root, t
         _finish(process, log)
     for log in logs:
         assert _epochs(log)[0] == done + 1, log.read_text()[-3000:]
+    assert (out / "model" / "saved_model.pb").is_file()
+    assert not Path(backup_dir(str(out / "run"))).exists()
+
+
+def test_a_restarted_ensemble_keeps_its_finished_members(pipeline_root, tmp_path):
+    out = tmp_path / "out"
+    killed, resumed = tmp_path / "killed.log", tmp_path / "resumed.log"
+    second = "member 2 of 2: training"
+    process = _start(pipeline_root, out, killed, None, "--members", "2")
+    _kill_after_epoch(process, killed, epoch=2, after=second)
+    assert "member 1 of 2: training" in killed.read_text()
+    assert not (out / "model").exists()
+
+    _finish(_start(pipeline_root, out, resumed, None, "--members", "2"), resumed)
+    text = resumed.read_text()
+    assert "member 1 of 2: restored, it finished before a restart" in text
+    assert "member 1 of 2: training" not in text
+    # Only the second member trains, from after its last epoch before the kill.
+    done = _epochs(killed.read_text().partition(second)[2])[-1]
+    assert _epochs(text)[0] == done + 1, text[-3000:]
     assert (out / "model" / "saved_model.pb").is_file()
     assert not Path(backup_dir(str(out / "run"))).exists()

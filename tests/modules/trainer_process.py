@@ -2,6 +2,7 @@
 
     python tests/modules/trainer_process.py PIPELINE_ROOT OUT_DIR [--steps N] [--logical-cpus N]
                                     [--distribution auto|single|mirrored|multi_worker]
+                                    [--members N]
 
 The tests start it as a real process: once per MultiWorkerMirroredStrategy worker
 (with TF_CONFIG set), or with several logical CPUs for MirroredStrategy. It writes
@@ -27,6 +28,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--logical-cpus", type=int, default=0)
     parser.add_argument("--distribution", default="auto")
+    parser.add_argument("--members", type=int, default=1)
     args = parser.parse_args()
     # run_fn's own log lines (replicas, epochs) go to stderr for the test to read.
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
@@ -54,7 +56,12 @@ def main() -> None:
         record_batch_factory=None,
         data_view_decode_fn=None,
     )
-    hparams = HParams(distribution=args.distribution, steps_per_epoch=50, profile_steps=(0, 0))
+    hparams = HParams(
+        distribution=args.distribution,
+        steps_per_epoch=50,
+        profile_steps=(0, 0),
+        ensemble_members=args.members,
+    )
     run_fn(
         FnArgs(
             train_files=[f"{examples.uri}/Split-train/*"],
