@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import random
 from pathlib import Path
@@ -14,15 +13,10 @@ from components.arrow_csv_example_gen import encode_blocks, file_kinds, merge_ki
 from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig
 from pipeline_ops.session.data_check import check_data_root
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "generate_data.py"
-
 
 @pytest.fixture(scope="module")
-def generator():
-    spec = importlib.util.spec_from_file_location("generate_data", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def generator(load_script):
+    return load_script("generate_data")
 
 
 @pytest.fixture(scope="module")
