@@ -20,3 +20,23 @@ uv=$("$python" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/uv
 # setuptools comes from the lock: the build uses what was locked, not a fresh download.
 "$uv" pip install --quiet --compile-bytecode --python "$python" --no-deps --no-build-isolation \
   --reinstall-package taxi-wide-deep "$project"
+# The project declares the commands people type (wide-deep-run, ...), whose modules
+# the image does not hold: remove their stubs rather than ship commands that fail
+# with ModuleNotFoundError. -I: only what is installed counts, not the folder here.
+"$python" -I - <<'PY'
+import importlib.metadata
+import importlib.util
+import os
+import sysconfig
+
+bin_dir = sysconfig.get_path("scripts")
+for entry in importlib.metadata.distribution("taxi-wide-deep").entry_points:
+    if entry.group != "console_scripts":
+        continue
+    try:
+        held = importlib.util.find_spec(entry.module) is not None
+    except ModuleNotFoundError:  # a parent package is absent
+        held = False
+    if not held:
+        os.remove(os.path.join(bin_dir, entry.name))
+PY

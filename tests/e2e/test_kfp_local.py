@@ -10,6 +10,7 @@ stops at the validator, names the task and its log, and pushes nothing.
 from __future__ import annotations
 
 import csv
+import importlib.metadata
 import json
 import re
 import subprocess
@@ -74,6 +75,16 @@ def runs(
     second = _harness(data, out, "--train-steps", "2", "--min-auc", "0.3")
     assert second.returncode == 0, second.stdout + second.stderr
     return out, first, first_summary, second
+
+
+def test_the_image_has_no_command_whose_module_it_lacks(runs):
+    # The runners and pipeline_ops stay out of the image: so do their commands.
+    declared = importlib.metadata.distribution("taxi-wide-deep").entry_points
+    commands = [e.name for e in declared if e.group == "console_scripts"]
+    assert commands
+    image_bin = runs[0] / "image-env" / "bin"
+    assert (image_bin / "python").exists()
+    assert [name for name in commands if (image_bin / name).exists()] == []
 
 
 def test_the_first_run_runs_every_task_and_is_judged_on_the_bound(runs):
