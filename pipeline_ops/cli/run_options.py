@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from modules import datasets
-from modules.hparams import HParams, parse_pairs
+from modules.hparams import parse_pairs
 from pipeline_def.config import PipelineConfig
 from pipeline_ops.cli.scaffold import add_dataset_option
 
@@ -49,18 +49,15 @@ def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEF
 
 
 def run_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The PipelineConfig fields these options set; ValueError naming a bad --hparam."""
+    """The PipelineConfig fields these options set; ValueError naming a malformed --hparam.
+
+    Names and types are checked where they are applied, by PipelineConfig.
+    """
     return {
         "dataset": args.dataset,
         "train_steps": args.train_steps,
-        "hparam_overrides": tuple(_checked(parse_pairs(args.hparam)).items()),
+        "hparam_overrides": tuple(parse_pairs(args.hparam).items()),
         "tune": args.tune,
         "tune_trials": args.tune_trials,
         "tune_minutes": args.tune_minutes,
     }
-
-
-def _checked(overrides: dict[str, Any]) -> dict[str, Any]:
-    """``overrides`` once HParams accepts them (ValueError naming a bad one)."""
-    HParams.with_overrides(overrides)
-    return overrides
