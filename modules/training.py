@@ -336,6 +336,18 @@ def member_hparams(hp: HParams) -> list[HParams]:
 FINISHED_FILE = "finished.npz"
 
 
+def _restored(model: keras.Model, finished: str, member: int, members: int) -> bool:
+    """Give ``model`` the weights member ``member`` (0-based) finished with before a restart.
+
+    False, leaving ``model`` as built, when there are none: the member has to train.
+    """
+    if not tf.io.gfile.exists(finished):
+        return False
+    model.set_weights(read_arrays(finished)[0])
+    log.info("member %d of %d: restored, it finished before a restart", member + 1, members)
+    return True
+
+
 def member_dir(directory: str, member: int, members: int) -> str:
     """Where member ``member`` (0-based) of ``members`` writes: ``directory`` for a lone one."""
     return directory if members == 1 else os.path.join(directory, f"member_{member + 1}")
@@ -392,13 +404,7 @@ def run_fn(fn_args: FnArgs) -> None:
                 model = build_model(declared, sizes, member_hp)
             member_backup = member_dir(backup, i, len(members_hp))
             finished = os.path.join(member_backup, FINISHED_FILE)
-            if tf.io.gfile.exists(finished):
-                model.set_weights(read_arrays(finished)[0])
-                log.info(
-                    "member %d of %d: restored, it finished before a restart",
-                    i + 1,
-                    len(members_hp),
-                )
+            if _restored(model, finished, i, len(members_hp)):
                 members.append(model)
                 continue
             log.info("member %d of %d: training", i + 1, len(members_hp))
