@@ -1,6 +1,6 @@
 """The pipeline's model against tuned gradient-boosted trees, on the pipeline's own splits.
 
-    python scripts/bench_dataset.py [--dataset credit_data] [--output-dir DIR]
+    python scripts/bench_dataset.py [--dataset credit_data] [--output-dir DIR] [--folds N]
 
 Uses the newest run of the dataset's pipeline in the output dir (default: where
 ``local_runner.py --dataset NAME`` writes). Trains scikit-learn's
@@ -15,6 +15,15 @@ itself is printed too, as the trees' upper bound. On a test split of a few hundr
 rows two good models' AUCs differ by less than the split's own noise, so the 95%
 interval of the difference (pipeline minus trees, a paired bootstrap over the same
 rows) is printed beside them.
+
+``--folds N`` also compares the two where far more rows judge them: the run's train
+and validation rows are dealt into N folds, and in each of N rounds one fold is
+scored, the next one chooses (the model's early stopping, the trees' setting) and the
+others train, the pipeline's Transform analysis included. The pipeline side is the
+run's own preprocessing_fn and run_fn with the run's Trainer settings (read from
+ML-Metadata), so it measures the draft as the run trained it. Each round prints a
+line; the JSON gets each round's AUCs, the means and the rounds the pipeline won.
+The test split is never read by it.
 """
 
 from __future__ import annotations
@@ -22,6 +31,10 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import random
+import sys
+import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,15 +45,18 @@ quiet_libraries()  # before TFX and TF are imported: they chatter on import
 from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from modules import datasets, keras_setup  # noqa: E402, F401 - Keras 2 before TF loads
 from modules.features import Dataset  # noqa: E402
+from modules.hparams import CUSTOM_CONFIG_KEY  # noqa: E402
 from pipeline_def import node_ids as ids  # noqa: E402
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, output_dir_for  # noqa: E402
-from pipeline_ops.metadata.runs import latest_run  # noqa: E402
+from pipeline_ops.metadata.runs import PipelineRun, latest_run  # noqa: E402
 from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
 
 # The trees' settings: learning rate, leaves per tree, L2; early stopping picks the
 # number of trees on a tenth of the train split.
 SETTINGS = list(itertools.product((0.03, 0.1), (8, 31), (0.0, 1.0)))
 BOOTSTRAP_ROUNDS = 2000
+# The shuffle before the rows are dealt into folds (--folds): the same folds every time.
+FOLD_SEED = 0
 
 
 def _records(examples_uri: str, split: str) -> list[bytes]:
@@ -99,69 +115,83 @@ def auc_difference_interval(
     return round(float(low), 4), round(float(high), 4)
 
 
-def compare(dataset: Dataset, output_dir: Path) -> dict:
-    """Both AUCs on the run's blessing split, and the trees' best setting."""
-    import numpy as np
-    import tensorflow as tf
+def fit_trees(features: list[str], train, labels: list[int], tables: dict) -> dict:  # noqa: ANN001
+    """Each setting's scores on each of ``tables``, the trees trained on ``train``.
+
+    Text columns are categories: those of the train table; others are missing to the
+    trees. (pandas DataFrames; the tables' text columns are converted in place.)
+    """
     from sklearn.ensemble import HistGradientBoostingClassifier
-    from sklearn.metrics import roc_auc_score
 
-    if dataset.label.positive is None:
-        raise SystemExit(f"dataset {dataset.name} computes its label in code: no benchmark")
-    run = latest_run(open_store(metadata_for(output_dir, None)), dataset.pipeline_name)
-    if run is None or run.output(ids.TRAINER, "model") is None:
-        raise SystemExit(f"no finished run of {dataset.pipeline_name} in {output_dir}")
-    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
-    features = list(dataset.raw_feature_columns())
-    columns = features + list(dataset.label_source_columns())
-    records = {split: _records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
-    tables = {split: _table(rows, columns) for split, rows in records.items()}
-    labels = {split: _labels(dataset, table) for split, table in tables.items()}
-    train = tables[TRAIN]
-    model_dir = Path(run.output(ids.TRAINER, "model").uri) / "Format-Serving"
-    serve = tf.saved_model.load(str(model_dir)).signatures["serving_default"]
-
-    def predict(split: str) -> np.ndarray:
-        """The run's model's scores on ``split``, through its serving signature."""
-        rows = records[split]
-        return np.concatenate(
-            [
-                serve(examples=tf.constant(rows[i : i + 1024]))[dataset.prediction_key]
-                .numpy()
-                .ravel()
-                for i in range(0, len(rows), 1024)
-            ]
-        )
-
-    pipeline_scores = {split: predict(split) for split in (VALIDATION, TEST)}
-    pipeline_auc = {
-        split: round(roc_auc_score(labels[split], scores), 4)
-        for split, scores in pipeline_scores.items()
-    }
-
-    categorical = [c for c in features if train[c].dtype == object]
-    for c in categorical:
-        # The categories of the train split; others are missing to the trees.
+    for c in [c for c in features if train[c].dtype == object]:
         seen = sorted(set(train[c].dropna()))
-        for table in tables.values():
+        for table in (train, *tables.values()):
             table[c] = table[c].astype("category").cat.set_categories(seen)
-    trees, tree_scores = {}, {}
+    scores = {}
     for rate, leaves, l2 in SETTINGS:
         model = HistGradientBoostingClassifier(
             learning_rate=rate, max_leaf_nodes=leaves, l2_regularization=l2, max_iter=500,
             early_stopping=True, validation_fraction=0.1, random_state=0,
             categorical_features="from_dtype",
         )  # fmt: skip
-        model.fit(train[features], labels[TRAIN])
-        setting = f"learning_rate={rate} max_leaf_nodes={leaves} l2={l2}"
-        tree_scores[setting] = {
-            split: model.predict_proba(tables[split][features])[:, 1]
-            for split in (VALIDATION, TEST)
+        model.fit(train[features], labels)
+        scores[f"learning_rate={rate} max_leaf_nodes={leaves} l2={l2}"] = {
+            name: model.predict_proba(table[features])[:, 1] for name, table in tables.items()
         }
-        trees[setting] = {
-            split: round(roc_auc_score(labels[split], scores), 4)
-            for split, scores in tree_scores[setting].items()
+    return scores
+
+
+def finished_run(dataset: Dataset, output_dir: Path) -> PipelineRun:
+    """The newest run of the dataset's pipeline in ``output_dir`` that trained a model."""
+    if dataset.label.positive is None:
+        raise SystemExit(f"dataset {dataset.name} computes its label in code: no benchmark")
+    run = latest_run(open_store(metadata_for(output_dir, None)), dataset.pipeline_name)
+    if run is None or run.output(ids.TRAINER, "model") is None:
+        raise SystemExit(f"no finished run of {dataset.pipeline_name} in {output_dir}")
+    return run
+
+
+def model_scores(model_dir: Path, records: list[bytes], prediction_key: str):  # noqa: ANN201
+    """A SavedModel's scores on serialized examples, through its serving signature."""
+    import numpy as np
+    import tensorflow as tf
+
+    serve = tf.saved_model.load(str(model_dir)).signatures["serving_default"]
+    batches = [records[i : i + 1024] for i in range(0, len(records), 1024)]
+    return np.concatenate(
+        [serve(examples=tf.constant(b))[prediction_key].numpy().ravel() for b in batches]
+    )
+
+
+def compare(dataset: Dataset, run: PipelineRun) -> dict:
+    """Both AUCs on the run's blessing split, and the trees' best setting."""
+    from sklearn.metrics import roc_auc_score
+
+    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
+    features = list(dataset.raw_feature_columns())
+    columns = features + list(dataset.label_source_columns())
+    records = {split: _records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
+    tables = {split: _table(rows, columns) for split, rows in records.items()}
+    labels = {split: _labels(dataset, table) for split, table in tables.items()}
+    model_dir = Path(run.output(ids.TRAINER, "model").uri) / "Format-Serving"
+    pipeline_scores = {
+        split: model_scores(model_dir, records[split], dataset.prediction_key)
+        for split in (VALIDATION, TEST)
+    }
+    pipeline_auc = {
+        split: round(roc_auc_score(labels[split], scores), 4)
+        for split, scores in pipeline_scores.items()
+    }
+
+    others = {split: tables[split] for split in (VALIDATION, TEST)}
+    tree_scores = fit_trees(features, tables[TRAIN], labels[TRAIN], others)
+    trees = {
+        setting: {
+            split: round(roc_auc_score(labels[split], split_scores), 4)
+            for split, split_scores in scores.items()
         }
+        for setting, scores in tree_scores.items()
+    }
     chosen = max(trees, key=lambda k: trees[k][VALIDATION])
     upper = max(trees, key=lambda k: trees[k][TEST])
     return {
@@ -182,14 +212,180 @@ def compare(dataset: Dataset, output_dir: Path) -> dict:
     }
 
 
+def deal_folds(records: list[bytes], folds: int, seed: int = FOLD_SEED) -> list[list[bytes]]:
+    """``records`` shuffled (with ``seed``) and dealt into ``folds`` folds, sizes within one."""
+    order = list(records)
+    random.Random(seed).shuffle(order)
+    return [order[k::folds] for k in range(folds)]
+
+
+def fold_roles(folds: int) -> list[tuple[int, int, tuple[int, ...]]]:
+    """Each round's (scored fold, choosing fold, training folds); each fold is scored once."""
+    roles = []
+    for scored in range(folds):
+        choosing = (scored + 1) % folds
+        training = tuple(k for k in range(folds) if k not in (scored, choosing))
+        roles.append((scored, choosing, training))
+    return roles
+
+
+def _trainer_settings(run: PipelineRun) -> tuple[dict, int, int]:
+    """The run's Trainer: its custom_config, train steps and eval steps, as MLMD has them."""
+    properties = run.nodes[ids.TRAINER].execution.custom_properties
+    custom_config = json.loads(properties["custom_config"].string_value)
+    # Logs only, and the profiler costs seconds a member.
+    custom_config[CUSTOM_CONFIG_KEY].update(profile_steps=[0, 0], histogram_freq=0)
+    eval_steps = json.loads(properties["eval_args"].string_value)["num_steps"]
+    return custom_config, properties["train_steps"].int_value, eval_steps
+
+
+def _write_records(path: Path, records: list[bytes]) -> str:
+    import tensorflow as tf
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tf.io.TFRecordWriter(str(path), "GZIP") as writer:
+        for record in records:
+            writer.write(record)
+    return str(path)
+
+
+def _transform_graph(run: PipelineRun, dataset: Dataset, train_file: str, out: Path) -> str:
+    """Transform's analysis of ``train_file`` alone, written as the Transform component does."""
+    import functools
+
+    import apache_beam as beam
+    import tensorflow_transform.beam as tft_beam
+    from google.protobuf import text_format
+    from tensorflow_metadata.proto.v0 import schema_pb2
+    from tensorflow_transform.tf_metadata import dataset_metadata, metadata_io
+    from tfx_bsl.public import tfxio
+
+    from modules.preprocessing import DATASET_KEY, preprocessing_fn
+
+    schema_file = Path(run.output(ids.CURATED_SCHEMA, "schema").uri) / "schema.pbtxt"
+    schema = text_format.Parse(schema_file.read_text(), schema_pb2.Schema())
+    source = tfxio.TFExampleRecord(train_file, telemetry_descriptors=["bench"], schema=schema)
+    analyze = functools.partial(preprocessing_fn, custom_config={DATASET_KEY: dataset.name})
+    with beam.Pipeline() as pipeline, tft_beam.Context(temp_dir=str(out / "tmp")):
+        raw = (pipeline | source.BeamSource(), source.TensorAdapterConfig())
+        _ = raw | tft_beam.AnalyzeDataset(analyze) | tft_beam.WriteTransformFn(str(out))
+    metadata_io.write_metadata(dataset_metadata.DatasetMetadata(schema), str(out / "metadata"))
+    return str(out)
+
+
+def _pipeline_scores(
+    run: PipelineRun, dataset: Dataset, rows: dict[str, list[bytes]], folder: Path
+):  # noqa: ANN202 - a numpy array
+    """The run's Transform and Trainer on ``rows["train"]``, choosing on ``rows["choose"]``.
+
+    Returns the exported model's scores on ``rows["score"]``.
+    """
+    from tfx.v1.components import FnArgs
+
+    from modules.training import run_fn
+
+    custom_config, train_steps, eval_steps = _trainer_settings(run)
+    train_file = _write_records(folder / "train" / "rows.gz", rows["train"])
+    choose_file = _write_records(folder / "choose" / "rows.gz", rows["choose"])
+    run_fn(
+        FnArgs(
+            train_files=[train_file],
+            eval_files=[choose_file],
+            transform_output=_transform_graph(run, dataset, train_file, folder / "transform"),
+            serving_model_dir=str(folder / "model"),
+            model_run_dir=str(folder / "run"),
+            train_steps=train_steps,
+            eval_steps=eval_steps,
+            custom_config=custom_config,
+        )
+    )
+    return model_scores(folder / "model", rows["score"], dataset.prediction_key)
+
+
+def _trees_auc(dataset: Dataset, rows: dict[str, list[bytes]]) -> tuple[float, str]:
+    """The trees trained on ``rows["train"]``, the setting best on "choose": AUC on "score"."""
+    from sklearn.metrics import roc_auc_score
+
+    features = list(dataset.raw_feature_columns())
+    columns = features + list(dataset.label_source_columns())
+    tables = {name: _table(records, columns) for name, records in rows.items()}
+    labels = {name: _labels(dataset, table) for name, table in tables.items()}
+    others = {name: tables[name] for name in ("choose", "score")}
+    scores = fit_trees(features, tables["train"], labels["train"], others)
+    chosen = max(scores, key=lambda k: roc_auc_score(labels["choose"], scores[k]["choose"]))
+    return roc_auc_score(labels["score"], scores[chosen]["score"]), chosen
+
+
+def cross_validate(dataset: Dataset, run: PipelineRun, folds: int) -> dict:
+    """The run's pipeline and the trees over ``folds`` rounds of the train and validation rows.
+
+    In each round one fold is scored, the next one chooses (the model's early stopping,
+    the trees' setting) and the others train (Transform's analysis too), as the run's
+    train, validation and test splits do. The test split is never read.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
+    dealt = deal_folds(_records(examples, TRAIN) + _records(examples, VALIDATION), folds)
+    columns = list(dataset.label_source_columns())
+    rounds = []
+    for scored, choosing, training in fold_roles(folds):
+        started = time.monotonic()
+        rows = {
+            "train": [r for k in training for r in dealt[k]],
+            "choose": dealt[choosing],
+            "score": dealt[scored],
+        }
+        labels = _labels(dataset, _table(rows["score"], columns))
+        with tempfile.TemporaryDirectory(prefix="bench-dataset-") as folder:
+            scores = _pipeline_scores(run, dataset, rows, Path(folder))
+        trees_auc, setting = _trees_auc(dataset, rows)
+        rounds.append(
+            {
+                "pipeline_auc": round(float(roc_auc_score(labels, scores)), 4),
+                "trees_auc": round(float(trees_auc), 4),
+                "trees_setting": setting,
+            }
+        )
+        print(
+            f"round {scored + 1} of {folds}: pipeline {rounds[-1]['pipeline_auc']:.4f}, "
+            f"trees {rounds[-1]['trees_auc']:.4f} ({time.monotonic() - started:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+    differences = [r["pipeline_auc"] - r["trees_auc"] for r in rounds]
+    return {
+        "folds": folds,
+        "rows": sum(len(fold) for fold in dealt),
+        "pipeline_auc_mean": round(sum(r["pipeline_auc"] for r in rounds) / folds, 4),
+        "trees_auc_mean": round(sum(r["trees_auc"] for r in rounds) / folds, 4),
+        "pipeline_minus_trees_mean": round(sum(differences) / folds, 4),
+        "rounds_pipeline_ahead": sum(d > 0 for d in differences),
+        "rounds": rounds,
+    }
+
+
 def main() -> None:
     """Compare and print the figures as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", default="credit_data")
     parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR)
+    parser.add_argument(
+        "--folds",
+        type=int,
+        default=0,
+        help="also cross-validate both over this many folds of the train and validation "
+        "rows (at least 3; a round costs about a run's Transform and Trainer)",
+    )
     args = parser.parse_args()
+    if args.folds and args.folds < 3:
+        parser.error(f"--folds needs at least 3 (score, choose, train), got {args.folds}")
     dataset = datasets.load(args.dataset)
-    print(json.dumps(compare(dataset, output_dir_for(args.dataset, args.output_dir)), indent=1))
+    run = finished_run(dataset, output_dir_for(args.dataset, args.output_dir))
+    figures = compare(dataset, run)
+    if args.folds:
+        figures["cross_validation"] = cross_validate(dataset, run, args.folds)
+    print(json.dumps(figures, indent=1))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -21,7 +22,8 @@ def _copy_project(to: Path) -> Path:
     """The project's code, without outputs or environment: drafts land in the copy."""
     for part in ("components", "modules", "pipeline_def", "pipeline_ops"):
         shutil.copytree(PROJECT / part, to / part, ignore=shutil.ignore_patterns("__pycache__"))
-    for script in ("local_runner.py", "kubeflow_runner.py"):
+    for script in ("local_runner.py", "kubeflow_runner.py", "scripts/bench_dataset.py"):
+        (to / script).parent.mkdir(exist_ok=True)
         shutil.copy(PROJECT / script, to / script)
     return to
 
@@ -38,9 +40,12 @@ def _table(path: Path, rows: int) -> Path:
 
 
 def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    # The copy's packages before the installed checkout's, for scripts/ too.
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
     return subprocess.run(
-        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=900, check=False
-    )
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900,
+        check=False,
+    )  # fmt: skip
 
 
 @pytest.mark.slow
@@ -77,6 +82,25 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     assert members == [f"member_{k}" for k in range(1, 6)]
     assert all(any((run_dir / m / "validation").glob("events.out.tfevents.*")) for m in members)
     assert json.loads((run_dir / "hparams.json").read_text())["ensemble_members"] == 5
+
+    # The benchmark against the trees: on the run's splits, and over 3 folds of the rows
+    # the run learned and chose from, retraining the run's Transform and Trainer.
+    bench = _run(
+        project, "scripts/bench_dataset.py", "--dataset", "loans", "--output-dir", str(out),
+        "--folds", "3",
+    )  # fmt: skip
+    assert bench.returncode == 0, bench.stderr
+    figures = json.loads(bench.stdout)
+    assert 0.5 < figures["pipeline_auc"] <= 1.0 and 0.5 < figures["trees_auc"] <= 1.0, figures
+    folds = figures["cross_validation"]
+    assert folds["rows"] == figures["rows"]["train"] + figures["rows"]["validation"]
+    assert len(folds["rounds"]) == 3
+    assert all(
+        0.5 < r["pipeline_auc"] <= 1.0 and 0.5 < r["trees_auc"] <= 1.0 for r in folds["rounds"]
+    )
+    assert [
+        line.split(":")[0] for line in bench.stderr.splitlines() if line.startswith("round ")
+    ] == [f"round {k} of 3" for k in (1, 2, 3)]
 
     serve = tf.saved_model.load(str(versions[0]))
     raw = serve.signatures["serving_raw"]
