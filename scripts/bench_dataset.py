@@ -316,6 +316,21 @@ def _trees_auc(dataset: Dataset, rows: dict[str, list[bytes]]) -> tuple[float, s
     return roc_auc_score(labels["score"], scores[chosen]["score"]), chosen
 
 
+def _round(dataset: Dataset, run: PipelineRun, rows: dict[str, list[bytes]]) -> dict:
+    """One round's AUCs on ``rows["score"]``: the run's pipeline, and the trees."""
+    from sklearn.metrics import roc_auc_score
+
+    labels = _labels(dataset, _table(rows["score"], list(dataset.label_source_columns())))
+    with tempfile.TemporaryDirectory(prefix="bench-dataset-") as folder:
+        scores = _pipeline_scores(run, dataset, rows, Path(folder))
+    trees_auc, setting = _trees_auc(dataset, rows)
+    return {
+        "pipeline_auc": round(float(roc_auc_score(labels, scores)), 4),
+        "trees_auc": round(float(trees_auc), 4),
+        "trees_setting": setting,
+    }
+
+
 def cross_validate(dataset: Dataset, run: PipelineRun, folds: int) -> dict:
     """The run's pipeline and the trees over ``folds`` rounds of the train and validation rows.
 
@@ -323,30 +338,14 @@ def cross_validate(dataset: Dataset, run: PipelineRun, folds: int) -> dict:
     the trees' setting) and the others train (Transform's analysis too), as the run's
     train, validation and test splits do. The test split is never read.
     """
-    from sklearn.metrics import roc_auc_score
-
     examples = run.output(ids.EXAMPLE_GEN, "examples").uri
     dealt = deal_folds(_records(examples, TRAIN) + _records(examples, VALIDATION), folds)
-    columns = list(dataset.label_source_columns())
     rounds = []
     for scored, choosing, training in fold_roles(folds):
         started = time.monotonic()
-        rows = {
-            "train": [r for k in training for r in dealt[k]],
-            "choose": dealt[choosing],
-            "score": dealt[scored],
-        }
-        labels = _labels(dataset, _table(rows["score"], columns))
-        with tempfile.TemporaryDirectory(prefix="bench-dataset-") as folder:
-            scores = _pipeline_scores(run, dataset, rows, Path(folder))
-        trees_auc, setting = _trees_auc(dataset, rows)
-        rounds.append(
-            {
-                "pipeline_auc": round(float(roc_auc_score(labels, scores)), 4),
-                "trees_auc": round(float(trees_auc), 4),
-                "trees_setting": setting,
-            }
-        )
+        train = [r for k in training for r in dealt[k]]
+        rows = {"train": train, "choose": dealt[choosing], "score": dealt[scored]}
+        rounds.append(_round(dataset, run, rows))
         print(
             f"round {scored + 1} of {folds}: pipeline {rounds[-1]['pipeline_auc']:.4f}, "
             f"trees {rounds[-1]['trees_auc']:.4f} ({time.monotonic() - started:.0f} s)",
