@@ -21,7 +21,8 @@ and validation rows are dealt into N folds, and in each of N rounds one fold is
 scored, the next one chooses (the model's early stopping, the trees' setting) and the
 others train, the pipeline's Transform analysis included. The pipeline side is the
 run's own preprocessing_fn and run_fn with the run's Trainer settings (read from
-ML-Metadata), so it measures the draft as the run trained it. Each round prints a
+ML-Metadata; a tuned run's Tuner values are not applied), so it measures the draft as
+the run trained it. Each round prints a
 line; the JSON gets each round's AUCs, the means and the rounds the pipeline won.
 The test split is never read by it.
 """
