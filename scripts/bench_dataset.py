@@ -22,9 +22,8 @@ scored, the next one chooses (the model's early stopping, the trees' setting) an
 others train, the pipeline's Transform analysis included. The pipeline side is the
 run's own preprocessing_fn and run_fn with the run's Trainer settings (read from
 ML-Metadata; a tuned run's Tuner values are not applied), so it measures the draft as
-the run trained it. Each round prints a
-line; the JSON gets each round's AUCs, the means and the rounds the pipeline won.
-The test split is never read by it.
+the run trained it. Each round prints a line; the JSON gets each round's AUCs, the
+means and the rounds the pipeline won. The test split is never read by it.
 """
 
 from __future__ import annotations
