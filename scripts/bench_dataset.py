@@ -88,6 +88,13 @@ def _labels(dataset: Dataset, table) -> list[int]:  # noqa: ANN001 - a DataFrame
     return [int(str(v).strip() == dataset.label.positive) for v in table[column]]
 
 
+def _labelled_tables(dataset: Dataset, rows: dict[str, list[bytes]]) -> tuple[dict, dict]:
+    """Each named set of examples as a table of the model's raw columns, and its labels."""
+    columns = list(dataset.raw_feature_columns()) + list(dataset.label_source_columns())
+    tables = {name: _table(records, columns) for name, records in rows.items()}
+    return tables, {name: _labels(dataset, table) for name, table in tables.items()}
+
+
 def auc_difference_interval(
     labels: Sequence[int],
     first: Sequence[float],
@@ -115,7 +122,7 @@ def auc_difference_interval(
     return round(float(low), 4), round(float(high), 4)
 
 
-def fit_trees(features: list[str], train, labels: list[int], tables: dict) -> dict:  # noqa: ANN001
+def fit_trees(dataset: Dataset, train, labels: list[int], tables: dict) -> dict:  # noqa: ANN001
     """Each setting's scores on each of ``tables``, the trees trained on ``train``.
 
     Text columns are categories: those of the train table; others are missing to the
@@ -123,6 +130,7 @@ def fit_trees(features: list[str], train, labels: list[int], tables: dict) -> di
     """
     from sklearn.ensemble import HistGradientBoostingClassifier
 
+    features = list(dataset.raw_feature_columns())
     for c in [c for c in features if train[c].dtype == object]:
         seen = sorted(set(train[c].dropna()))
         for table in (train, *tables.values()):
@@ -168,11 +176,8 @@ def compare(dataset: Dataset, run: PipelineRun) -> dict:
     from sklearn.metrics import roc_auc_score
 
     examples = run.output(ids.EXAMPLE_GEN, "examples").uri
-    features = list(dataset.raw_feature_columns())
-    columns = features + list(dataset.label_source_columns())
     records = {split: _records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
-    tables = {split: _table(rows, columns) for split, rows in records.items()}
-    labels = {split: _labels(dataset, table) for split, table in tables.items()}
+    tables, labels = _labelled_tables(dataset, records)
     model_dir = Path(run.output(ids.TRAINER, "model").uri) / "Format-Serving"
     pipeline_scores = {
         split: model_scores(model_dir, records[split], dataset.prediction_key)
@@ -184,7 +189,7 @@ def compare(dataset: Dataset, run: PipelineRun) -> dict:
     }
 
     others = {split: tables[split] for split in (VALIDATION, TEST)}
-    tree_scores = fit_trees(features, tables[TRAIN], labels[TRAIN], others)
+    tree_scores = fit_trees(dataset, tables[TRAIN], labels[TRAIN], others)
     trees = {
         setting: {
             split: round(roc_auc_score(labels[split], split_scores), 4)
@@ -302,16 +307,12 @@ def _pipeline_scores(
     return model_scores(folder / "model", rows["score"], dataset.prediction_key)
 
 
-def _trees_auc(dataset: Dataset, rows: dict[str, list[bytes]]) -> tuple[float, str]:
-    """The trees trained on ``rows["train"]``, the setting best on "choose": AUC on "score"."""
+def _trees_auc(dataset: Dataset, tables: dict, labels: dict[str, list[int]]) -> tuple[float, str]:
+    """The trees trained on the "train" table, the setting best on "choose": AUC on "score"."""
     from sklearn.metrics import roc_auc_score
 
-    features = list(dataset.raw_feature_columns())
-    columns = features + list(dataset.label_source_columns())
-    tables = {name: _table(records, columns) for name, records in rows.items()}
-    labels = {name: _labels(dataset, table) for name, table in tables.items()}
     others = {name: tables[name] for name in ("choose", "score")}
-    scores = fit_trees(features, tables["train"], labels["train"], others)
+    scores = fit_trees(dataset, tables["train"], labels["train"], others)
     chosen = max(scores, key=lambda k: roc_auc_score(labels["choose"], scores[k]["choose"]))
     return roc_auc_score(labels["score"], scores[chosen]["score"]), chosen
 
@@ -320,12 +321,12 @@ def _round(dataset: Dataset, run: PipelineRun, rows: dict[str, list[bytes]]) -> 
     """One round's AUCs on ``rows["score"]``: the run's pipeline, and the trees."""
     from sklearn.metrics import roc_auc_score
 
-    labels = _labels(dataset, _table(rows["score"], list(dataset.label_source_columns())))
+    tables, labels = _labelled_tables(dataset, rows)
     with tempfile.TemporaryDirectory(prefix="bench-dataset-") as folder:
         scores = _pipeline_scores(run, dataset, rows, Path(folder))
-    trees_auc, setting = _trees_auc(dataset, rows)
+    trees_auc, setting = _trees_auc(dataset, tables, labels)
     return {
-        "pipeline_auc": round(float(roc_auc_score(labels, scores)), 4),
+        "pipeline_auc": round(float(roc_auc_score(labels["score"], scores)), 4),
         "trees_auc": round(float(trees_auc), 4),
         "trees_setting": setting,
     }
