@@ -99,17 +99,17 @@ def _numerics(
         out[F.transformed_name(spec.name)] = scaled[:, i]
         if spec.missing_indicator:
             out[F.transformed_name(F.missing_name(spec.name))] = missing(raw[spec.name])
+        # One analyzer per distinct count: buckets and parts cut alike share theirs.
+        cuts = {
+            n: _boundaries(raw[spec.name], n)
+            for n in sorted({spec.bucket_count, spec.piecewise_bins} - {0})
+        }
         if spec.bucket_count:
-            buckets = tft.apply_buckets(
-                raw[spec.name], _boundaries(raw[spec.name], spec.bucket_count)
-            )
+            buckets = tft.apply_buckets(raw[spec.name], cuts[spec.bucket_count])
             out[F.transformed_name(F.bucket_name(spec.name))] = dense(buckets, spec.bucket_count)
         if spec.piecewise_bins:
             # A missing value has every part at 0; its indicator (or bucket) says so.
-            parts = piecewise_linear(
-                dense(raw[spec.name], float("nan")),
-                _boundaries(raw[spec.name], spec.piecewise_bins),
-            )
+            parts = piecewise_linear(dense(raw[spec.name], float("nan")), cuts[spec.piecewise_bins])
             for i, part in enumerate(spec.piecewise_names()):
                 out[F.transformed_name(part)] = parts[:, i]
 

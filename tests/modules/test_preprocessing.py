@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import tensorflow as tf
 import tensorflow_transform as tft
@@ -134,3 +136,19 @@ def test_piecewise_parts_are_cut_at_their_own_quantiles_not_the_buckets(tmp_path
     np.testing.assert_allclose(parts[values.index(30.0)], [0.5, 0.0, 0.0], atol=0.06)
     np.testing.assert_allclose(parts[values.index(90.0)], [1.0, 1.0, 1.0])
     assert sorted({r[F.transformed_name(F.bucket_name("x"))] for r in rows}) == [0, 1]
+
+
+def _quantile_analyzers(spec: F.Numeric) -> int:
+    """How many tft.quantiles analyzers ``_numerics`` builds for ``spec`` (each a name scope)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        values = tf.compat.v1.sparse_placeholder(tf.float32, shape=(None, None), name="x")
+        _numerics((spec,), {"x": values}, {})
+    scopes = {op.name.split("/")[0] for op in graph.get_operations()}
+    return sum(bool(re.fullmatch(r"quantiles(_\d+)?", scope)) for scope in scopes)
+
+
+def test_buckets_and_parts_of_one_count_share_one_quantiles_analyzer():
+    assert _quantile_analyzers(F.Numeric("x", F.Scaling.Z, bucket_count=5, piecewise_bins=5)) == 1
+    assert _quantile_analyzers(F.Numeric("x", F.Scaling.Z, bucket_count=5, piecewise_bins=8)) == 2
+    assert _quantile_analyzers(F.Numeric("x", F.Scaling.Z, piecewise_bins=8)) == 1
