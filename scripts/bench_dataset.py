@@ -59,7 +59,8 @@ BOOTSTRAP_ROUNDS = 2000
 FOLD_SEED = 0
 
 
-def _records(examples_uri: str, split: str) -> list[bytes]:
+def split_records(examples_uri: str | Path, split: str) -> list[bytes]:
+    """The serialized examples of one split of an Examples artifact at ``examples_uri``."""
     import tensorflow as tf
 
     files = sorted(str(p) for p in Path(examples_uri, f"Split-{split}").glob("*"))
@@ -176,7 +177,7 @@ def compare(dataset: Dataset, run: PipelineRun) -> dict:
     from sklearn.metrics import roc_auc_score
 
     examples = run.output(ids.EXAMPLE_GEN, "examples").uri
-    records = {split: _records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
+    records = {split: split_records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
     tables, labels = _labelled_tables(dataset, records)
     model_dir = Path(run.output(ids.TRAINER, "model").uri) / "Format-Serving"
     pipeline_scores = {
@@ -340,7 +341,7 @@ def cross_validate(dataset: Dataset, run: PipelineRun, folds: int) -> dict:
     train, validation and test splits do. The test split is never read.
     """
     examples = run.output(ids.EXAMPLE_GEN, "examples").uri
-    dealt = deal_folds(_records(examples, TRAIN) + _records(examples, VALIDATION), folds)
+    dealt = deal_folds(split_records(examples, TRAIN) + split_records(examples, VALIDATION), folds)
     rounds = []
     for scored, choosing, training in fold_roles(folds):
         started = time.monotonic()

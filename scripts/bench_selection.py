@@ -37,9 +37,10 @@ from pipeline_ops.cli.quiet import quiet_libraries
 
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
-from bench_scale import holdout_metrics  # noqa: E402 - scripts/, beside this file
+from bench_dataset import split_records  # noqa: E402 - scripts/, beside this file
+from bench_scale import holdout_metrics  # noqa: E402
 
-from components.properties import TUNED_HPARAMS, TUNING_SECONDS, number_property, str_property  # noqa: E402  # noqa: E402
+from components.properties import TUNED_HPARAMS, TUNING_SECONDS, number_property, str_property  # noqa: E402
 from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from pipeline_def import node_ids as ids  # noqa: E402
 from pipeline_ops.metadata.runs import latest_run  # noqa: E402
@@ -62,13 +63,6 @@ def tuned_run(out: Path, trials: int, minutes: float) -> tuple[dict, float]:
     run = latest_run(open_store(SqliteMetadata(str(out / "metadata.sqlite"))), "taxi-wide-deep")
     best = run.output(ids.TUNER, "best_hyperparameters")
     return json.loads(str_property(best, TUNED_HPARAMS)), number_property(best, TUNING_SECONDS)
-
-
-def _examples(examples_uri: Path, split: str) -> list[bytes]:
-    import tensorflow as tf
-
-    files = sorted(str(f) for f in (examples_uri / f"Split-{split}").glob("*"))
-    return [r.numpy() for r in tf.data.TFRecordDataset(files, compression_type="GZIP")]
 
 
 def train(pipeline_root: Path, chooser: str, overrides: dict, model_dir: Path) -> None:
@@ -126,7 +120,7 @@ def main() -> None:
     print(f"tuned values {tuned} ({tuning_seconds:.0f} s of search)", flush=True)
     root = args.out / "run" / "pipeline"
     examples_uri = _latest(root / ids.EXAMPLE_GEN / "examples")
-    rows = {split: _examples(examples_uri, split) for split in (VALIDATION, TEST)}
+    rows = {split: split_records(examples_uri, split) for split in (VALIDATION, TEST)}
     variants = {
         "defaults, chosen on validation": (VALIDATION, {}),
         "defaults, chosen on test": (TEST, {}),
