@@ -64,7 +64,7 @@ bench-scale: $(STAMP)  ## Full runs on 15k, 150k and 1.5M generated rows (about 
 bench-trainer: $(STAMP)  ## The Trainer's input pipeline against in-memory tensors (after make run).
 	$(PY) scripts/bench_trainer.py $(ARGS)
 
-bench-dataset: $(STAMP)  ## The model's AUC against tuned boosted trees (ARGS="--dataset NAME [--folds 5]", after its run).
+bench-dataset: $(STAMP)  ## The model's AUC against tuned boosted trees (ARGS="--dataset NAME [--folds 5] [--seeds 1 2 3]", after its run).
 	$(PY) scripts/bench_dataset.py $(ARGS)
 
 clean:  ## Remove run outputs (not the environment).

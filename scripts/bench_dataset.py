@@ -1,6 +1,7 @@
 """The pipeline's model against tuned gradient-boosted trees, on the pipeline's own splits.
 
     python scripts/bench_dataset.py [--dataset credit_data] [--output-dir DIR] [--folds N]
+                                    [--seeds S [S ...]]
 
 Uses the newest run of the dataset's pipeline in the output dir (default: where
 ``local_runner.py --dataset NAME`` writes). Trains scikit-learn's
@@ -24,6 +25,11 @@ run's own preprocessing_fn and run_fn with the run's Trainer settings (read from
 ML-Metadata; a tuned run's Tuner values are not applied), so it measures the draft as
 the run trained it. Each round prints a line; the JSON gets each round's AUCs, the
 means and the rounds the pipeline won. The test split is never read by it.
+
+``--seeds S ...`` trains the run's model again with each seed, all else the run's (its
+train split, Transform graph, Trainer settings, early stopping on validation), and
+scores it on validation and test: how far the blessing split's figure moves with
+the seed alone. The run's own seed gives the run's model back.
 """
 
 from __future__ import annotations
@@ -279,25 +285,24 @@ def _transform_graph(run: PipelineRun, dataset: Dataset, train_file: str, out: P
     return str(out)
 
 
-def _pipeline_scores(
-    run: PipelineRun, dataset: Dataset, rows: dict[str, list[bytes]], folder: Path
-):  # noqa: ANN202 - a numpy array
-    """The run's Transform and Trainer on ``rows["train"]``, choosing on ``rows["choose"]``.
+def _train(
+    run: PipelineRun, files: tuple[str, str], transform_graph: str, folder: Path, **hparams: int
+) -> Path:
+    """The run's Trainer (its run_fn and settings) on ``files`` (train, choose); the model's dir.
 
-    Returns the exported model's scores on ``rows["score"]``.
+    ``hparams`` replace the run's own values (a seed, say).
     """
     from tfx.v1.components import FnArgs
 
     from modules.training import run_fn
 
     custom_config, train_steps, eval_steps = _trainer_settings(run)
-    train_file = _write_records(folder / "train" / "rows.gz", rows["train"])
-    choose_file = _write_records(folder / "choose" / "rows.gz", rows["choose"])
+    custom_config[CUSTOM_CONFIG_KEY].update(hparams)
     run_fn(
         FnArgs(
-            train_files=[train_file],
-            eval_files=[choose_file],
-            transform_output=_transform_graph(run, dataset, train_file, folder / "transform"),
+            train_files=[files[0]],
+            eval_files=[files[1]],
+            transform_output=transform_graph,
             serving_model_dir=str(folder / "model"),
             model_run_dir=str(folder / "run"),
             train_steps=train_steps,
@@ -305,7 +310,21 @@ def _pipeline_scores(
             custom_config=custom_config,
         )
     )
-    return model_scores(folder / "model", rows["score"], dataset.prediction_key)
+    return folder / "model"
+
+
+def _pipeline_scores(
+    run: PipelineRun, dataset: Dataset, rows: dict[str, list[bytes]], folder: Path
+):  # noqa: ANN202 - a numpy array
+    """The run's Transform and Trainer on ``rows["train"]``, choosing on ``rows["choose"]``.
+
+    Returns the exported model's scores on ``rows["score"]``.
+    """
+    train_file = _write_records(folder / "train" / "rows.gz", rows["train"])
+    choose_file = _write_records(folder / "choose" / "rows.gz", rows["choose"])
+    transform_graph = _transform_graph(run, dataset, train_file, folder / "transform")
+    model_dir = _train(run, (train_file, choose_file), transform_graph, folder)
+    return model_scores(model_dir, rows["score"], dataset.prediction_key)
 
 
 def _trees_auc(dataset: Dataset, tables: dict, labels: dict[str, list[int]]) -> tuple[float, str]:
@@ -366,6 +385,58 @@ def cross_validate(dataset: Dataset, run: PipelineRun, folds: int) -> dict:
     }
 
 
+def _split_aucs(dataset: Dataset, model_dir: Path, records: dict, labels: dict) -> dict:
+    """A SavedModel's AUC on each split of ``records`` (serialized examples)."""
+    from sklearn.metrics import roc_auc_score
+
+    return {
+        split: round(
+            float(
+                roc_auc_score(labels[split], model_scores(model_dir, rows, dataset.prediction_key))
+            ),
+            4,
+        )
+        for split, rows in records.items()
+    }
+
+
+def retrain_with_seeds(
+    dataset: Dataset, run: PipelineRun, seeds: Sequence[int], trees_auc: float
+) -> dict:
+    """The run's Trainer again with each of ``seeds``: validation and test AUC of each model.
+
+    Everything else is the run's: its train split, its Transform graph, its Trainer's
+    settings, early stopping on its validation split. So a seed's figures are what
+    the run would have scored with that seed, and the run's own seed gives its model.
+    Counts the seeds whose test AUC is at least ``trees_auc`` (the trees', on test).
+    """
+    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
+    transform_graph = run.output(ids.TRANSFORM, "transform_graph").uri
+    files = tuple(str(Path(examples, f"Split-{split}", "*")) for split in (TRAIN, VALIDATION))
+    records = {split: split_records(examples, split) for split in (VALIDATION, TEST)}
+    _, labels = _labelled_tables(dataset, records)
+    runs = []
+    for seed in seeds:
+        started = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="bench-dataset-") as folder:
+            model_dir = _train(run, files, transform_graph, Path(folder), seed=seed)
+            aucs = _split_aucs(dataset, model_dir, records, labels)
+        runs.append({"seed": seed, "validation_auc": aucs[VALIDATION], "test_auc": aucs[TEST]})
+        print(
+            f"seed {seed}: validation {aucs[VALIDATION]:.4f}, test {aucs[TEST]:.4f} "
+            f"({time.monotonic() - started:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return {
+        "seeds": list(seeds),
+        "validation_auc_mean": round(sum(r["validation_auc"] for r in runs) / len(runs), 4),
+        "test_auc_mean": round(sum(r["test_auc"] for r in runs) / len(runs), 4),
+        "seeds_at_least_trees": sum(bool(r["test_auc"] >= trees_auc) for r in runs),
+        "runs": runs,
+    }
+
+
 def main() -> None:
     """Compare and print the figures as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -378,6 +449,14 @@ def main() -> None:
         help="also cross-validate both over this many folds of the train and validation "
         "rows (at least 3; a round costs about a run's Transform and Trainer)",
     )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[],
+        help="also train the run's model again with each seed, on the run's own splits "
+        "and Transform graph (a seed costs about a run's Trainer)",
+    )
     args = parser.parse_args()
     if args.folds and args.folds < 3:
         parser.error(f"--folds needs at least 3 (score, choose, train), got {args.folds}")
@@ -386,6 +465,8 @@ def main() -> None:
     figures = compare(dataset, run)
     if args.folds:
         figures["cross_validation"] = cross_validate(dataset, run, args.folds)
+    if args.seeds:
+        figures["seeds"] = retrain_with_seeds(dataset, run, args.seeds, figures["trees_auc"])
     print(json.dumps(figures, indent=1))
 
 

@@ -14,6 +14,8 @@ import pytest
 import tensorflow as tf
 from run_commands import PROJECT, TEST_TRAIN_STEPS
 
+from modules.hparams import HParams
+
 # Column names that are not Python identifiers, as people's tables have them.
 RENAMED = {"Seniority": "years at job", "Home": "home-type", "Income": "income ($)"}
 
@@ -83,11 +85,12 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     assert all(any((run_dir / m / "validation").glob("events.out.tfevents.*")) for m in members)
     assert json.loads((run_dir / "hparams.json").read_text())["ensemble_members"] == 5
 
-    # The benchmark against the trees: on the run's splits, and over 3 folds of the rows
-    # the run learned and chose from, retraining the run's Transform and Trainer.
+    # The benchmark against the trees: on the run's splits, over 3 folds of the rows the
+    # run learned and chose from (retraining the run's Transform and Trainer), and the
+    # run's Trainer again with the run's own seed and with another.
     bench = _run(
         project, "scripts/bench_dataset.py", "--dataset", "loans", "--output-dir", str(out),
-        "--folds", "3",
+        "--folds", "3", "--seeds", str(HParams().seed), "7",
     )  # fmt: skip
     assert bench.returncode == 0, bench.stderr
     figures = json.loads(bench.stdout)
@@ -101,6 +104,15 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     assert [
         line.split(":")[0] for line in bench.stderr.splitlines() if line.startswith("round ")
     ] == [f"round {k} of 3" for k in (1, 2, 3)]
+    # Retrained as the run trained, with its seed, the model scores what the run's did.
+    # Another seed trains another model.
+    again, other = figures["seeds"]["runs"]
+    assert again["test_auc"] == figures["pipeline_auc"], figures
+    assert again["validation_auc"] == figures["pipeline_validation_auc"], figures
+    aucs = [(r["validation_auc"], r["test_auc"]) for r in (again, other)]
+    assert aucs[0] != aucs[1], aucs
+    ahead = [r["test_auc"] >= figures["trees_auc"] for r in (again, other)]
+    assert figures["seeds"]["seeds_at_least_trees"] == sum(ahead)
 
     serve = tf.saved_model.load(str(versions[0]))
     raw = serve.signatures["serving_raw"]
