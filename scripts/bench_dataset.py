@@ -29,7 +29,8 @@ means and the rounds the pipeline won. The test split is never read by it.
 ``--seeds S ...`` trains the run's model again with each seed, all else the run's (its
 train split, Transform graph, Trainer settings, early stopping on validation), and
 scores it on validation and test: how far the blessing split's figure moves with
-the seed alone. The run's own seed gives the run's model back.
+the seed alone. The run's own seed gives the run's model back (unless the run was
+tuned: as in the folds, the Tuner's values are not applied).
 """
 
 from __future__ import annotations
