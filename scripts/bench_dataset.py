@@ -96,6 +96,19 @@ def _labels(dataset: Dataset, table) -> list[int]:  # noqa: ANN001 - a DataFrame
     return [int(str(v).strip() == dataset.label.positive) for v in table[column]]
 
 
+def _auc(labels: Sequence[int], scores: Sequence[float]) -> float:
+    """ROC AUC to 4 places, as the figures print it."""
+    from sklearn.metrics import roc_auc_score
+
+    return round(float(roc_auc_score(labels, scores)), 4)
+
+
+def run_records(run: PipelineRun) -> dict[str, list[bytes]]:
+    """The serialized examples of each of the run's splits, read once for every comparison."""
+    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
+    return {split: split_records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
+
+
 def _labelled_tables(dataset: Dataset, rows: dict[str, list[bytes]]) -> tuple[dict, dict]:
     """Each named set of examples as a table of the model's raw columns, and its labels."""
     columns = list(dataset.raw_feature_columns()) + list(dataset.label_source_columns())
@@ -179,29 +192,21 @@ def model_scores(model_dir: Path, records: list[bytes], prediction_key: str):  #
     )
 
 
-def compare(dataset: Dataset, run: PipelineRun) -> dict:
+def compare(dataset: Dataset, run: PipelineRun, records: dict[str, list[bytes]]) -> dict:
     """Both AUCs on the run's blessing split, and the trees' best setting."""
-    from sklearn.metrics import roc_auc_score
-
-    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
-    records = {split: split_records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
     tables, labels = _labelled_tables(dataset, records)
     model_dir = Path(run.output(ids.TRAINER, "model").uri) / "Format-Serving"
     pipeline_scores = {
         split: model_scores(model_dir, records[split], dataset.prediction_key)
         for split in (VALIDATION, TEST)
     }
-    pipeline_auc = {
-        split: round(roc_auc_score(labels[split], scores), 4)
-        for split, scores in pipeline_scores.items()
-    }
+    pipeline_auc = {split: _auc(labels[split], scores) for split, scores in pipeline_scores.items()}
 
     others = {split: tables[split] for split in (VALIDATION, TEST)}
     tree_scores = fit_trees(dataset, tables[TRAIN], labels[TRAIN], others)
     trees = {
         setting: {
-            split: round(roc_auc_score(labels[split], split_scores), 4)
-            for split, split_scores in scores.items()
+            split: _auc(labels[split], split_scores) for split, split_scores in scores.items()
         }
         for setting, scores in tree_scores.items()
     }
@@ -335,33 +340,32 @@ def _trees_auc(dataset: Dataset, tables: dict, labels: dict[str, list[int]]) -> 
     others = {name: tables[name] for name in ("choose", "score")}
     scores = fit_trees(dataset, tables["train"], labels["train"], others)
     chosen = max(scores, key=lambda k: roc_auc_score(labels["choose"], scores[k]["choose"]))
-    return roc_auc_score(labels["score"], scores[chosen]["score"]), chosen
+    return _auc(labels["score"], scores[chosen]["score"]), chosen
 
 
 def _round(dataset: Dataset, run: PipelineRun, rows: dict[str, list[bytes]]) -> dict:
     """One round's AUCs on ``rows["score"]``: the run's pipeline, and the trees."""
-    from sklearn.metrics import roc_auc_score
-
     tables, labels = _labelled_tables(dataset, rows)
     with tempfile.TemporaryDirectory(prefix="bench-dataset-") as folder:
         scores = _pipeline_scores(run, dataset, rows, Path(folder))
     trees_auc, setting = _trees_auc(dataset, tables, labels)
     return {
-        "pipeline_auc": round(float(roc_auc_score(labels["score"], scores)), 4),
-        "trees_auc": round(float(trees_auc), 4),
+        "pipeline_auc": _auc(labels["score"], scores),
+        "trees_auc": trees_auc,
         "trees_setting": setting,
     }
 
 
-def cross_validate(dataset: Dataset, run: PipelineRun, folds: int) -> dict:
+def cross_validate(
+    dataset: Dataset, run: PipelineRun, records: dict[str, list[bytes]], folds: int
+) -> dict:
     """The run's pipeline and the trees over ``folds`` rounds of the train and validation rows.
 
     In each round one fold is scored, the next one chooses (the model's early stopping,
     the trees' setting) and the others train (Transform's analysis too), as the run's
     train, validation and test splits do. The test split is never read.
     """
-    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
-    dealt = deal_folds(split_records(examples, TRAIN) + split_records(examples, VALIDATION), folds)
+    dealt = deal_folds(records[TRAIN] + records[VALIDATION], folds)
     rounds = []
     for scored, choosing, training in fold_roles(folds):
         started = time.monotonic()
@@ -386,23 +390,12 @@ def cross_validate(dataset: Dataset, run: PipelineRun, folds: int) -> dict:
     }
 
 
-def _split_aucs(dataset: Dataset, model_dir: Path, records: dict, labels: dict) -> dict:
-    """A SavedModel's AUC on each split of ``records`` (serialized examples)."""
-    from sklearn.metrics import roc_auc_score
-
-    return {
-        split: round(
-            float(
-                roc_auc_score(labels[split], model_scores(model_dir, rows, dataset.prediction_key))
-            ),
-            4,
-        )
-        for split, rows in records.items()
-    }
-
-
 def retrain_with_seeds(
-    dataset: Dataset, run: PipelineRun, seeds: Sequence[int], trees_auc: float
+    dataset: Dataset,
+    run: PipelineRun,
+    records: dict[str, list[bytes]],
+    seeds: Sequence[int],
+    trees_auc: float,
 ) -> dict:
     """The run's Trainer again with each of ``seeds``: validation and test AUC of each model.
 
@@ -414,14 +407,21 @@ def retrain_with_seeds(
     examples = run.output(ids.EXAMPLE_GEN, "examples").uri
     transform_graph = run.output(ids.TRANSFORM, "transform_graph").uri
     files = tuple(str(Path(examples, f"Split-{split}", "*")) for split in (TRAIN, VALIDATION))
-    records = {split: split_records(examples, split) for split in (VALIDATION, TEST)}
-    _, labels = _labelled_tables(dataset, records)
+    labels = {
+        split: _labels(dataset, _table(records[split], list(dataset.label_source_columns())))
+        for split in (VALIDATION, TEST)
+    }
     runs = []
     for seed in seeds:
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="bench-dataset-") as folder:
             model_dir = _train(run, files, transform_graph, Path(folder), seed=seed)
-            aucs = _split_aucs(dataset, model_dir, records, labels)
+            aucs = {
+                split: _auc(
+                    labels[split], model_scores(model_dir, records[split], dataset.prediction_key)
+                )
+                for split in labels
+            }
         runs.append({"seed": seed, "validation_auc": aucs[VALIDATION], "test_auc": aucs[TEST]})
         print(
             f"seed {seed}: validation {aucs[VALIDATION]:.4f}, test {aucs[TEST]:.4f} "
@@ -433,7 +433,7 @@ def retrain_with_seeds(
         "seeds": list(seeds),
         "validation_auc_mean": round(sum(r["validation_auc"] for r in runs) / len(runs), 4),
         "test_auc_mean": round(sum(r["test_auc"] for r in runs) / len(runs), 4),
-        "seeds_at_least_trees": sum(bool(r["test_auc"] >= trees_auc) for r in runs),
+        "seeds_at_least_trees": sum(r["test_auc"] >= trees_auc for r in runs),
         "runs": runs,
     }
 
@@ -463,11 +463,14 @@ def main() -> None:
         parser.error(f"--folds needs at least 3 (score, choose, train), got {args.folds}")
     dataset = datasets.load(args.dataset)
     run = finished_run(dataset, output_dir_for(args.dataset, args.output_dir))
-    figures = compare(dataset, run)
+    records = run_records(run)
+    figures = compare(dataset, run, records)
     if args.folds:
-        figures["cross_validation"] = cross_validate(dataset, run, args.folds)
+        figures["cross_validation"] = cross_validate(dataset, run, records, args.folds)
     if args.seeds:
-        figures["seeds"] = retrain_with_seeds(dataset, run, args.seeds, figures["trees_auc"])
+        figures["seeds"] = retrain_with_seeds(
+            dataset, run, records, args.seeds, figures["trees_auc"]
+        )
     print(json.dumps(figures, indent=1))
 
 
