@@ -21,15 +21,15 @@ from modules import datasets
 from pipeline_def.config import (
     PipelineConfig,
     beam_args_for,
+    data_root_of,
     output_dir_for,
-    sample_data,
     split_for,
 )
 from pipeline_ops.cli.run_options import add_run_options, run_settings
 from pipeline_ops.cli.scaffold import add_store_options
 from pipeline_ops.commands import EXIT_BAD_INPUT, RUN
 from pipeline_ops.metadata.store import metadata_for
-from pipeline_ops.session.data_check import check_data_root
+from pipeline_ops.session.data_check import check_spans
 from pipeline_ops.session.local_run import run_session
 
 
@@ -41,7 +41,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--data-root",
         type=Path,
         default=None,
-        help="folder of CSV files (default: the dataset's sample, data/NAME.csv)",
+        help="folder of CSV files, or of span folders span-<N>/ of CSV files "
+        "(default: the dataset's own, data/NAME/)",
     )
     add_store_options(parser)
     parser.add_argument("--eval-steps", type=int, default=PipelineConfig.eval_steps)
@@ -56,22 +57,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def data_input(args: argparse.Namespace) -> tuple[Path, str]:
-    """The data root and the pattern of its files ExampleGen reads.
-
-    Without ``--data-root``, the dataset's sample alone (``data/`` holds every
-    dataset's sample); with it, every CSV file of the folder.
-    """
-    if args.data_root is None:
-        sample = sample_data(args.dataset)
-        return sample.parent, sample.name
-    return args.data_root, PipelineConfig.input_pattern
+def data_root(args: argparse.Namespace) -> Path:
+    """The folder the run reads: --data-root, else the dataset's own (data/NAME/)."""
+    return args.data_root if args.data_root is not None else data_root_of(args.dataset)
 
 
 def build_config(args: argparse.Namespace, input_bytes: int) -> PipelineConfig:
     """The config of a local run, everything under the output dir; ValueError for bad input."""
     out = output_dir_for(args.dataset, args.output_dir).resolve()
-    data_root, pattern = data_input(args)
     beam_args = args.beam_arg
     if beam_args is None:
         beam_args = beam_args_for(input_bytes, os.cpu_count() or 1)
@@ -80,8 +73,7 @@ def build_config(args: argparse.Namespace, input_bytes: int) -> PipelineConfig:
         beam_pipeline_args=tuple(beam_args),
         split_buckets=split_for(input_bytes),
         pipeline_root=str(out / "pipeline"),
-        data_root=str(data_root.resolve()),
-        input_pattern=pattern,
+        data_root=str(data_root(args).resolve()),
         serving_dir=str(out / "serving"),
         metadata=metadata_for(out, args.metadata),
         eval_steps=args.eval_steps,
@@ -93,11 +85,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         datasets.load(args.dataset)  # an unknown name is named before any file is looked for
-        files = check_data_root(*data_input(args))
+        window, files = check_spans(data_root(args), args.span, args.window)
         config = build_config(args, sum(f.stat().st_size for f in files))
     except ValueError as err:  # bad flags, an unknown dataset, unreadable data
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if window.note:
+        print(f"note: {window.note}")
     output_dir = Path(config.pipeline_root).parent
     output_dir.mkdir(parents=True, exist_ok=True)
     return run_session(config, output_dir, args.verbose)

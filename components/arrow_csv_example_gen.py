@@ -35,11 +35,12 @@ has the rules it shares with the runner's pre-flight check):
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import itertools
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
@@ -65,9 +66,16 @@ from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import proto_utils
 from tfx_bsl.coders import example_coder
 
-from components import csv_files
+from components import csv_files, encoded_spans, spans
 from components.csv_files import CsvFormatError
+from components.properties import (
+    PREVIOUS_SPAN_PROPERTY,
+    REUSED_PROPERTY,
+    WINDOW_NOTE_PROPERTY,
+    WINDOW_PROPERTY,
+)
 from components.spec_extension import extended
+from components.splits import NEWEST_SPAN, PREVIOUS_SPAN, TRAIN
 
 # Rows are read, encoded and written in blocks of about this many bytes of CSV (about
 # 35k rows): large enough for the C++ reader and encoder to dominate, small enough to
@@ -77,6 +85,11 @@ BLOCK_BYTES = 4 << 20
 _INTEGER_LITERAL = r"^\s*[+-]?\d+\s*$"
 # The execution property listing the columns the curated schema declares INT.
 INT_COLUMNS_KEY = "int_columns"
+# The span to process (spans.LATEST: the newest), the window of spans to train on, and
+# where encoded spans are kept for later runs (see components.encoded_spans).
+SPAN_KEY = "requested_span"
+WINDOW_KEY = "window"
+SPAN_CACHE_KEY = "span_cache"
 
 
 class ColumnKind(IntEnum):
@@ -309,6 +322,7 @@ class SplitRouter:
 
     def __init__(self, names: list[str], buckets: list[int] | None) -> None:
         self.names = names
+        self.buckets = list(buckets or [])
         self._bounds = list(itertools.accumulate(buckets)) if buckets else None
 
     def __call__(self, example: bytes) -> int:
@@ -325,8 +339,9 @@ def _write_block(
     output_uri: str,
     suffix: str,
     options: tf.io.TFRecordOptions,
-) -> None:
-    """Write one block's examples into ``data_tfrecord-<suffix>.gz`` of each split."""
+) -> list[int]:
+    """Write one block's examples into ``data_tfrecord-<suffix>.gz`` of each split; counts."""
+    counts = [0] * len(router.names)
     writers = [
         tf.io.TFRecordWriter(
             os.path.join(output_uri, f"Split-{split}", f"data_tfrecord-{suffix}.gz"), options
@@ -335,10 +350,13 @@ def _write_block(
     ]
     try:
         for example in examples:
-            writers[router(example)].write(example)
+            split = router(example)
+            writers[split].write(example)
+            counts[split] += 1
     finally:
         for writer in writers:
             writer.close()
+    return counts
 
 
 def write_file(
@@ -347,19 +365,23 @@ def write_file(
     kinds: tuple[ColumnKind, ...],
     router: SplitRouter,
     output_uri: str,
-) -> None:
+) -> list[int]:
     """Encode one CSV file and write each block's examples as gzipped TFRecords per split.
 
     File names are fixed by the input file's index and the block's, so a retried
-    bundle overwrites its own output and a split never holds a row twice.
+    bundle overwrites its own output and a split never holds a row twice. Returns the
+    rows written to each split.
     """
     index, path = indexed_path
     options = tf.io.TFRecordOptions(compression_type="GZIP")
+    counts = [0] * len(router.names)
     block = -1
     for block, examples in enumerate(encode_blocks(path, names, kinds)):
-        _write_block(examples, router, output_uri, f"{index:05d}-{block:05d}", options)
+        written = _write_block(examples, router, output_uri, f"{index:05d}-{block:05d}", options)
+        counts = [a + b for a, b in zip(counts, written, strict=True)]
     if block < 0:  # no rows: still an (empty) file in every split, for readers to find
         _write_block([], router, output_uri, f"{index:05d}-00000", options)
+    return counts
 
 
 def _routes(input_config: Any, output_config: Any) -> list[tuple[str, SplitRouter]]:
@@ -386,7 +408,7 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
         output_dict: dict[str, list[Any]],
         exec_properties: dict[str, Any],
     ) -> None:
-        """Write the CSV files under ``input_base`` as gzipped tf.Example splits."""
+        """Write the CSV files under ``input_base`` (its window of spans) as tf.Example splits."""
         self._log_startup(input_dict, output_dict, exec_properties)
         input_config = proto_utils.json_to_proto(
             exec_properties[standard_component_specs.INPUT_CONFIG_KEY], tfx.proto.Input()
@@ -397,19 +419,221 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
         examples = artifact_utils.get_single_instance(
             output_dict[standard_component_specs.EXAMPLES_KEY]
         )
-        split_names = example_gen_utils.generate_output_split_names(input_config, output_config)
-        examples.split_names = artifact_utils.encode_split_names(split_names)
-        for split in split_names:
-            fileio.makedirs(os.path.join(examples.uri, f"Split-{split}"))
         input_base = exec_properties[standard_component_specs.INPUT_BASE_KEY]
         int_columns = json.loads(exec_properties.get(INT_COLUMNS_KEY) or "[]")
-        with self._make_beam_pipeline() as pipeline:
-            for pattern, router in _routes(input_config, output_config):
-                _write_split(
-                    pipeline, os.path.join(input_base, pattern), router, examples.uri, int_columns
-                )
+        window = _window(input_base, input_config, exec_properties)
+        if window.flat:
+            split_names = example_gen_utils.generate_output_split_names(input_config, output_config)
+            _make_splits(examples, split_names)
+            with self._make_beam_pipeline() as pipeline:
+                for pattern, router in _routes(input_config, output_config):
+                    _write_split(
+                        pipeline, os.path.join(input_base, pattern), router, examples.uri,
+                        int_columns,
+                    )  # fmt: skip
+        else:
+            windowed = WindowedSpans(
+                input_base,
+                window,
+                input_config.splits[0].pattern,
+                _routes(input_config, output_config)[0][1],
+                exec_properties[SPAN_CACHE_KEY],
+            )
+            rows, reused = windowed.encode(self._make_beam_pipeline, int_columns)
+            _make_splits(examples, windowed.split_names)
+            windowed.assemble(examples.uri)
+            _record_window(examples, window, rows, reused)
+        examples.span = window.span
         examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
         examples_utils.set_file_format(examples, "tfrecords_gzip")
+
+
+def _make_splits(examples: Any, split_names: list[str]) -> None:
+    """Declare the Examples' splits and make their folders."""
+    examples.split_names = artifact_utils.encode_split_names(split_names)
+    for split in split_names:
+        fileio.makedirs(os.path.join(examples.uri, f"Split-{split}"))
+
+
+def _window(input_base: str, input_config: Any, exec_properties: dict[str, Any]) -> spans.Window:
+    """The spans this run reads, resolved from the data root's listing."""
+    if not fileio.exists(input_base):
+        raise spans.SpanError(f"data root {input_base} does not exist")
+    names = [n.rstrip("/") for n in fileio.listdir(input_base)]
+    folders = spans.span_folders(n for n in names if fileio.isdir(os.path.join(input_base, n)))
+    pattern = os.path.join(input_base, input_config.splits[0].pattern)
+    loose = [p for p in fileio.glob(pattern) if not fileio.isdir(p)]
+    span = exec_properties.get(SPAN_KEY)
+    return spans.resolve(
+        input_base,
+        folders,
+        [os.path.basename(p) for p in loose],
+        spans.LATEST if span is None else int(span),
+        int(exec_properties.get(WINDOW_KEY) or 1),
+    )
+
+
+def _record_window(
+    examples: Any, window: spans.Window, rows: dict[int, int], reused: list[int]
+) -> None:
+    """The window on the Examples: spans and rows, the reference span, what was reused."""
+    examples.set_string_custom_property(
+        WINDOW_PROPERTY, json.dumps([{"span": s, "rows": rows[s]} for s in window.spans])
+    )
+    previous = -1 if window.previous is None else window.previous
+    examples.set_int_custom_property(PREVIOUS_SPAN_PROPERTY, previous)
+    examples.set_string_custom_property(REUSED_PROPERTY, json.dumps(reused))
+    examples.set_string_custom_property(WINDOW_NOTE_PROPERTY, window.note)
+
+
+class WindowedSpans:
+    """A window of span folders: each encoded once into the cache, then assembled.
+
+    The run's Examples hold: ``train``, every window span's train rows and the older
+    spans' held-out rows (nothing judges on those); ``validation`` and ``test``, the
+    run's span's alone (the period's question is how a model does on current data);
+    ``newest_span`` and ``previous_span``, all rows of the run's span and of the one
+    before it, for the validator's drift check between periods.
+    """
+
+    def __init__(
+        self, root: str, window: spans.Window, pattern: str, router: SplitRouter, cache: str
+    ) -> None:
+        self.root, self.window, self.router, self.cache = root, window, router, cache
+        self.folders = {s: os.path.join(root, f) for s, f in window.folders.items()}
+        self.files = {}
+        for span, folder in self.folders.items():
+            found = csv_files.data_files(fileio.glob(os.path.join(folder, pattern)))
+            if not found:
+                raise spans.SpanError(f"span {span} ({folder}) holds no CSV files")
+            self.files[span] = found
+        self.names = self._columns()
+        self.encoded: dict[int, encoded_spans.EncodedSpan] = {}
+
+    @property
+    def split_names(self) -> list[str]:
+        """The Examples' splits."""
+        extra = [NEWEST_SPAN] + ([PREVIOUS_SPAN] if self.window.previous is not None else [])
+        return [*self.router.names, *extra]
+
+    def _columns(self) -> list[str]:
+        """The columns every span shares; SpanError naming a span whose columns differ."""
+        newest = read_header(self.files[self.window.span][0])
+        for span, files in sorted(self.files.items()):
+            header = read_header(files[0])
+            if header != newest:
+                missing = sorted(set(newest) - set(header))
+                extra = sorted(set(header) - set(newest))
+                raise spans.SpanError(
+                    f"span {span} ({files[0]}) has other columns than span "
+                    f"{self.window.span}: missing {missing or 'none'}, extra {extra or 'none'}"
+                    + ("; same columns in another order" if not missing and not extra else "")
+                )
+        return newest
+
+    def encode(
+        self, make_pipeline: Callable[[], beam.Pipeline], int_columns: list[str]
+    ) -> tuple[dict[int, int], list[int]]:
+        """Encode the spans the cache lacks; each span's rows, and the spans reused."""
+        digests = {
+            span: encoded_spans.files_digest(files, self.folders[span])
+            for span, files in self.files.items()
+        }
+        # Each span's own kinds are inferred once per content; the window takes the widest.
+        kinds = merge_kinds(
+            encoded_spans.cached_kinds(
+                self.cache,
+                span,
+                encoded_spans.encoding_key(digests[span], [], [("int_columns", int_columns)]),
+                lambda files=files: merge_kinds(
+                    file_kinds(path, self.names, int_columns) for path in files
+                ),
+            )
+            for span, files in self.files.items()
+        )
+        buckets = list(zip(self.router.names, self.router.buckets, strict=True))
+        for span, digest in digests.items():
+            key = encoded_spans.encoding_key(digest, kinds, buckets)
+            self.encoded[span] = encoded_spans.lookup(self.cache, span, key)
+        missing = [s for s, e in sorted(self.encoded.items()) if e.rows is None]
+        if missing:
+            with make_pipeline() as pipeline:
+                for span in missing:
+                    _encode_span(
+                        pipeline, span, self.files[span], self.names, kinds, self.router,
+                        self.encoded[span].uri,
+                    )  # fmt: skip
+            for span in missing:
+                e = self.encoded[span]
+                self.encoded[span] = encoded_spans.lookup(self.cache, span, os.path.basename(e.uri))
+        rows = {s: sum(e.rows.values()) for s, e in self.encoded.items()}
+        return rows, [s for s in sorted(self.encoded) if s not in missing]
+
+    def assemble(self, uri: str) -> None:
+        """Copy the window's encoded files into the Examples' splits at ``uri``."""
+        split_dir = functools.partial(os.path.join, uri)
+        newest = self.encoded[self.window.span]
+        for span in self.window.spans:
+            older = span != self.window.span
+            for split in self.router.names:
+                if split == TRAIN or older:
+                    encoded_spans.copy_into(self.encoded[span], split, split_dir("Split-train"))
+        for split in self.router.names:
+            if split != TRAIN:
+                encoded_spans.copy_into(newest, split, split_dir(f"Split-{split}"))
+            encoded_spans.copy_into(newest, split, split_dir(f"Split-{NEWEST_SPAN}"))
+            if self.window.previous is not None:
+                encoded_spans.copy_into(
+                    self.encoded[self.window.previous], split, split_dir(f"Split-{PREVIOUS_SPAN}")
+                )
+
+
+def _encode_span(
+    pipeline: beam.Pipeline,
+    span: int,
+    files: list[str],
+    names: list[str],
+    kinds: tuple[ColumnKind, ...],
+    router: SplitRouter,
+    uri: str,
+) -> None:
+    """Add the steps that encode one span's files into ``uri``, then mark it encoded."""
+    for split in router.names:
+        fileio.makedirs(os.path.join(uri, f"Split-{split}"))
+    counts = _write_files(pipeline, f"span-{span}", files, names, kinds, router, uri)
+    _ = counts | f"MarkEncoded[span-{span}]" >> beam.Map(
+        lambda c: encoded_spans.mark_encoded(uri, dict(zip(router.names, c, strict=True)))
+    )
+
+
+def _sum_counts(counts: Iterable[list[int]]) -> list[int]:
+    """Rows per split, summed over files."""
+    return [sum(c) for c in zip(*counts, strict=True)]
+
+
+def _write_files(
+    pipeline: beam.Pipeline,
+    label: str,
+    files: list[str],
+    names: list[str],
+    kinds: Any,
+    router: SplitRouter,
+    output_uri: str,
+) -> beam.PCollection:
+    """Add the steps that write ``files`` into ``output_uri``'s splits; the rows per split.
+
+    ``kinds`` is the columns' kinds, or a singleton PCollection of them.
+    """
+    if isinstance(kinds, beam.PCollection):
+        kinds = beam.pvalue.AsSingleton(kinds)
+    return (
+        pipeline
+        | f"Files[{label}]" >> beam.Create(list(enumerate(files)))
+        # One file per worker: without the break Beam fuses all files into one bundle.
+        | f"SpreadFiles[{label}]" >> beam.Reshuffle()
+        | f"WriteExamples[{label}]" >> beam.Map(write_file, names, kinds, router, output_uri)
+        | f"CountRows[{label}]" >> beam.CombineGlobally(_sum_counts)
+    )
 
 
 def _write_split(
@@ -432,14 +656,7 @@ def _write_split(
         | f"InferColumnTypes[{label}]" >> beam.Map(file_kinds, names, int_columns)
         | f"MergeColumnTypes[{label}]" >> beam.CombineGlobally(merge_kinds)
     )
-    _ = (
-        pipeline
-        | f"Files[{label}]" >> beam.Create(list(enumerate(files)))
-        # One file per worker: without the break Beam fuses all files into one bundle.
-        | f"SpreadFiles[{label}]" >> beam.Reshuffle()
-        | f"WriteExamples[{label}]"
-        >> beam.Map(write_file, names, beam.pvalue.AsSingleton(kinds), router, output_uri)
-    )
+    _write_files(pipeline, label, files, names, kinds, router, output_uri)
 
 
 def integer_columns(schema_file: Path) -> list[str]:
@@ -451,18 +668,24 @@ def integer_columns(schema_file: Path) -> list[str]:
 class ArrowCsvExampleGenSpec(
     extended(
         standard_component_specs.FileBasedExampleGenSpec,
-        parameters={INT_COLUMNS_KEY: component_spec.ExecutionParameter(type=str)},
+        parameters={
+            INT_COLUMNS_KEY: component_spec.ExecutionParameter(type=str),
+            SPAN_KEY: component_spec.ExecutionParameter(type=int),
+            WINDOW_KEY: component_spec.ExecutionParameter(type=int),
+            SPAN_CACHE_KEY: component_spec.ExecutionParameter(type=str),
+        },
     )
 ):
-    """FileBasedExampleGen's spec, plus the columns that hold integers (a JSON list)."""
+    """FileBasedExampleGen's spec, plus the INT columns (a JSON list) and the span settings."""
 
 
 class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
-    """tfx.components.CsvExampleGen with ``ArrowCsvExecutor`` and the schema's INT columns.
+    """tfx.components.CsvExampleGen with ``ArrowCsvExecutor``, the INT columns and spans.
 
     Still a CsvExampleGen (so a FileBasedExampleGen, which TFX's Kubeflow compiler
-    gives its file-fingerprinting driver); its spec is built here, with one parameter
-    more, instead of by FileBasedExampleGen.
+    gives its file-fingerprinting driver); its spec is built here, with parameters
+    more, instead of by FileBasedExampleGen. The span is resolved by the executor from
+    the data root's listing, not by TFX's driver, which open-source KFP never runs.
     """
 
     SPEC_CLASS = ArrowCsvExampleGenSpec
@@ -474,8 +697,15 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
         input_config: tfx.proto.Input,
         output_config: tfx.proto.Output,
         int_columns: Sequence[str] = (),
+        span: int | tfx.dsl.experimental.RuntimeParameter = spans.LATEST,
+        window: int = 1,
+        span_cache: str = "",
     ) -> None:
-        """Read the CSV files ``input_config`` names under ``input_base``, into its splits."""
+        """Read ``span``'s window of ``window`` spans (or a flat root) under ``input_base``.
+
+        ``span_cache`` is where encoded spans are kept for later runs; a root with span
+        folders needs it.
+        """
         base_component.BaseComponent.__init__(
             self,
             spec=ArrowCsvExampleGenSpec(
@@ -483,6 +713,9 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
                 input_config=input_config,
                 output_config=output_config,
                 int_columns=json.dumps(sorted(int_columns)),
+                requested_span=span,
+                window=window,
+                span_cache=span_cache,
                 output_data_format=example_gen_pb2.FORMAT_TF_EXAMPLE,
                 output_file_format=example_gen_pb2.FORMAT_TFRECORDS_GZIP,
                 examples=tfx.dsl.Channel(type=tfx.types.standard_artifacts.Examples),

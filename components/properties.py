@@ -30,6 +30,14 @@ TUNED_HPARAMS = "tuned_hparams"
 TUNING_TRIALS = "trials"
 BEST_VALIDATION_AUC = "best_validation_auc"
 TUNING_SECONDS = "seconds"
+# On ExampleGen's Examples, when the data root holds spans (besides TFX's own ``span``):
+# the window trained on (JSON list of {"span", "rows"}, oldest first), the span before
+# the run's (-1: none), the spans whose encoding an earlier run's was reused (JSON
+# list), and why the window is shorter than asked ("" when it is not).
+WINDOW_PROPERTY = "window"
+PREVIOUS_SPAN_PROPERTY = "previous_span"
+REUSED_PROPERTY = "reused_spans"
+WINDOW_NOTE_PROPERTY = "window_note"
 # On the Evaluator's ModelEvaluation: the examples split(s) it evaluated, comma-separated.
 EVALUATED_SPLITS = "example_splits"
 

@@ -13,3 +13,8 @@ VALIDATION = "validation"
 # Judges the chosen model: the Evaluator's metrics and the blessing, on rows nothing
 # upstream has seen.
 TEST = "test"
+# Only when the data root holds spans (components.spans): every row of the run's span,
+# and of the span before it. The validator compares the two for drift between
+# periods; nothing learns from or is judged on them.
+NEWEST_SPAN = "newest_span"
+PREVIOUS_SPAN = "previous_span"

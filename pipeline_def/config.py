@@ -13,7 +13,7 @@ from typing import Any
 
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
-from components import csv_files
+from components import csv_files, spans
 from components.splits import TEST, TRAIN, VALIDATION
 from modules import datasets
 from modules.hparams import HParams
@@ -25,9 +25,18 @@ DEFAULT_OUTPUT_DIR = PROJECT_ROOT / "outputs"
 DEFAULT_PIPELINE_NAME = datasets.load(datasets.DEFAULT).pipeline_name
 
 
-def sample_data(dataset: str) -> Path:
-    """The CSV file that ships with ``dataset``, read when no data root is given."""
-    return DEFAULT_DATA_ROOT / f"{dataset}.csv"
+def data_root_of(dataset: str) -> Path:
+    """Where ``dataset``'s data lives when no data root is given: ``data/<dataset>/``.
+
+    One rule for the local runner, the Kubeflow harness and the draft command: a data
+    root is a folder of CSV files, or of span folders (``span-<N>/``) of CSV files.
+    """
+    return DEFAULT_DATA_ROOT / dataset
+
+
+def sample_csv(dataset: str) -> Path:
+    """The sample that ships with ``dataset``, in its data root."""
+    return data_root_of(dataset) / f"{dataset}.csv"
 
 
 def curated_schema_of(dataset: str) -> str:
@@ -154,8 +163,17 @@ class PipelineConfig:
     # The dataset the pipeline learns (modules/datasets/<name>): its features, label,
     # curated schema, slices and AUC bound.
     dataset: str = datasets.DEFAULT
-    # Files of data_root that ExampleGen reads (others, like a README, are left alone).
+    # Files of data_root (or of each span folder) that ExampleGen reads (others, like a
+    # README, are left alone).
     input_pattern: str = csv_files.PATTERN
+    # The span a run processes (spans.LATEST: the newest span folder of data_root; a
+    # run-time parameter on Kubeflow) and how many spans up to it the model learns
+    # from. A flat data root is one span.
+    span: int = spans.LATEST
+    window: int = 1
+    # Where ExampleGen keeps each span's encoded examples for later runs to reuse.
+    # Empty: <pipeline_root>/encoded-spans.
+    span_cache: str = ""
     # None: the orchestrator provides the store (Kubeflow does).
     metadata: MetadataStore | None = None
     # KFP allows [a-z0-9-] only; the local runner uses the same name. Empty: the
@@ -211,6 +229,7 @@ class PipelineConfig:
         # The dataset's defaults, written into the frozen config once.
         defaults = {
             "pipeline_name": self.pipeline_name or declared.pipeline_name,
+            "span_cache": self.span_cache or f"{self.pipeline_root.rstrip('/')}/encoded-spans",
             "curated_schema": self.curated_schema or curated_schema_of(self.dataset),
             "min_auc": declared.min_auc if self.min_auc is None else self.min_auc,
             "hparams": HParams()
@@ -219,6 +238,10 @@ class PipelineConfig:
         }
         for name, value in defaults.items():
             object.__setattr__(self, name, value)
+        if self.window < 1:
+            raise ValueError(f"window must be at least 1 span, got {self.window}")
+        if self.span < spans.LATEST:
+            raise ValueError(f"span must be a span number >= 0 (or the newest), got {self.span}")
         if self.train_steps < 1 or self.eval_steps < 1:
             raise ValueError("train_steps and eval_steps must be positive")
         if self.tune_trials < 1 or self.tune_minutes <= 0:

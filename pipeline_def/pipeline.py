@@ -39,6 +39,9 @@ def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
         input_config=input_config,
         output_config=output,
         int_columns=integer_columns(PACKAGES_ROOT / config.curated_schema),
+        span=RuntimeParameter(name=ids.SPAN, ptype=int, default=config.span),
+        window=config.window,
+        span_cache=config.span_cache,
     ).with_id(ids.EXAMPLE_GEN)
 
 

@@ -49,7 +49,7 @@ from components.arrow_csv_example_gen import (  # noqa: E402
 from pipeline_def.config import CSV_BYTES_PER_ROW, DEFAULT_SPLIT, split_for  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parent.parent
-SAMPLE = PROJECT / "data" / "taxi.csv"
+SAMPLE = PROJECT / "data" / "taxi" / "taxi.csv"
 # Names how copies are assigned to splits, so that a cache made another way is redone.
 LAYOUT = "copies stay in their source row's split, as the pipeline splits data of their size"
 # Chicago is UTC-6 in winter, UTC-5 in summer; a month boundary is all that moves.

@@ -10,14 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline_def.config import DEFAULT_DATA_ROOT
+from pipeline_def.config import sample_csv
 
 ROWS = 1500  # enough for statistics, small enough for a quick ExampleGen
 Rows = list[dict[str, str]]
 
 
 def taxi_rows() -> Rows:
-    with (DEFAULT_DATA_ROOT / "taxi.csv").open(newline="") as f:
+    with sample_csv("taxi").open(newline="") as f:
         return [row for _, row in zip(range(ROWS), csv.DictReader(f), strict=False)]
 
 

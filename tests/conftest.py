@@ -23,9 +23,9 @@ from tensorflow_transform.tf_metadata import metadata_io
 from modules import features as F
 from modules.datasets.taxi import DATASET as TAXI
 from modules.preprocessing import preprocessing_fn
-from pipeline_def.config import DEFAULT_DATA_ROOT
+from pipeline_def.config import sample_csv
 
-SHIPPED_CSV = DEFAULT_DATA_ROOT / "taxi.csv"
+SHIPPED_CSV = sample_csv("taxi")
 RunPipeline = Callable[..., subprocess.CompletedProcess]
 
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline_def.config import DEFAULT_DATA_ROOT
+from pipeline_def.config import sample_csv
 
 
 def table() -> tuple[list[str], list[list[str]]]:
     """The header and 300 rows of the shipped sample, quotes and commas in some cells."""
-    with (DEFAULT_DATA_ROOT / "taxi.csv").open(newline="") as f:
+    with sample_csv("taxi").open(newline="") as f:
         reader = csv.reader(f)
         header = next(reader)
         rows = [row for _, row in zip(range(300), reader, strict=False)]

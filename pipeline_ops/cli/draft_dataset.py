@@ -10,7 +10,7 @@ column) and writes, for ``wide-deep-run --dataset NAME`` to run on:
   the kind chosen and why; the label is 1 where LABEL equals POSITIVE; a small table's
   training settings (``training_settings``);
 - ``modules/datasets/NAME/schema.pbtxt``: the curated schema, from the inferred one;
-- ``data/NAME.csv``: the sample, copied.
+- ``data/NAME/NAME.csv``: the sample, copied into the dataset's data root.
 
 It prints one line per column: the kind chosen and why. Bad input (no such file,
 an empty one, duplicate columns, a label that is not there, a POSITIVE value that
@@ -84,7 +84,7 @@ def draft(
     if settings:
         pairs = ", ".join(f"{k}={v}" for k, v in settings.items())
         print(f"  training settings for a small table: {pairs}", file=out)
-    print(f"wrote {folder}/ and {data_dir / f'{name}.csv'}", file=out)
+    print(f"wrote {folder}/ and {data_dir / name / f'{name}.csv'}", file=out)
     return folder
 
 
@@ -104,10 +104,10 @@ def _write(
     staging.chmod(0o755)  # mkdtemp's folder is private; a package folder is not
     (staging / "__init__.py").write_text(source)
     (staging / datasets.SCHEMA_FILE).write_text(schema)
-    sample = data_dir / f"{name}.csv"
+    sample = data_dir / name / f"{name}.csv"
     if not (sample.is_file() and sample.samefile(csv_path)):
-        data_dir.mkdir(parents=True, exist_ok=True)
-        staged_csv = data_dir / f".{name}.csv.tmp"
+        sample.parent.mkdir(parents=True, exist_ok=True)
+        staged_csv = sample.parent / f".{name}.csv.tmp"
         shutil.copyfile(plain, staged_csv)
         staged_csv.replace(sample)
     if folder.exists():

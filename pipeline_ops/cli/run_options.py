@@ -9,15 +9,39 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from components import spans
 from modules import datasets
 from modules.hparams import parse_pairs
 from pipeline_def.config import PipelineConfig
 from pipeline_ops.cli.scaffold import add_dataset_option
 
 
+def span_value(text: str) -> int:
+    """--span's value: a span number, or "latest" (the newest span of the data root)."""
+    if text == "latest":
+        return spans.LATEST
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a span number >= 0 or 'latest', got {text!r}")
+    return int(text)
+
+
 def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEFAULT) -> None:
-    """--dataset, --train-steps, --hparam, --tune (with its bounds) and --verbose."""
+    """--dataset, --span, --window, --train-steps, --hparam, --tune and --verbose."""
     add_dataset_option(parser, dataset)
+    parser.add_argument(
+        "--span",
+        type=span_value,
+        default=PipelineConfig.span,
+        metavar="N|latest",
+        help="the span folder (span-<N>/) of the data root to process (default: the newest)",
+    )
+    parser.add_argument(
+        "--window",
+        type=int,
+        default=PipelineConfig.window,
+        metavar="K",
+        help="train on the newest K spans up to the run's span (default: %(default)s)",
+    )
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
     parser.add_argument(
         "--hparam",
@@ -55,6 +79,8 @@ def run_settings(args: argparse.Namespace) -> dict[str, Any]:
     """
     return {
         "dataset": args.dataset,
+        "span": args.span,
+        "window": args.window,
         "train_steps": args.train_steps,
         "hparam_overrides": tuple(parse_pairs(args.hparam).items()),
         "tune": args.tune,

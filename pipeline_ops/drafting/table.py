@@ -126,7 +126,7 @@ def check_name(name: str, datasets_dir: Path, data_dir: Path, csv_path: Path, ov
         raise DraftError(
             f"NAME {name!r} must be lower-case letters, digits and _ , starting with a letter"
         )
-    taken = [p for p in (datasets_dir / name, data_dir / f"{name}.csv") if p.exists()]
+    taken = [p for p in (datasets_dir / name, data_dir / name / f"{name}.csv") if p.exists()]
     taken = [p for p in taken if not (p.is_file() and p.samefile(csv_path))]
     if taken and not overwrite:
         raise DraftError(

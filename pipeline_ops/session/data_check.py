@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO
 
-from components import csv_files
+from components import csv_files, spans
 from components.csv_files import CsvFormatError
 
 OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe"}
@@ -99,12 +99,41 @@ def check_data_root(root: Path, pattern: str) -> list[Path]:
     return files
 
 
+def check_spans(root: Path, span: int, window: int) -> tuple[spans.Window, list[Path]]:
+    """The spans a run reads from ``root`` and their CSV files, checked as ``check_data_root``.
+
+    A flat root is one span. DataRootError for a missing root, a span that is not there
+    (naming those found), mixed span folders and files, an empty span folder, or a
+    span whose columns differ from the run's span.
+    """
+    if not root.is_dir():
+        _files(root, csv_files.PATTERN)  # the same message as a flat root's
+    entries = list(root.iterdir())
+    try:
+        folders = spans.span_folders(p.name for p in entries if p.is_dir())
+        loose = [p.name for p in root.glob(csv_files.PATTERN) if p.is_file()]
+        resolved = spans.resolve(str(root), folders, loose, span, window)
+    except spans.SpanError as err:
+        raise DataRootError(str(err)) from None
+    by_span = {s: check_data_root(root / f, csv_files.PATTERN) for s, f in resolved.folders.items()}
+    newest = by_span[resolved.span][0]
+    with csv_files.gzip_errors(str(newest)):
+        newest_header = _header(newest)
+    for files in by_span.values():
+        with csv_files.gzip_errors(str(files[0])):
+            header = _header(files[0])
+        if header != newest_header:
+            _different_columns(files[0], header, newest, newest_header)
+    return resolved, [f for _, files in sorted(by_span.items()) for f in files]
+
+
 def _different_columns(path: Path, header: bytes, first: Path, first_header: bytes) -> None:
     ours = set(header.decode("utf-8", "replace").split(","))
     theirs = set(first_header.decode("utf-8", "replace").split(","))
     missing, extra = sorted(theirs - ours), sorted(ours - theirs)
     raise DataRootError(
-        f"data file {path} has other columns than {first.name}: "
+        f"data file {path} has other columns than "
+        f"{first.name if first.parent == path.parent else first}: "
         f"missing {missing or 'none'}, extra {extra or 'none'}"
         + ("; same columns in another order" if not missing and not extra else "")
     )

@@ -37,7 +37,7 @@ from components.arrow_csv_example_gen import (
 )
 from modules import datasets
 from pipeline_def import node_ids as P
-from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig
+from pipeline_def.config import PipelineConfig, sample_csv
 from pipeline_def.pipeline import create_pipeline
 
 INT_COLUMNS = integer_columns(datasets.schema_path(datasets.DEFAULT))
@@ -98,7 +98,7 @@ def data_root(tmp_path: Path) -> Path:
     """Two files: 600 rows of the shipped sample, and the same columns plus tricky cells."""
     root = tmp_path / "data"
     root.mkdir()
-    with (DEFAULT_DATA_ROOT / "taxi.csv").open(newline="") as f:
+    with sample_csv("taxi").open(newline="") as f:
         reader = csv.reader(f)
         header = next(reader)
         rows = [row for _, row in zip(range(600), reader, strict=False)]

@@ -135,7 +135,7 @@ def test_a_task_that_fails_is_named_with_its_log_and_nothing_is_pushed(runs, tmp
     before = _served(out)
     bad = tmp_path / "bad"
     bad.mkdir()
-    with (PROJECT / "data" / "taxi.csv").open(newline="") as src:
+    with (PROJECT / "data" / "taxi" / "taxi.csv").open(newline="") as src:
         rows = [row for _, row in zip(range(2000), csv.DictReader(src), strict=False)]
     with (bad / "taxi.csv").open("w", newline="") as dst:
         writer = csv.DictWriter(dst, [c for c in rows[0] if c != "fare"], extrasaction="ignore")

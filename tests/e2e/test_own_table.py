@@ -31,7 +31,7 @@ def _copy_project(to: Path) -> Path:
 
 
 def _table(path: Path, rows: int) -> Path:
-    with (PROJECT / "data" / "credit_data.csv").open(newline="") as src:
+    with (PROJECT / "data" / "credit_data" / "credit_data.csv").open(newline="") as src:
         reader = csv.DictReader(src)
         head = [row for _, row in zip(range(rows), reader, strict=False)]
     with path.open("w", newline="") as dst:

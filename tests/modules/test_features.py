@@ -5,7 +5,7 @@ import pytest
 from modules import datasets
 from modules import features as F
 from modules.datasets.taxi import DATASET as TAXI
-from pipeline_def.config import sample_data
+from pipeline_def.config import sample_csv
 
 
 def test_every_transformed_name_is_unique():
@@ -62,7 +62,7 @@ def test_an_unknown_dataset_is_named_with_the_known_ones():
 @pytest.mark.parametrize("name", datasets.known())
 def test_each_dataset_declares_every_column_of_its_sample(name):
     declared = datasets.load(name)
-    with sample_data(name).open(newline="") as f:
+    with sample_csv(name).open(newline="") as f:
         header = next(csv.reader(f))
     read = {*declared.raw_feature_columns(), *declared.label_source_columns()}
     assert set(header) == read | set(declared.unused_columns)

@@ -23,6 +23,7 @@ from kfp.client import client as kfp_client
 from tfx import v1 as tfx
 
 import kubeflow_runner
+from components import spans
 from kfp_local import backend_rules
 from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids as P
@@ -113,6 +114,7 @@ def test_run_time_parameters_have_the_config_defaults_and_typed_values(spec):
     declared = spec["root"]["inputDefinitions"]["parameters"]
     assert {k: (v["parameterType"], v["defaultValue"]) for k, v in declared.items()} == {
         P.DATA_ROOT: ("STRING", DATA),
+        P.SPAN: ("NUMBER_INTEGER", spans.LATEST),
         P.TRAIN_STEPS: ("NUMBER_INTEGER", PipelineConfig.train_steps),
         P.MIN_AUC: ("NUMBER_DOUBLE", TAXI.min_auc),
     }

@@ -72,7 +72,7 @@ def test_config_reaches_the_components(built, config):
     assert built.metadata_connection_config.sqlite.filename_uri.endswith("metadata.sqlite")
 
 
-def test_data_root_steps_and_auc_bound_are_run_time_parameters_with_the_config_defaults(
+def test_data_root_span_steps_and_auc_bound_are_run_time_parameters_with_the_config_defaults(
     built, config
 ):
     by_id = {c.id: c for c in built.components}
@@ -84,6 +84,7 @@ def test_data_root_steps_and_auc_bound_are_run_time_parameters_with_the_config_d
     }
     assert found == {
         (P.EXAMPLE_GEN, "input_base"): (P.DATA_ROOT, config.data_root),
+        (P.EXAMPLE_GEN, "requested_span"): (P.SPAN, config.span),
         (P.TRAINER, "train_steps"): (P.TRAIN_STEPS, config.train_steps),
         (P.EVALUATOR, "min_auc"): (P.MIN_AUC, config.min_auc),
     }

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from components.arrow_csv_example_gen import encode_blocks, file_kinds, merge_kinds
-from pipeline_def.config import DEFAULT_DATA_ROOT, PipelineConfig
+from pipeline_def.config import PipelineConfig, sample_csv
 from pipeline_ops.session.data_check import check_data_root
 
 
@@ -43,7 +43,7 @@ def test_generated_shards_look_like_the_sample(generator, tmp_path):
     assert manifest["rows"] == 6000 and len(list(tmp_path.glob("part-*.csv"))) == 3
     assert json.loads((tmp_path / "MANIFEST.json").read_text())["seed"] == 1
     check_data_root(tmp_path, PipelineConfig.input_pattern)  # same header in every shard
-    rows, sample = _rows(tmp_path), _rows(DEFAULT_DATA_ROOT, "taxi.csv")
+    rows, sample = _rows(tmp_path), _rows(sample_csv("taxi").parent, "taxi.csv")
     assert len(rows) == 6000 and list(rows[0]) == list(sample[0])
     assert abs(_big_tip_share(rows) - _big_tip_share(sample)) < 0.02
     for row in rows:
@@ -109,11 +109,13 @@ def test_the_sample_splits_as_the_pipeline_splits_it(sample):
     # The pipeline's default split of the sample: 3,000 test rows (its example_count).
     assert len(test) == len(examples) == 3000
     assert len(validation) == 3045
-    assert len(train) + len(validation) + len(test) == len(_rows(DEFAULT_DATA_ROOT, "taxi.csv"))
+    assert len(train) + len(validation) + len(test) == len(
+        _rows(sample_csv("taxi").parent, "taxi.csv")
+    )
 
 
 def test_values_are_noisy_copies_not_duplicates(generator):
-    row = _rows(DEFAULT_DATA_ROOT, "taxi.csv")[0]
+    row = _rows(sample_csv("taxi").parent, "taxi.csv")[0]
     copies = [generator.noisy(row, random.Random(i)) for i in range(20)]
     assert len({c["fare"] for c in copies}) > 10
     for copy in copies:

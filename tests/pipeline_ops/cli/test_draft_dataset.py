@@ -153,7 +153,7 @@ def test_an_export_drafts_as_the_plain_file(table, tmp_path, habit):
         written = (out[0] / "loans" / name).read_text().replace(export.name, table.name)
         assert written == (plain_out[0] / "loans" / name).read_text(), name
     # The sample is the CSV text itself: no byte-order mark, not compressed.
-    sample = (out[1] / "loans.csv").read_bytes()
+    sample = (out[1] / "loans" / "loans.csv").read_bytes()
     assert sample.replace(b"\r\n", b"\n") == table.read_bytes().replace(b"\r\n", b"\n")
 
 

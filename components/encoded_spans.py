@@ -1,0 +1,99 @@
+"""Encoded spans: each span's examples written once and reused by later runs.
+
+A rolling window reads the same spans run after run. ExampleGen encodes a span into
+``<cache>/span-<N>/<key>/Split-<split>/`` once, and later runs copy those files into
+their own Examples artifact instead of parsing the CSV again. The key is a digest of
+everything the encoding depends on: the span's files (names and bytes, so a span whose
+files changed is encoded again), the column kinds and the split's hash buckets. A
+folder counts only once its ``ENCODED`` marker is written, last, with the rows of each
+split: a step killed mid-write leaves a folder that is never read and is encoded again.
+The cache lives under the pipeline root, on any filesystem TFX reads (s3:// on KFP).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from tfx.dsl.io import fileio
+
+MARKER = "ENCODED"
+_READ_BYTES = 8 << 20
+
+
+def files_digest(paths: Iterable[str], base: str) -> str:
+    """SHA-256 of the files' names (relative to ``base``) and bytes, in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(os.path.relpath(path, base).encode() + b"\0")
+        with fileio.open(path, "rb") as f:
+            while chunk := f.read(_READ_BYTES):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def encoding_key(files: str, kinds: Iterable[int], buckets: Iterable[tuple[str, int]]) -> str:
+    """The cache key of a span's encoding: its files' digest, the kinds, the split."""
+    settings = json.dumps({"files": files, "kinds": list(kinds), "split": list(buckets)})
+    return hashlib.sha256(settings.encode()).hexdigest()[:24]
+
+
+def cached_kinds(
+    cache: str, span: int, key: str, infer: Callable[[], Sequence[int]]
+) -> tuple[int, ...]:
+    """The span's column kinds under ``key``: read from the cache, or inferred and kept."""
+    path = os.path.join(cache, f"span-{span}", f"kinds-{key}.json")
+    if fileio.exists(path):
+        with fileio.open(path, "r") as f:
+            try:
+                return tuple(json.loads(f.read()))
+            except json.JSONDecodeError:  # a write cut off: infer again
+                pass
+    kinds = tuple(int(k) for k in infer())
+    fileio.makedirs(os.path.dirname(path))
+    with fileio.open(path, "w") as f:
+        f.write(json.dumps(kinds))
+    return kinds
+
+
+@dataclass(frozen=True)
+class EncodedSpan:
+    """One span's encoding in the cache: where, and the rows of each split once complete."""
+
+    span: int
+    uri: str
+    rows: dict[str, int] | None  # None until the marker is written
+
+    def split_files(self, split: str) -> list[str]:
+        """The encoded files of ``split``."""
+        folder = os.path.join(self.uri, f"Split-{split}")
+        return sorted(os.path.join(folder, n.rstrip("/")) for n in fileio.listdir(folder))
+
+
+def lookup(cache: str, span: int, key: str) -> EncodedSpan:
+    """The span's encoding under ``key`` in ``cache``; ``rows`` None when not complete."""
+    uri = os.path.join(cache, f"span-{span}", key)
+    marker = os.path.join(uri, MARKER)
+    rows = None
+    if fileio.exists(marker):
+        with fileio.open(marker, "r") as f:
+            rows = json.loads(f.read())["rows"]
+    return EncodedSpan(span, uri, rows)
+
+
+def mark_encoded(uri: str, rows: dict[str, int]) -> None:
+    """Write the marker that makes the encoding at ``uri`` usable: the last write."""
+    with fileio.open(os.path.join(uri, MARKER), "w") as f:
+        f.write(json.dumps({"rows": rows}))
+
+
+def copy_into(encoded: EncodedSpan, split: str, target_dir: str) -> None:
+    """Copy the span's ``split`` files into ``target_dir``, named after span and split."""
+    fileio.makedirs(target_dir)
+    for path in encoded.split_files(split):
+        name = f"span-{encoded.span}-{split}-{os.path.basename(path)}"
+        fileio.copy(path, os.path.join(target_dir, name), overwrite=True)
