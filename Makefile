@@ -13,7 +13,7 @@ UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset clean system-deps graphviz kfp-local dataset
+.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset clean system-deps graphviz kfp-local dataset spans
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -66,6 +66,9 @@ bench-trainer: $(STAMP)  ## The Trainer's input pipeline against in-memory tenso
 
 bench-dataset: $(STAMP)  ## The model's AUC against tuned boosted trees (ARGS="--dataset NAME [--folds 5] [--seeds 1 2 3]", after its run).
 	$(PY) scripts/bench_dataset.py $(ARGS)
+
+spans: $(STAMP)  ## Write the taxi sample as quarterly spans, data/taxi-spans/span-NN/ (2013-Q1 = span-00).
+	$(PY) scripts/make_spans.py $(ARGS)
 
 clean:  ## Remove run outputs (not the environment).
 	rm -rf outputs
