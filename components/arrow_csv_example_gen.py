@@ -540,8 +540,8 @@ class WindowedSpans:
             for span, files in self.files.items()
         }
         # Each span's own kinds are inferred once per content; the window takes the widest.
-        kinds = merge_kinds(
-            encoded_spans.cached_kinds(
+        own = {
+            span: encoded_spans.cached_kinds(
                 self.cache,
                 span,
                 encoded_spans.encoding_key(digests[span], [], [("int_columns", int_columns)]),
@@ -550,17 +550,24 @@ class WindowedSpans:
                 ),
             )
             for span, files in self.files.items()
-        )
+        }
+        widest = merge_kinds(own.values())
+        # A column with no value in a span is written the same whatever its kind: it
+        # stays untyped there, so the span's encoding does not depend on its window.
+        kinds = {
+            span: tuple(ColumnKind(w if o else o) for o, w in zip(own[span], widest, strict=True))
+            for span in own
+        }
         buckets = list(zip(self.router.names, self.router.buckets, strict=True))
         for span, digest in digests.items():
-            key = encoded_spans.encoding_key(digest, kinds, buckets)
+            key = encoded_spans.encoding_key(digest, kinds[span], buckets)
             self.encoded[span] = encoded_spans.lookup(self.cache, span, key)
         missing = [s for s, e in sorted(self.encoded.items()) if e.rows is None]
         if missing:
             with make_pipeline() as pipeline:
                 for span in missing:
                     _encode_span(
-                        pipeline, span, self.files[span], self.names, kinds, self.router,
+                        pipeline, span, self.files[span], self.names, kinds[span], self.router,
                         self.encoded[span].uri,
                     )  # fmt: skip
             for span in missing:

@@ -25,6 +25,10 @@ BASELINE_VERSION = "baseline_version"
 # field), and the values a Tuner chose among them (JSON object, {} without a Tuner).
 HPARAMS = "hparams"
 TUNED_HPARAMS = "tuned_hparams"
+# On the Trainer's Model: the serving version it was warm-started from ("" when it was
+# trained from scratch), and why it was not ("" when it was).
+WARM_STARTED_FROM = "warm_started_from"
+WARM_START_NOTE = "warm_start_note"
 # On the Tuner's best HyperParameters (with TUNED_HPARAMS): the trials completed, the
 # best validation AUC among them and the search's seconds.
 TUNING_TRIALS = "trials"

@@ -25,10 +25,12 @@ from tfx.dsl.components.base import base_component, executor_spec
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import io_utils, json_utils, proto_utils
 
-from components.properties import HPARAMS, TUNED_HPARAMS
+from components.properties import HPARAMS, TUNED_HPARAMS, WARM_START_NOTE, WARM_STARTED_FROM
 from components.recording_tuner import read_hyperparameters
+from components.serving_baseline import serving_version
 from components.spec_extension import extended
 from components.splits import TRAIN, VALIDATION
+from modules import warm_start
 from modules.hparams import TRAINED_WITH_FILE, tuned_values
 
 TRAIN_STEPS_KEY = "train_steps"
@@ -55,6 +57,11 @@ class StepsTrainerExecutor(trainer_executor.GenericExecutor):
             **exec_properties,
             standard_component_specs.TRAIN_ARGS_KEY: proto_utils.proto_to_json(train_args),
         }
+        input_dict = dict(input_dict)
+        base = input_dict.get(standard_component_specs.BASE_MODEL_KEY) or []
+        version = serving_version(base[0]) if base else ""
+        if not version:  # nothing serves: TFX would hand run_fn an empty folder
+            input_dict.pop(standard_component_specs.BASE_MODEL_KEY, None)
         super().Do(input_dict, output_dict, exec_properties)
         # What run_fn trained with, as it wrote it, and what the Tuner chose.
         model_run = artifact_utils.get_single_uri(
@@ -65,6 +72,11 @@ class StepsTrainerExecutor(trainer_executor.GenericExecutor):
         model = artifact_utils.get_single_instance(output_dict[standard_component_specs.MODEL_KEY])
         model.set_string_custom_property(HPARAMS, trained_with)
         model.set_string_custom_property(TUNED_HPARAMS, json.dumps(tuned_values(tuned)))
+        outcome = warm_start.read_outcome(model_run)
+        model.set_string_custom_property(
+            WARM_STARTED_FROM, version if outcome["warm_started"] else ""
+        )
+        model.set_string_custom_property(WARM_START_NOTE, str(outcome["why_not"]))
 
 
 def _tuner_config(hyperparameters: list[tfx.dsl.Artifact] | None) -> dict[str, Any] | None:
@@ -98,8 +110,13 @@ class StepsTrainer(base_component.BaseComponent):
         eval_steps: int,
         custom_config: dict[str, Any],
         hyperparameters: tfx.types.BaseChannel | None = None,
+        base_model: tfx.types.BaseChannel | None = None,
     ) -> None:
-        """Train ``run_fn`` on ``examples`` through ``transform_graph``, tuned if given."""
+        """Train ``run_fn`` on ``examples`` through ``transform_graph``, tuned if given.
+
+        With ``base_model`` (ServingBaseline's copy of the serving model) each member
+        starts from its weights when the inputs match (``modules.warm_start``).
+        """
         super().__init__(
             spec=StepsTrainerSpec(
                 examples=examples,
@@ -107,6 +124,7 @@ class StepsTrainer(base_component.BaseComponent):
                 run_fn=run_fn,
                 train_steps=train_steps,
                 hyperparameters=hyperparameters,
+                base_model=base_model,
                 # Its steps are set from train_steps when the executor runs.
                 train_args=tfx.proto.TrainArgs(splits=[TRAIN]),
                 eval_args=tfx.proto.EvalArgs(splits=[VALIDATION], num_steps=eval_steps),

@@ -1,15 +1,16 @@
 """``make kfp-local``: compile the Kubeflow package, then run every task of it here as KFP would.
 
-    python -m kfp_local [--output-dir DIR] [--data-root DIR] [--train-steps N]
+    python -m kfp_local [--output-dir DIR] [--data-root DIR] [--span N] [--train-steps N]
                         [--min-auc X] [--verbose]
 
 Installs the project into an image environment (``scripts/install_image.sh``, as the
 Dockerfile does), starts an S3 store on 127.0.0.1 and uploads the data, compiles the
-package with the user's ``kubeflow_runner`` from a folder outside the checkout,
-checks it as KFP's API server and Argo compiler do, and runs its tasks in dependency
-order as KFP's driver and launcher do. ``--train-steps`` and ``--min-auc`` are given
-as run-time parameters of the run, not compiled in. One line per task, then the
-run's summary; ``run_summary.json`` (the local runner's format), the package, each
+package with the user's ``kubeflow_runner`` from a folder outside the checkout, checks
+it as KFP's API server and Argo compiler do, and runs its tasks in dependency order as
+KFP's driver and launcher do. The data root defaults to the dataset's own folder
+(``data/taxi/``), the local runner's; ``--span``, ``--train-steps`` and ``--min-auc``
+are given as run-time parameters of the run, not compiled in. One line per task, then
+the run's summary; ``run_summary.json`` (the local runner's format), the package, each
 task's log, the store's content and ML-Metadata stay under the output dir, so a second
 run on the same dir is compared with the model the first one pushed.
 Exit codes: 0 every task succeeded, 1 a task failed, 2 the package or input was refused.
@@ -29,9 +30,14 @@ from typing import Any, TextIO
 
 import yaml
 
+from components import spans
 from kfp_local import SetupError, backend_rules, image_env, object_store, tasks
 from kfp_local.metadata import KfpMetadata, session_info
-from pipeline_def.config import DEFAULT_DATA_ROOT, DEFAULT_OUTPUT_DIR
+from modules import datasets
+from pipeline_def.config import DEFAULT_OUTPUT_DIR, data_root_of
+from pipeline_def.node_ids import MIN_AUC, SPAN, TRAIN_STEPS
+from pipeline_ops.cli.run_options import span_value
+from pipeline_ops.session.data_check import DataRootError, check_spans
 from pipeline_ops.session.progress import format_component_line, logs_to_file
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -43,7 +49,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR / "kfp-local")
-    parser.add_argument("--data-root", type=Path, default=DEFAULT_DATA_ROOT)
+    parser.add_argument("--data-root", type=Path, default=data_root_of(datasets.DEFAULT))
+    parser.add_argument("--span", type=span_value, help="run-time parameter span")
     parser.add_argument("--train-steps", type=int, help="run-time parameter train_steps")
     parser.add_argument("--min-auc", type=float, help="run-time parameter min_auc")
     return parser.parse_args(argv)
@@ -110,7 +117,11 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
         ) from err
     values = {
         name: value
-        for name, value in (("train_steps", args.train_steps), ("min_auc", args.min_auc))
+        for name, value in (
+            (SPAN, args.span),
+            (TRAIN_STEPS, args.train_steps),
+            (MIN_AUC, args.min_auc),
+        )
         if value is not None
     }
     with object_store.running_store(out / "bucket", logs / "s3-server.log") as store:
@@ -157,8 +168,10 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: check the input, then install, compile, check and run."""
     args = parse_args(argv)
-    if not sorted(args.data_root.glob("*.csv")):
-        print(f"error: no CSV files in --data-root {args.data_root}", file=sys.stderr)
+    try:
+        check_spans(args.data_root, spans.LATEST if args.span is None else args.span, 1)
+    except DataRootError as err:
+        print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     out = args.output_dir.resolve()
     logs = out / "logs"

@@ -29,7 +29,7 @@ import tensorflow as tf
 import tensorflow_transform as tft
 from tfx.v1.components import FnArgs
 
-from modules import dataset, distribution, export, watch
+from modules import dataset, distribution, export, warm_start, watch
 from modules import features as F
 from modules.diagram import save_diagram
 from modules.hparams import CUSTOM_CONFIG_KEY, TRAINED_WITH_FILE, HParams
@@ -372,6 +372,9 @@ def run_fn(fn_args: FnArgs) -> None:
     global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync
     tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
     sizes = cardinalities(declared, tf_transform_output)
+    spaces = warm_start.IdSpaces.of(declared, tf_transform_output, sizes)
+    # Why the first member did not start from the serving model (None: it did).
+    cold_because = "nothing serves" if not fn_args.base_model else None
 
     # Only the chief writes where people look; other workers write to scratch space
     # (MultiWorkerMirroredStrategy needs every worker to save) that is removed after.
@@ -407,6 +410,11 @@ def run_fn(fn_args: FnArgs) -> None:
             if _restored(model, finished, i, len(members_hp)):
                 members.append(model)
                 continue
+            if fn_args.base_model:
+                why = warm_start.warm_start(model, i, fn_args.base_model, declared, spaces)
+                cold_because = why if i == 0 else cold_because
+                log.info("member %d of %d: %s", i + 1, len(members_hp),
+                         f"trained from scratch: {why}" if why else "warm-started")  # fmt: skip
             log.info("member %d of %d: training", i + 1, len(members_hp))
             callbacks = _callbacks(
                 member_hp,
@@ -426,9 +434,11 @@ def run_fn(fn_args: FnArgs) -> None:
         with placement.strategy.scope():
             served = averaged(declared, members)
         export.export(declared, served, tf_transform_output, model_dir)
+        warm_start.save(members, spaces, model_dir)
         if placement.is_chief:
             save_diagram(members[0], run_dir)
             _write_trained_with(hp, run_dir)
+            warm_start.write_outcome(run_dir, cold_because)
         distribution.wait_for_all(placement)
         # The chief's checkpoints went when the fit finished; the folder, and what other
         # workers wrote into it, go once every worker is past its last epoch's save.

@@ -171,6 +171,9 @@ class PipelineConfig:
     # from. A flat data root is one span.
     span: int = spans.LATEST
     window: int = 1
+    # Start the Trainer from the serving model's weights when the inputs match
+    # (modules/warm_start.py); off, every run trains from scratch.
+    warm_start: bool = True
     # Where ExampleGen keeps each span's encoded examples for later runs to reuse.
     # Empty: <pipeline_root>/encoded-spans.
     span_cache: str = ""

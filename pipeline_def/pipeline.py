@@ -157,6 +157,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         eval_steps=config.eval_steps,
         custom_config={**config.hparams.to_custom_config(), DATASET_KEY: config.dataset},
         hyperparameters=tuner.outputs["best_hyperparameters"] if tuner else None,
+        base_model=baseline["model"] if config.warm_start else None,
     ).with_id(ids.TRAINER)
     evaluator = GatedEvaluator(
         examples=example_gen.outputs["examples"],
