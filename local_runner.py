@@ -1,12 +1,16 @@
 """Run the pipeline on this machine with TFX's LocalDagRunner.
 
-    wide-deep-run [--dataset NAME] [--data-root DIR] [--output-dir DIR] [--metadata URI]
+    wide-deep-run [--dataset NAME] [--data-root DIR] [--span N|latest] [--window K]
+                  [--allow-older] [--output-dir DIR] [--metadata URI]
                   [--train-steps N] [--eval-steps N] [--hparam NAME=VALUE ...]
                   [--tune [--tune-trials N] [--tune-minutes M]] [--beam-arg ARG ...] [--verbose]
 
 Prints one line per component and a closing summary; the full log goes to
 ``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
-machines. Exit codes: 0 success, 1 a component failed, 2 bad input, 130 Ctrl-C.
+machines. With span folders, a run whose window an earlier run already learned from
+(the same files) says so and exits 0 at once, and runs on one output dir wait for each
+other: a cron line may run it every hour. Exit codes: 0 success (or nothing to do), 1 a
+component failed, 2 bad input, 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ from pipeline_def.config import (
 )
 from pipeline_ops.cli.run_options import add_run_options, run_settings
 from pipeline_ops.cli.scaffold import add_store_options
-from pipeline_ops.commands import EXIT_BAD_INPUT, RUN
+from pipeline_ops.commands import EXIT_BAD_INPUT, EXIT_OK, RUN
 from pipeline_ops.metadata.store import metadata_for
 from pipeline_ops.session.data_check import check_spans
 from pipeline_ops.session.local_run import run_session
+from pipeline_ops.session.period import input_digest, learned_before, one_run_at_a_time
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -85,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         datasets.load(args.dataset)  # an unknown name is named before any file is looked for
-        window, files = check_spans(data_root(args), args.span, args.window)
+        root = data_root(args)
+        window, files = check_spans(root, args.span, args.window)
         config = build_config(args, sum(f.stat().st_size for f in files))
     except ValueError as err:  # bad flags, an unknown dataset, unreadable data
         print(f"error: {err}", file=sys.stderr)
@@ -94,7 +100,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"note: {window.note}")
     output_dir = Path(config.pipeline_root).parent
     output_dir.mkdir(parents=True, exist_ok=True)
-    return run_session(config, output_dir, args.verbose)
+    with one_run_at_a_time(output_dir):
+        done = None if window.flat else learned_before(config, input_digest(root, window))
+        if done is not None:
+            print(
+                f"span {window.span}: run {done.run_id} already learned from these files "
+                f"(window {', '.join(map(str, window.spans))}); nothing to do"
+            )
+            return EXIT_OK
+        return run_session(config, output_dir, args.verbose)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,7 @@ from tfx_bsl.coders import example_coder
 from components import csv_files, encoded_spans, spans
 from components.csv_files import CsvFormatError
 from components.properties import (
+    INPUT_DIGEST_PROPERTY,
     PREVIOUS_SPAN_PROPERTY,
     REUSED_PROPERTY,
     WINDOW_NOTE_PROPERTY,
@@ -443,6 +444,7 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
             _make_splits(examples, windowed.split_names)
             windowed.assemble(examples.uri)
             _record_window(examples, window, rows, reused)
+            examples.set_string_custom_property(INPUT_DIGEST_PROPERTY, windowed.digest)
         examples.span = window.span
         examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
         examples_utils.set_file_format(examples, "tfrecords_gzip")
@@ -463,12 +465,11 @@ def _window(input_base: str, input_config: Any, exec_properties: dict[str, Any])
     folders = spans.span_folders(n for n in names if fileio.isdir(os.path.join(input_base, n)))
     pattern = os.path.join(input_base, input_config.splits[0].pattern)
     loose = [p for p in fileio.glob(pattern) if not fileio.isdir(p)]
-    span = exec_properties.get(SPAN_KEY)
     return spans.resolve(
         input_base,
         folders,
         [os.path.basename(p) for p in loose],
-        spans.LATEST if span is None else int(span),
+        spans.parse_span(exec_properties.get(SPAN_KEY) or spans.LATEST_TEXT),
         int(exec_properties.get(WINDOW_KEY) or 1),
     )
 
@@ -536,9 +537,10 @@ class WindowedSpans:
     ) -> tuple[dict[int, int], list[int]]:
         """Encode the spans the cache lacks; each span's rows, and the spans reused."""
         digests = {
-            span: encoded_spans.files_digest(files, self.folders[span])
+            span: spans.files_digest(files, self.folders[span], lambda p: fileio.open(p, "rb"))
             for span, files in self.files.items()
         }
+        self.digest = spans.window_digest(self.window, digests)
         # Each span's own kinds are inferred once per content; the window takes the widest.
         own = {
             span: encoded_spans.cached_kinds(
@@ -677,7 +679,7 @@ class ArrowCsvExampleGenSpec(
         standard_component_specs.FileBasedExampleGenSpec,
         parameters={
             INT_COLUMNS_KEY: component_spec.ExecutionParameter(type=str),
-            SPAN_KEY: component_spec.ExecutionParameter(type=int),
+            SPAN_KEY: component_spec.ExecutionParameter(type=str),
             WINDOW_KEY: component_spec.ExecutionParameter(type=int),
             SPAN_CACHE_KEY: component_spec.ExecutionParameter(type=str),
         },
@@ -704,11 +706,14 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
         input_config: tfx.proto.Input,
         output_config: tfx.proto.Output,
         int_columns: Sequence[str] = (),
-        span: int | tfx.dsl.experimental.RuntimeParameter = spans.LATEST,
+        span: str | tfx.dsl.experimental.RuntimeParameter = spans.LATEST_TEXT,
         window: int = 1,
         span_cache: str = "",
     ) -> None:
         """Read ``span``'s window of ``window`` spans (or a flat root) under ``input_base``.
+
+        ``span`` is a span number or "latest", as text (a run-time parameter whose
+        default is 0 counts as unset in TFX).
 
         ``span_cache`` is where encoded spans are kept for later runs; a root with span
         folders needs it.

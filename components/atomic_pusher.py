@@ -34,10 +34,17 @@ from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import proto_utils
 
 from components import serving_layout
-from components.properties import ALREADY_SERVING
+from components.properties import ALREADY_SERVING, NOT_PUSHED_REASON
 from components.spec_extension import extended
 
 STATISTICS_KEY = "statistics"
+
+
+ALLOW_OLDER_KEY = "allow_older"
+
+
+class OlderModelError(ValueError):
+    """The candidate was trained on older data than the serving model; not pushed."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,8 @@ def push_model(
     base_dir: str,
     now: float | None = None,
     train_statistics_dir: str | None = None,
+    span: int | None = None,
+    allow_older: bool = False,
 ) -> Push:
     """Publish the SavedModel at ``model_dir`` as a new version under ``base_dir``.
 
@@ -68,9 +77,19 @@ def push_model(
     needed. If the highest existing version holds an identical model, nothing is
     copied and that version is returned with ``already_serving=True``. The folder
     ``train_statistics_dir`` (StatisticsGen's ``Split-train``), when given, is
-    published inside the version, so it appears together with the model.
+    published inside the version, so it appears together with the model, and so is
+    ``span``, the span the model was trained up to. A model trained on an older span
+    than the serving version's is an OlderModelError unless ``allow_older``.
     """
     existing = serving_layout.versions(base_dir)
+    if existing and span is not None and not allow_older:
+        serving_span = serving_layout.span_of(existing[-1])
+        if serving_span is not None and span < serving_span:
+            raise OlderModelError(
+                f"the candidate was trained up to span {span}, the serving "
+                f"version {existing[-1].number} up to span {serving_span} (--allow-older "
+                "pushes it anyway)"
+            )
     if existing:
         served = existing[-1]
         candidate_print = _fingerprint(model_dir)
@@ -89,6 +108,8 @@ def push_model(
                     staging, serving_layout.TRAINING_STATISTICS, serving_layout.TRAIN_SPLIT_DIR
                 ),
             )
+        if span is not None:
+            serving_layout.write_span(staging, span)
         target = os.path.join(base_dir, str(version))
         # Another push may have taken this version since we looked: never overwrite.
         while fileio.exists(target):
@@ -124,13 +145,20 @@ class AtomicPushExecutor(pusher_executor.Executor):
         if destination.WhichOneof("destination") != "filesystem":
             raise ValueError("AtomicPusher pushes to a filesystem destination only")
         statistics = input_dict.get(STATISTICS_KEY) or []
-        push = push_model(
-            self.GetModelPath(input_dict),
-            destination.filesystem.base_directory,
-            train_statistics_dir=(
-                artifact_utils.get_split_uri(statistics, "train") if statistics else None
-            ),
-        )
+        try:
+            push = push_model(
+                self.GetModelPath(input_dict),
+                destination.filesystem.base_directory,
+                train_statistics_dir=(
+                    artifact_utils.get_split_uri(statistics, "train") if statistics else None
+                ),
+                span=statistics[0].span if statistics else None,
+                allow_older=bool(exec_properties.get(ALLOW_OLDER_KEY)),
+            )
+        except OlderModelError as refused:
+            self._MarkNotPushed(model_push)
+            model_push.set_string_custom_property(NOT_PUSHED_REASON, str(refused))
+            return
         # The model itself stays in the Trainer's artifact; the serving copy is the push.
         self._MarkPushed(model_push, pushed_destination=push.path, pushed_version=push.version)
         model_push.set_int_custom_property(ALREADY_SERVING, int(push.already_serving))
@@ -139,6 +167,7 @@ class AtomicPushExecutor(pusher_executor.Executor):
 class AtomicPusherSpec(
     extended(
         standard_component_specs.PusherSpec,
+        parameters={ALLOW_OLDER_KEY: component_spec.ExecutionParameter(type=int, optional=True)},
         inputs={
             STATISTICS_KEY: component_spec.ChannelParameter(
                 type=tfx.types.standard_artifacts.ExampleStatistics, optional=True
@@ -161,13 +190,19 @@ class AtomicPusher(base_component.BaseComponent):
         model_blessing: tfx.types.BaseChannel,
         push_destination: tfx.proto.PushDestination,
         statistics: tfx.types.BaseChannel | None = None,
+        allow_older: bool = False,
     ) -> None:
-        """Push ``model`` when ``model_blessing`` blesses it, with ``statistics``' train split."""
+        """Push ``model`` when ``model_blessing`` blesses it, with ``statistics``' train split.
+
+        A model whose ``statistics`` are of an older span than the serving version's
+        is not pushed unless ``allow_older``.
+        """
         super().__init__(
             spec=AtomicPusherSpec(
                 model=model,
                 model_blessing=model_blessing,
                 statistics=statistics,
+                allow_older=int(allow_older),
                 push_destination=push_destination,
                 pushed_model=tfx.dsl.Channel(type=tfx.types.standard_artifacts.PushedModel),
             )

@@ -21,19 +21,6 @@ from dataclasses import dataclass
 from tfx.dsl.io import fileio
 
 MARKER = "ENCODED"
-_READ_BYTES = 8 << 20
-
-
-def files_digest(paths: Iterable[str], base: str) -> str:
-    """SHA-256 of the files' names (relative to ``base``) and bytes, in name order."""
-    digest = hashlib.sha256()
-    for path in sorted(paths):
-        digest.update(os.path.relpath(path, base).encode() + b"\0")
-        with fileio.open(path, "rb") as f:
-            while chunk := f.read(_READ_BYTES):
-                digest.update(chunk)
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 def encoding_key(files: str, kinds: Iterable[int], buckets: Iterable[tuple[str, int]]) -> str:

@@ -6,6 +6,7 @@ read ML-Metadata take the names from their writer without importing TensorFlow.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -14,10 +15,15 @@ from google.protobuf import json_format
 if TYPE_CHECKING:
     from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
-# On PushedModel: 1 when the blessed model was already serving and nothing was copied.
+# On PushedModel: 1 when the blessed model was already serving and nothing was copied;
+# why a blessed model was not pushed ("" when it was, or was not blessed).
 ALREADY_SERVING = "already_serving"
+NOT_PUSHED_REASON = "not_pushed_reason"
 # On ServingBaseline's outputs: the serving version they hold, "" when nothing serves.
 SERVING_VERSION = "serving_version"
+# On ServingBaseline's model: the span the serving version was trained up to (-1: none
+# recorded, or nothing serves).
+SERVING_SPAN = "serving_span"
 # On the Evaluator's ModelBlessing: the serving version the candidate was compared
 # with, "" when it was judged on the absolute bound alone.
 BASELINE_VERSION = "baseline_version"
@@ -42,6 +48,9 @@ WINDOW_PROPERTY = "window"
 PREVIOUS_SPAN_PROPERTY = "previous_span"
 REUSED_PROPERTY = "reused_spans"
 WINDOW_NOTE_PROPERTY = "window_note"
+# ...and the digest of what the run read (spans.window_digest): a run whose digest an
+# earlier completed run had learned from the same files, and has nothing to do.
+INPUT_DIGEST_PROPERTY = "input_digest"
 # On the Evaluator's ModelEvaluation: the examples split(s) it evaluated, comma-separated.
 EVALUATED_SPLITS = "example_splits"
 
@@ -87,6 +96,7 @@ class PushRecord:
     pushed: bool
     destination: str | None = None
     already_serving: bool = False
+    not_pushed_reason: str = ""
 
 
 def push_record(pushed_model: mlmd_pb2.Artifact) -> PushRecord:
@@ -95,6 +105,7 @@ def push_record(pushed_model: mlmd_pb2.Artifact) -> PushRecord:
         pushed=int_property(pushed_model, "pushed") == 1,
         destination=str_property(pushed_model, "pushed_destination") or None,
         already_serving=int_property(pushed_model, ALREADY_SERVING) == 1,
+        not_pushed_reason=str_property(pushed_model, NOT_PUSHED_REASON),
     )
 
 
@@ -136,3 +147,40 @@ def outcome_of(
         baseline=baseline_version(blessing) if blessing is not None else None,
         push=push_record(pushed_model) if pushed_model is not None else None,
     )
+
+
+@dataclass(frozen=True)
+class SpanRecord:
+    """The data a run read: its span, the window trained on, what an earlier run encoded."""
+
+    span: int | None  # None: the run made no Examples
+    window: list[dict[str, int]]  # [{"span", "rows"}], oldest first; [] for a flat root
+    previous_span: int | None
+    reused_spans: list[int]
+    note: str
+
+
+def span_record(examples: mlmd_pb2.Artifact | None) -> SpanRecord:
+    """The span and window ExampleGen recorded on its Examples."""
+    if examples is None:
+        return SpanRecord(None, [], None, [], "")
+    prop = examples.properties.get("span")
+    previous = (
+        int_property(examples, PREVIOUS_SPAN_PROPERTY)
+        if examples.custom_properties.get(PREVIOUS_SPAN_PROPERTY)
+        else -1
+    )
+    return SpanRecord(
+        span=prop.int_value if prop is not None else 0,
+        window=json.loads(str_property(examples, WINDOW_PROPERTY) or "[]"),
+        previous_span=None if previous < 0 else previous,
+        reused_spans=json.loads(str_property(examples, REUSED_PROPERTY) or "[]"),
+        note=str_property(examples, WINDOW_NOTE_PROPERTY),
+    )
+
+
+def warm_start_of(model: mlmd_pb2.Artifact | None) -> tuple[str | None, str]:
+    """The serving version a Model was warm-started from (None: from scratch), and why not."""
+    if model is None:
+        return None, ""
+    return str_property(model, WARM_STARTED_FROM) or None, str_property(model, WARM_START_NOTE)

@@ -23,7 +23,7 @@ from tfx.utils import path_utils
 from tfx.v1.dsl.components import OutputArtifact, Parameter
 
 from components import serving_layout
-from components.properties import SERVING_VERSION
+from components.properties import SERVING_SPAN, SERVING_VERSION
 
 _artifacts = tfx.types.standard_artifacts
 
@@ -38,6 +38,8 @@ def ServingBaseline(  # noqa: N802 - TFX names the component after the function
     version = serving_layout.newest(serving_dir)
     found = str(version.number) if version else ""
     model.set_string_custom_property(SERVING_VERSION, found)
+    trained_up_to = serving_layout.span_of(version) if version else None
+    model.set_int_custom_property(SERVING_SPAN, -1 if trained_up_to is None else trained_up_to)
     statistics.set_string_custom_property(SERVING_VERSION, found)
     splits = []
     if version is not None:

@@ -8,6 +8,7 @@ trained on: later runs check their data's drift against them.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 
@@ -15,6 +16,8 @@ from tfx.dsl.io import fileio
 
 TRAINING_STATISTICS = os.path.join("assets.extra", "training_statistics")
 TRAIN_SPLIT_DIR = "Split-train"
+# The span of the data the model was trained on, up to which it knows the world.
+SPAN_FILE = os.path.join("assets.extra", "span.json")
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,22 @@ class Version:
     def statistics_dir(self) -> str:
         """Where this version keeps its training statistics (``Split-train/``)."""
         return os.path.join(self.path, TRAINING_STATISTICS)
+
+
+def span_of(version: Version) -> int | None:
+    """The span ``version`` was trained up to; None for a version pushed before spans."""
+    path = os.path.join(version.path, SPAN_FILE)
+    if not fileio.exists(path):
+        return None
+    with fileio.open(path, "r") as f:
+        return int(json.loads(f.read())["span"])
+
+
+def write_span(model_dir: str, span: int) -> None:
+    """Record in the model folder ``model_dir`` the span it was trained up to."""
+    fileio.makedirs(os.path.dirname(os.path.join(model_dir, SPAN_FILE)))
+    with fileio.open(os.path.join(model_dir, SPAN_FILE), "w") as f:
+        f.write(json.dumps({"span": span}))
 
 
 def versions(base_dir: str) -> list[Version]:

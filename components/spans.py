@@ -15,13 +15,19 @@ pre-flight check imports this before TFX is loaded.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import BinaryIO
 
 SPAN_FOLDER = re.compile(r"^span-(\d+)$")
+_READ_BYTES = 8 << 20
 # The span parameter's value for "the newest span in the data root".
 LATEST = -1
+LATEST_TEXT = "latest"
 FLAT_SPAN = 0
 
 
@@ -49,6 +55,21 @@ class Window:
     def flat(self) -> bool:
         """Whether the data root holds files, not span folders."""
         return self.folders == {FLAT_SPAN: ""}
+
+
+def parse_span(text: str) -> int:
+    """A span as people and run-time parameters write it: a number, or "latest"."""
+    text = str(text).strip()
+    if text == LATEST_TEXT:
+        return LATEST
+    if not text.isdigit():
+        raise SpanError(f"a span is a number >= 0 or '{LATEST_TEXT}', got {text!r}")
+    return int(text)
+
+
+def span_text(span: int) -> str:
+    """``span`` as ``parse_span`` reads it."""
+    return LATEST_TEXT if span == LATEST else str(span)
 
 
 def span_folders(names: Iterable[str]) -> dict[int, str]:
@@ -108,3 +129,25 @@ def resolve(
         )
     reads = {s: folders[s] for s in (*spans, *([previous] if previous is not None else []))}
     return Window(span, spans, previous, reads, asked=window, note=note)
+
+
+def files_digest(paths: Iterable[str], base: str, opener: Callable[[str], BinaryIO]) -> str:
+    """SHA-256 of the files' names (relative to ``base``) and bytes, in name order.
+
+    ``opener`` opens a path for reading bytes: ``open`` here, TFX's fileio in a step.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(os.path.relpath(path, base).encode() + b"\0")
+        with opener(path) as f:
+            while chunk := f.read(_READ_BYTES):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def window_digest(window: Window, span_digests: dict[int, str]) -> str:
+    """What a run of ``window`` learns from: its spans, their files' digests, the reference."""
+    read = {"span": window.span, "spans": window.spans, "previous": window.previous}
+    read["files"] = {str(s): span_digests[s] for s in sorted(span_digests)}
+    return hashlib.sha256(json.dumps(read, sort_keys=True).encode()).hexdigest()

@@ -25,7 +25,13 @@ from tfx.dsl.components.base import base_component, executor_spec
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import io_utils, json_utils, proto_utils
 
-from components.properties import HPARAMS, TUNED_HPARAMS, WARM_START_NOTE, WARM_STARTED_FROM
+from components.properties import (
+    HPARAMS,
+    SERVING_SPAN,
+    TUNED_HPARAMS,
+    WARM_START_NOTE,
+    WARM_STARTED_FROM,
+)
 from components.recording_tuner import read_hyperparameters
 from components.serving_baseline import serving_version
 from components.spec_extension import extended
@@ -60,7 +66,13 @@ class StepsTrainerExecutor(trainer_executor.GenericExecutor):
         input_dict = dict(input_dict)
         base = input_dict.get(standard_component_specs.BASE_MODEL_KEY) or []
         version = serving_version(base[0]) if base else ""
-        if not version:  # nothing serves: TFX would hand run_fn an empty folder
+        examples = artifact_utils.get_single_instance(
+            input_dict[standard_component_specs.EXAMPLES_KEY]
+        )
+        # A backfill does not start from a model that learned newer spans: a window
+        # trains on older spans' held-out rows, this run's test rows among them.
+        newer = bool(base) and base[0].get_int_custom_property(SERVING_SPAN) > examples.span
+        if not version or newer:  # nothing serves: TFX would hand run_fn an empty folder
             input_dict.pop(standard_component_specs.BASE_MODEL_KEY, None)
         super().Do(input_dict, output_dict, exec_properties)
         # What run_fn trained with, as it wrote it, and what the Tuner chose.
@@ -73,6 +85,8 @@ class StepsTrainerExecutor(trainer_executor.GenericExecutor):
         model.set_string_custom_property(HPARAMS, trained_with)
         model.set_string_custom_property(TUNED_HPARAMS, json.dumps(tuned_values(tuned)))
         outcome = warm_start.read_outcome(model_run)
+        if newer:
+            outcome = {"warm_started": False, "why_not": "the serving model learned newer spans"}
         model.set_string_custom_property(
             WARM_STARTED_FROM, version if outcome["warm_started"] else ""
         )

@@ -171,6 +171,9 @@ class PipelineConfig:
     # from. A flat data root is one span.
     span: int = spans.LATEST
     window: int = 1
+    # Push a model trained on an older span than the serving one's (a backfill, a
+    # rerun); off, such a model may be blessed but is not pushed.
+    allow_older: bool = False
     # Start the Trainer from the serving model's weights when the inputs match
     # (modules/warm_start.py); off, every run trains from scratch.
     warm_start: bool = True

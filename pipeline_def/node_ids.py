@@ -58,7 +58,7 @@ PREVIOUS_STATISTICS = "PreviousStatisticsResolver"
 # Run-time parameters: a Kubeflow run sets them when it starts (the KFP UI shows them),
 # without recompiling; locally they take the config's values.
 DATA_ROOT = "data_root"
-# The span to process; its default (-1) is the newest span folder of the data root.
+# The span to process: a number, or "latest" (the default), the newest span folder.
 SPAN = "span"
 TRAIN_STEPS = "train_steps"
 MIN_AUC = "min_auc"

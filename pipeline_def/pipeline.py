@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tfx import v1 as tfx
 
+from components import spans
 from components.arrow_csv_example_gen import ArrowCsvExampleGen, integer_columns
 from components.atomic_pusher import AtomicPusher
 from components.curated_schema import PACKAGES_ROOT, CuratedSchema, sha256_of
@@ -39,7 +40,7 @@ def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
         input_config=input_config,
         output_config=output,
         int_columns=integer_columns(PACKAGES_ROOT / config.curated_schema),
-        span=RuntimeParameter(name=ids.SPAN, ptype=int, default=config.span),
+        span=RuntimeParameter(name=ids.SPAN, ptype=str, default=spans.span_text(config.span)),
         window=config.window,
         span_cache=config.span_cache,
     ).with_id(ids.EXAMPLE_GEN)
@@ -171,6 +172,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         model=trainer.outputs["model"],
         model_blessing=evaluator.outputs["blessing"],
         statistics=statistics.outputs["statistics"],
+        allow_older=config.allow_older,
         push_destination=tfx.proto.PushDestination(
             filesystem=tfx.proto.PushDestination.Filesystem(base_directory=config.serving_dir)
         ),

@@ -18,11 +18,10 @@ from pipeline_ops.cli.scaffold import add_dataset_option
 
 def span_value(text: str) -> int:
     """--span's value: a span number, or "latest" (the newest span of the data root)."""
-    if text == "latest":
-        return spans.LATEST
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"a span number >= 0 or 'latest', got {text!r}")
-    return int(text)
+    try:
+        return spans.parse_span(text)
+    except spans.SpanError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEFAULT) -> None:
@@ -41,6 +40,11 @@ def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEF
         default=PipelineConfig.window,
         metavar="K",
         help="train on the newest K spans up to the run's span (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--allow-older",
+        action="store_true",
+        help="push a blessed model trained on an older span than the serving model's",
     )
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
     parser.add_argument(
@@ -81,6 +85,7 @@ def run_settings(args: argparse.Namespace) -> dict[str, Any]:
         "dataset": args.dataset,
         "span": args.span,
         "window": args.window,
+        "allow_older": args.allow_older,
         "train_steps": args.train_steps,
         "hparam_overrides": tuple(parse_pairs(args.hparam).items()),
         "tune": args.tune,

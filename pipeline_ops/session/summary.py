@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 import tensorflow as tf
 
 from components.evaluation_review import overall_metrics
-from components.properties import outcome_of
+from components.properties import outcome_of, span_record, warm_start_of
 from modules.diagram import diagram_in
 from pipeline_def import node_ids as P
 from pipeline_ops.metadata.runs import PipelineRun
@@ -43,6 +43,17 @@ class RunSummary:
     seconds: float = 0.0
     # The picture of the trained model; None when none was drawn (no graphviz).
     model_diagram: str | None = None
+    # The span the run processed (0 for a flat data root) and the window it trained on:
+    # [{"span", "rows"}], oldest first ([] for a flat root).
+    span: int | None = None
+    window: list[dict[str, int]] = field(default_factory=list)
+    # Spans whose encoding an earlier run made and this one reused.
+    reused_spans: list[int] = field(default_factory=list)
+    # The serving version the model started from; None when trained from scratch (why).
+    warm_started_from: str | None = None
+    warm_start_note: str = ""
+    # Why a blessed model was not pushed (e.g. trained on older data than the serving one).
+    not_pushed_reason: str = ""
 
 
 def summarize(
@@ -55,7 +66,10 @@ def summarize(
     metrics: dict[str, float] = {}
     outcome = outcome_of(None, None)
     diagram = None
+    spans, warm = span_record(None), warm_start_of(None)
     if run is not None:
+        spans = span_record(run.output(P.EXAMPLE_GEN, "examples"))
+        warm = warm_start_of(run.output(P.TRAINER, "model"))
         model_run = run.output(P.TRAINER, "model_run")
         if model_run is not None and tf.io.gfile.exists(diagram_in(model_run.uri)):
             diagram = diagram_in(model_run.uri)
@@ -79,6 +93,12 @@ def summarize(
         baseline=outcome.baseline,
         failed_component=failed_component,
         model_diagram=diagram,
+        span=spans.span,
+        window=spans.window,
+        reused_spans=spans.reused_spans,
+        warm_started_from=warm[0],
+        warm_start_note=warm[1],
+        not_pushed_reason=outcome.push.not_pushed_reason if outcome.push else "",
     )
 
 
@@ -108,6 +128,19 @@ def print_closing(summary: RunSummary, out: TextIO, review_command: str | None =
             f"on {int(m.get('example_count', 0))} examples",
             file=out,
         )
+    if summary.window:
+        rows = " + ".join(f"{w['rows']:,}" for w in summary.window)
+        spans = ", ".join(str(w["span"]) for w in summary.window)
+        reused = (
+            f"; reused the encoding of span(s) {summary.reused_spans}"
+            if summary.reused_spans
+            else ""
+        )
+        print(f"  span {summary.span}: trained on span(s) {spans} ({rows} rows){reused}", file=out)
+    if summary.warm_started_from:
+        print(f"  warm-started from serving version {summary.warm_started_from}", file=out)
+    elif summary.warm_start_note and summary.warm_start_note != "nothing serves":
+        print(f"  trained from scratch: {summary.warm_start_note}", file=out)
     if summary.status == SUCCEEDED:
         against = (
             f"against serving version {summary.baseline}"
@@ -121,7 +154,8 @@ def print_closing(summary: RunSummary, out: TextIO, review_command: str | None =
                 file=out,
             )
         else:
-            print(f"  pushed: {summary.pushed_model_path or 'nothing pushed'}", file=out)
+            reason = f"nothing, {summary.not_pushed_reason}" if summary.not_pushed_reason else ""
+            print(f"  pushed: {summary.pushed_model_path or reason or 'nothing pushed'}", file=out)
         if summary.model_diagram:
             print(f"  model diagram: {summary.model_diagram}", file=out)
         elif shutil.which("dot") is None:

@@ -114,7 +114,7 @@ def test_run_time_parameters_have_the_config_defaults_and_typed_values(spec):
     declared = spec["root"]["inputDefinitions"]["parameters"]
     assert {k: (v["parameterType"], v["defaultValue"]) for k, v in declared.items()} == {
         P.DATA_ROOT: ("STRING", DATA),
-        P.SPAN: ("NUMBER_INTEGER", spans.LATEST),
+        P.SPAN: ("STRING", spans.LATEST_TEXT),
         P.TRAIN_STEPS: ("NUMBER_INTEGER", PipelineConfig.train_steps),
         P.MIN_AUC: ("NUMBER_DOUBLE", TAXI.min_auc),
     }

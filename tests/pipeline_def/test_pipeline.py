@@ -4,6 +4,7 @@ import json
 import pytest
 from tfx.v1.dsl.experimental import RuntimeParameter
 
+from components import spans
 from pipeline_def import node_ids as P
 from pipeline_def.config import PipelineConfig, Resources, SqliteMetadata
 from pipeline_def.orchestrate import local_ir
@@ -54,7 +55,7 @@ def test_edges(built):
         },
         # Transform waits for the validator: bad data stops the run before it.
         P.TRANSFORM: {P.EXAMPLE_GEN, P.CURATED_SCHEMA, P.EXAMPLE_VALIDATOR},
-        P.TRAINER: {P.EXAMPLE_GEN, P.TRANSFORM},
+        P.TRAINER: {P.EXAMPLE_GEN, P.TRANSFORM, P.SERVING_BASELINE},
         P.EVALUATOR: {P.EXAMPLE_GEN, P.TRAINER, P.SERVING_BASELINE},
         # The Pusher keeps the training data's statistics with the model.
         P.PUSHER: {P.TRAINER, P.EVALUATOR, P.STATISTICS_GEN},
@@ -84,7 +85,7 @@ def test_data_root_span_steps_and_auc_bound_are_run_time_parameters_with_the_con
     }
     assert found == {
         (P.EXAMPLE_GEN, "input_base"): (P.DATA_ROOT, config.data_root),
-        (P.EXAMPLE_GEN, "requested_span"): (P.SPAN, config.span),
+        (P.EXAMPLE_GEN, "requested_span"): (P.SPAN, spans.LATEST_TEXT),
         (P.TRAINER, "train_steps"): (P.TRAIN_STEPS, config.train_steps),
         (P.EVALUATOR, "min_auc"): (P.MIN_AUC, config.min_auc),
     }
