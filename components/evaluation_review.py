@@ -145,6 +145,12 @@ def overall_metrics(evaluation_uri: str) -> dict[str, float]:
     return _overall(_slices(evaluation_uri)[0])
 
 
+def candidate_and_baseline(evaluation_uri: str) -> tuple[dict[str, float], dict[str, float]]:
+    """The candidate's and the serving model's overall metrics on the same rows ({}: none)."""
+    slices, baseline = _slices(evaluation_uri)
+    return _overall(slices), baseline
+
+
 def metric_text(value: float | None, name: str = "", missing: str = "-") -> str:
     """A metric for people: 4 decimals, a count whole; ``missing`` when absent or NaN."""
     if value is None or math.isnan(value):

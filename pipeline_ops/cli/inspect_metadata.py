@@ -1,6 +1,7 @@
 """Read the pipeline's ML-Metadata: runs, artifacts, lineage, and what differs between runs.
 
     wide-deep-inspect runs [--output-dir DIR | --metadata URI] [--dataset NAME]
+    wide-deep-inspect history [--format json]
     wide-deep-inspect artifacts [--type TYPE] [--run RUN_ID]
     wide-deep-inspect lineage (ARTIFACT_ID | --pushed-model latest) [--format json]
     wide-deep-inspect diff RUN_A RUN_B [--format json]
@@ -28,6 +29,7 @@ from pipeline_ops import commands
 from pipeline_ops.cli import scaffold as C
 from pipeline_ops.cli.scaffold import CommandError
 from pipeline_ops.metadata.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs
+from pipeline_ops.report.history import history_json, history_row, print_history
 
 # Artifact properties worth a column: splits, blessing and its baseline, push, the
 # serving version a baseline holds, schema version.
@@ -329,6 +331,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         return C.add_subcommand(sub, name, help_text)
 
     command("runs", "the runs, newest first")
+    history = command("history", "one line per run, oldest first: span, drift, AUC, push")
+    history.add_argument("--format", choices=["text", "json"], default="text")
     artifacts = command("artifacts", "artifacts with producer and key properties")
     artifacts.add_argument("--type", default=None, help="e.g. Model, PushedModel, Examples")
     artifacts.add_argument("--run", default=None)
@@ -362,6 +366,12 @@ def execute(args: argparse.Namespace, out: TextIO) -> None:
         raise CommandError(f"the store ({where}) has no runs of pipeline {args.pipeline_name}")
     if args.command == "runs":
         print_runs(runs, out)
+    elif args.command == "history":
+        rows = [history_row(run) for run in reversed(runs)]
+        if args.format == "json":
+            print(json.dumps(history_json(rows), indent=2, sort_keys=True), file=out)
+        else:
+            print_history(rows, out)
     elif args.command == "artifacts":
         chosen = [_run(store, args.pipeline_name, args.run, where)] if args.run else runs
         rows = artifact_rows(chosen, {t.id: t.name for t in store.get_artifact_types()})

@@ -1,0 +1,148 @@
+"""Continuous training on real runs: three spans in turn with a window of 2.
+
+One sequence on one output dir: span 0, then span 1 (warm-started, span 0's encoding
+reused), span 1 again (nothing to do), a drifted span 2 (stopped, naming the feature),
+and a backfill of span 0 (blessed or not, never pushed over span 1's model).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from run_commands import runner_command
+
+from pipeline_def.config import sample_csv
+from pipeline_ops.session.summary import SUMMARY_FILE
+
+pytestmark = pytest.mark.slow
+SHIPPED_CSV = sample_csv("taxi")
+ROWS_PER_SPAN = 1500
+
+
+def _write_span(root: Path, span: int, rows: list[dict[str, str]], header: list[str]) -> None:
+    folder = root / f"span-{span}"
+    folder.mkdir(parents=True)
+    with (folder / "taxi.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, header)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+@pytest.fixture(scope="module")
+def span_root(tmp_path_factory) -> Path:
+    """Spans 0 and 1 of the sample's rows; span 2 is their successor with no card payments."""
+    with SHIPPED_CSV.open(newline="") as f:
+        reader = csv.DictReader(f)
+        header, rows = list(reader.fieldnames), list(reader)
+    root = tmp_path_factory.mktemp("spans")
+    for span in (0, 1):
+        _write_span(root, span, rows[span * ROWS_PER_SPAN : (span + 1) * ROWS_PER_SPAN], header)
+    drifted = [
+        {**row, "payment_type": "Cash"} for row in rows[2 * ROWS_PER_SPAN : 3 * ROWS_PER_SPAN]
+    ]
+    _write_span(root, 2, drifted, header)
+    return root
+
+
+def _run(root: Path, out: Path, *flags: str) -> tuple[subprocess.CompletedProcess, dict, float]:
+    started = time.monotonic()
+    result = subprocess.run(
+        runner_command(root, out, "--window", "2", *flags),
+        capture_output=True, text=True, timeout=900, check=False,
+    )  # fmt: skip
+    summary = json.loads((out / SUMMARY_FILE).read_text()) if (out / SUMMARY_FILE).exists() else {}
+    return result, summary, time.monotonic() - started
+
+
+def _versions(out: Path) -> list[str]:
+    serving = out / "serving"
+    return sorted(p.name for p in serving.iterdir() if p.name.isdigit()) if serving.exists() else []
+
+
+@pytest.fixture(scope="module")
+def sequence(span_root, tmp_path_factory) -> dict[str, tuple]:
+    """The runs in order, each with its process, summary, seconds and serving versions after."""
+    out = tmp_path_factory.mktemp("continuous")
+    runs = {}
+    for name, flags in (
+        ("span0", ("--span", "0")),
+        ("span1", ("--span", "1")),
+        ("span1_again", ("--span", "1")),
+        ("drifted", ()),
+        ("backfill", ("--span", "0", "--window", "1")),
+    ):
+        runs[name] = (*_run(span_root, out, *flags), _versions(out))
+    return runs
+
+
+def test_the_first_span_trains_from_scratch_and_is_pushed(sequence):
+    result, summary, _, versions = sequence["span0"]
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (summary["span"], summary["window"]) == (0, [{"span": 0, "rows": ROWS_PER_SPAN}])
+    assert summary["warm_started_from"] is None
+    assert summary["pushed_model_path"] and len(versions) == 1
+
+
+def test_the_next_span_is_warm_started_reuses_the_encoded_span_and_is_pushed(sequence):
+    result, summary, _, versions = sequence["span1"]
+    assert result.returncode == 0, result.stdout + result.stderr
+    first_version = sequence["span0"][3][0]
+    assert summary["span"] == 1
+    assert [w["span"] for w in summary["window"]] == [0, 1]
+    assert summary["reused_spans"] == [0]
+    assert summary["warm_started_from"] == first_version
+    assert f"warm-started from serving version {first_version}" in result.stdout
+    assert summary["blessed"] and len(versions) == 2
+
+
+def test_a_span_already_learned_from_is_nothing_to_do(sequence):
+    result, _, seconds, versions = sequence["span1_again"]
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "already learned from these files (window 0, 1); nothing to do" in result.stdout
+    assert versions == sequence["span1"][3]
+    assert seconds < 30
+
+
+def test_an_abrupt_shift_stops_the_run_naming_the_feature(sequence):
+    result, summary, _, versions = sequence["drifted"]
+    assert result.returncode == 1
+    assert summary["failed_component"] == "ExampleValidator"
+    assert "span vs previous span: payment_type: distribution drift L_INFTY" in result.stdout
+    assert versions == sequence["span1"][3]
+
+
+def test_a_backfill_is_not_pushed_over_a_model_of_a_newer_span(sequence):
+    result, summary, _, versions = sequence["backfill"]
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert summary["span"] == 0
+    assert summary["pushed_model_path"] is None
+    assert summary["warm_started_from"] is None
+    if summary["blessed"]:
+        assert summary["not_pushed_reason"].startswith(
+            "the candidate was trained up to span 0, the serving version"
+        )
+    assert versions == sequence["span1"][3]
+
+
+def test_bad_spans_are_refused_before_any_step(span_root, tmp_path):
+    missing = subprocess.run(
+        runner_command(span_root, tmp_path / "out", "--span", "9"),
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert missing.returncode == 2
+    assert "has no span 9: it holds spans 0, 1, 2" in missing.stderr
+    (span_root / "loose.csv").write_text(SHIPPED_CSV.read_text())
+    try:
+        mixed = subprocess.run(
+            runner_command(span_root, tmp_path / "out"), capture_output=True, text=True, check=False
+        )
+    finally:
+        (span_root / "loose.csv").unlink()
+    assert mixed.returncode == 2
+    assert "mixes span folders and data files (span-0/ and loose.csv)" in mixed.stderr
+    assert not (tmp_path / "out").exists()
