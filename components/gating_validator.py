@@ -9,13 +9,13 @@ ServingBaseline), and, when the data root holds spans, the run's span with the s
 before it; it fails with every anomaly named (split, feature, what is wrong) when
 there is any. The anomalies files are written first, for people.
 
-Between spans the comparison is of two periods, often small ones, so a share's
-difference carries sampling noise the schema's thresholds (set for splits of one
-sample) do not: each L-infinity threshold is raised by ``NOISE_SIGMAS`` standard
-errors of the difference of two shares measured on samples of the spans' sizes, at
-its widest (a share of 0.5). On the taxi quarters (200 to 1,400 rows) the gradual
-drift measured between quarters, at most 0.09, stays under it; a category's share
-moving by 0.3 in a quarter does not.
+A held-out split against train, and a span against the one before it, compare
+samples, often small ones (a span's held-out rows are a few hundred), so a share's
+difference carries sampling noise: each L-infinity threshold is raised by
+``NOISE_SIGMAS`` standard errors of the difference of two shares measured on samples
+of the two sizes, at its widest (a share of 0.5). On the taxi quarters (200 to 1,400
+rows) the gradual drift measured between quarters, at most 0.09, stays under it; a
+category's share moving by 0.3 in a quarter does not.
 """
 
 from __future__ import annotations
@@ -157,12 +157,15 @@ class GatingValidatorExecutor(validator_executor.Executor):
         anomalies_out = output_dict[standard_component_specs.ANOMALIES_KEY]
         held_out = [s for s in (VALIDATION, TEST) if s in by_split] if TRAIN in by_split else []
         for split in held_out:
+            # Two samples of the same rows: what they differ by beyond noise is drift.
+            current, train = by_split[split][0], by_split[TRAIN][0]
             problems += self._drift(
-                by_split[split][0],
-                by_split[TRAIN][0],
+                current,
+                train,
                 f"{split} vs {TRAIN}",
                 artifact_utils.get_split_uri(anomalies_out, split),
                 DRIFT_FILE,
+                widened(self._schema, span_noise(_rows(current), _rows(train))),
             )
         previous = input_dict.get(PREVIOUS_STATISTICS_KEY) or []
         if TRAIN in by_split and _holds_other_train_split(previous, statistics):

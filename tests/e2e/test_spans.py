@@ -112,7 +112,7 @@ def test_an_abrupt_shift_stops_the_run_naming_the_feature(sequence):
     result, summary, _, versions = sequence["drifted"]
     assert result.returncode == 1
     assert summary["failed_component"] == "ExampleValidator"
-    assert "span vs previous span: payment_type: distribution drift L_INFTY" in result.stdout
+    assert "span vs previous span: payment_type: distribution drift L_INFTY" in result.stderr
     assert versions == sequence["span1"][3]
 
 
