@@ -57,7 +57,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--output", type=Path, default=Path(env(_env_name("output"), "pipeline.yaml"))
     )
-    parser.add_argument("--min-auc", type=float, default=None, help="default: the dataset's bound")
     parser.add_argument(
         "--beam-arg", action="append", default=[], metavar="ARG",
         help="a Beam pipeline argument for every Beam step (repeat), "
@@ -87,7 +86,6 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
         data_root=object_store_uri("data-root", args.data_root),
         serving_dir=object_store_uri("serving-dir", args.serving_dir or f"{root}/serving"),
         metadata=None,  # Kubeflow provides the ML-Metadata store.
-        min_auc=args.min_auc,
         beam_pipeline_args=tuple(args.beam_arg),
         resolvers=args.vertex,
     )

@@ -67,14 +67,19 @@ def data_root(args: argparse.Namespace) -> Path:
     return args.data_root if args.data_root is not None else data_root_of(args.dataset)
 
 
-def build_config(args: argparse.Namespace, input_bytes: int) -> PipelineConfig:
-    """The config of a local run, everything under the output dir; ValueError for bad input."""
+def build_config(args: argparse.Namespace, input_bytes: int, flat: bool) -> PipelineConfig:
+    """The config of a local run, everything under the output dir; ValueError for bad input.
+
+    A ``flat`` data root (no span folders) is one span: no model of older spans can
+    serve, so the Trainer does not take the serving model, and a rerun reuses it.
+    """
     out = output_dir_for(args.dataset, args.output_dir).resolve()
     beam_args = args.beam_arg
     if beam_args is None:
         beam_args = beam_args_for(input_bytes, os.cpu_count() or 1)
+    settings = run_settings(args)
     return PipelineConfig(
-        **run_settings(args),
+        **{**settings, "warm_start": settings["warm_start"] and not flat},
         beam_pipeline_args=tuple(beam_args),
         split_buckets=split_for(input_bytes),
         pipeline_root=str(out / "pipeline"),
@@ -92,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         datasets.load(args.dataset)  # an unknown name is named before any file is looked for
         root = data_root(args)
         window, files = check_spans(root, args.span, args.window)
-        config = build_config(args, sum(f.stat().st_size for f in files))
+        config = build_config(args, sum(f.stat().st_size for f in files), window.flat)
     except ValueError as err:  # bad flags, an unknown dataset, unreadable data
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -69,10 +69,8 @@ class StepsTrainerExecutor(trainer_executor.GenericExecutor):
         examples = artifact_utils.get_single_instance(
             input_dict[standard_component_specs.EXAMPLES_KEY]
         )
-        # A backfill does not start from a model that learned newer spans: a window
-        # trains on older spans' held-out rows, this run's test rows among them.
-        newer = bool(base) and base[0].get_int_custom_property(SERVING_SPAN) > examples.span
-        if not version or newer:  # nothing serves: TFX would hand run_fn an empty folder
+        not_from = _not_from_serving(base[0] if version else None, examples.span)
+        if not_from is not None:  # TFX would hand run_fn an empty folder, or the wrong model
             input_dict.pop(standard_component_specs.BASE_MODEL_KEY, None)
         super().Do(input_dict, output_dict, exec_properties)
         # What run_fn trained with, as it wrote it, and what the Tuner chose.
@@ -85,12 +83,30 @@ class StepsTrainerExecutor(trainer_executor.GenericExecutor):
         model.set_string_custom_property(HPARAMS, trained_with)
         model.set_string_custom_property(TUNED_HPARAMS, json.dumps(tuned_values(tuned)))
         outcome = warm_start.read_outcome(model_run)
-        if newer:
-            outcome = {"warm_started": False, "why_not": "the serving model learned newer spans"}
+        if not_from:
+            outcome = {"warm_started": False, "why_not": not_from}
         model.set_string_custom_property(
             WARM_STARTED_FROM, version if outcome["warm_started"] else ""
         )
         model.set_string_custom_property(WARM_START_NOTE, str(outcome["why_not"]))
+
+
+def _not_from_serving(base: tfx.dsl.Artifact | None, span: int) -> str | None:
+    """Why the Trainer does not start from the serving model ``base`` ("": none serves).
+
+    Only a model of strictly older spans is a starting point. One that learned newer
+    spans is not (a backfill's window holds older spans' held-out rows, its test rows
+    among them), nor one that learned this span: a rerun of a corrected span must not
+    start from what the wrong files taught, and a flat root is always span 0.
+    """
+    if base is None:
+        return ""
+    served = base.get_int_custom_property(SERVING_SPAN)
+    if served > span:
+        return f"the serving model learned span {served}, newer than span {span}"
+    if served == span:
+        return f"the serving model learned span {span} already"
+    return None
 
 
 def _tuner_config(hyperparameters: list[tfx.dsl.Artifact] | None) -> dict[str, Any] | None:

@@ -25,7 +25,7 @@ def span_value(text: str) -> int:
 
 
 def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEFAULT) -> None:
-    """--dataset, --span, --window, --train-steps, --hparam, --tune and --verbose."""
+    """The options of a run: data, span and window, pushing and warm start, training, console."""
     add_dataset_option(parser, dataset)
     parser.add_argument(
         "--span",
@@ -46,7 +46,18 @@ def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEF
         action="store_true",
         help="push a blessed model trained on an older span than the serving model's",
     )
+    parser.add_argument(
+        "--cold-start",
+        action="store_true",
+        help="train from scratch, not from the weights of a serving model of older spans",
+    )
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
+    parser.add_argument(
+        "--min-auc",
+        type=float,
+        default=PipelineConfig.min_auc,
+        help="the test AUC a model must reach to be blessed (default: the dataset's bound)",
+    )
     parser.add_argument(
         "--hparam",
         action="append",
@@ -86,7 +97,9 @@ def run_settings(args: argparse.Namespace) -> dict[str, Any]:
         "span": args.span,
         "window": args.window,
         "allow_older": args.allow_older,
+        "warm_start": not args.cold_start,
         "train_steps": args.train_steps,
+        "min_auc": args.min_auc,
         "hparam_overrides": tuple(parse_pairs(args.hparam).items()),
         "tune": args.tune,
         "tune_trials": args.tune_trials,

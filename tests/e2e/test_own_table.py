@@ -64,7 +64,7 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     assert any(line.split()[:3] == ["income", "($)", "numeric"] for line in lines), lines
     assert "missing indicator" in next(line for line in lines if "income ($)" in line)
     assert any(line.split()[:2] == ["home-type", "vocabulary"] for line in lines), lines
-    assert (project / "data" / "loans.csv").read_bytes() == table.read_bytes()
+    assert (project / "data" / "loans" / "loans.csv").read_bytes() == table.read_bytes()
     assert (project / "modules" / "datasets" / "loans" / "schema.pbtxt").is_file()
 
     out = tmp_path / "out"
@@ -73,7 +73,7 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
         "--train-steps", TEST_TRAIN_STEPS,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.startswith(f"Pipeline loans-wide-deep: data {project / 'data'}\n")
+    assert run.stdout.startswith(f"Pipeline loans-wide-deep: data {project / 'data' / 'loans'}\n")
     summary = json.loads((out / "run_summary.json").read_text())
     assert summary["status"] == "succeeded" and summary["blessed"] is True, summary
     versions = list((out / "serving").iterdir())

@@ -2,13 +2,14 @@
 
 One sequence on one output dir: span 0, then span 1 (warm-started, span 0's encoding
 reused), span 1 again (nothing to do), a drifted span 2 (stopped, naming the feature),
-and a backfill of span 0 (blessed or not, never pushed over span 1's model).
+and a backfill of a corrected span 0 (blessed or not, never pushed over span 1's model).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -19,14 +20,12 @@ from run_commands import runner_command
 from pipeline_def.config import sample_csv
 from pipeline_ops.session.summary import SUMMARY_FILE
 
-# Unfinished: in its last run the first span's model was not pushed (likely not blessed
-# at 300 steps on 1,500 rows) and the backfill exited 2; see the #27 session note.
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skip(reason="unfinished: first span not pushed, backfill exit 2 (see #27)"),
-]
+pytestmark = pytest.mark.slow
 SHIPPED_CSV = sample_csv("taxi")
 ROWS_PER_SPAN = 1500
+# 300 steps on 1,500 rows reach a test AUC near 0.87, below the taxi's bound (0.90):
+# the gate's absolute bound is not what these runs test.
+MIN_AUC = "0.8"
 
 
 def _write_span(root: Path, span: int, rows: list[dict[str, str]], header: list[str]) -> None:
@@ -39,11 +38,17 @@ def _write_span(root: Path, span: int, rows: list[dict[str, str]], header: list[
 
 
 @pytest.fixture(scope="module")
-def span_root(tmp_path_factory) -> Path:
-    """Spans 0 and 1 of the sample's rows; span 2 is their successor with no card payments."""
+def sample() -> tuple[list[str], list[dict[str, str]]]:
+    """The shipped sample's header and rows."""
     with SHIPPED_CSV.open(newline="") as f:
         reader = csv.DictReader(f)
-        header, rows = list(reader.fieldnames), list(reader)
+        return list(reader.fieldnames), list(reader)
+
+
+@pytest.fixture(scope="module")
+def span_root(tmp_path_factory, sample) -> Path:
+    """Spans 0 and 1 of the sample's rows; span 2 is their successor with no card payments."""
+    header, rows = sample
     root = tmp_path_factory.mktemp("spans")
     for span in (0, 1):
         _write_span(root, span, rows[span * ROWS_PER_SPAN : (span + 1) * ROWS_PER_SPAN], header)
@@ -54,10 +59,17 @@ def span_root(tmp_path_factory) -> Path:
     return root
 
 
+def _correct_span_0(root: Path, sample: tuple[list[str], list[dict[str, str]]]) -> None:
+    """Span 0 lands again, corrected: its last 100 rows withdrawn."""
+    header, rows = sample
+    shutil.rmtree(root / "span-0")
+    _write_span(root, 0, rows[: ROWS_PER_SPAN - 100], header)
+
+
 def _run(root: Path, out: Path, *flags: str) -> tuple[subprocess.CompletedProcess, dict, float]:
     started = time.monotonic()
     result = subprocess.run(
-        runner_command(root, out, "--window", "2", *flags),
+        runner_command(root, out, "--window", "2", "--min-auc", MIN_AUC, *flags),
         capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
     summary = json.loads((out / SUMMARY_FILE).read_text()) if (out / SUMMARY_FILE).exists() else {}
@@ -70,7 +82,7 @@ def _versions(out: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def sequence(span_root, tmp_path_factory) -> dict[str, tuple]:
+def sequence(span_root, sample, tmp_path_factory) -> dict[str, tuple]:
     """The runs in order, each with its process, summary, seconds and serving versions after."""
     out = tmp_path_factory.mktemp("continuous")
     runs = {}
@@ -79,9 +91,10 @@ def sequence(span_root, tmp_path_factory) -> dict[str, tuple]:
         ("span1", ("--span", "1")),
         ("span1_again", ("--span", "1")),
         ("drifted", ()),
-        ("backfill", ("--span", "0", "--window", "1")),
     ):
         runs[name] = (*_run(span_root, out, *flags), _versions(out))
+    _correct_span_0(span_root, sample)
+    runs["backfill"] = (*_run(span_root, out, "--span", "0", "--window", "1"), _versions(out))
     return runs
 
 
@@ -124,9 +137,10 @@ def test_an_abrupt_shift_stops_the_run_naming_the_feature(sequence):
 def test_a_backfill_is_not_pushed_over_a_model_of_a_newer_span(sequence):
     result, summary, _, versions = sequence["backfill"]
     assert result.returncode == 0, result.stdout + result.stderr
-    assert summary["span"] == 0
+    assert (summary["span"], summary["window"]) == (0, [{"span": 0, "rows": ROWS_PER_SPAN - 100}])
     assert summary["pushed_model_path"] is None
     assert summary["warm_started_from"] is None
+    assert summary["warm_start_note"] == "the serving model learned span 1, newer than span 0"
     if summary["blessed"]:
         assert summary["not_pushed_reason"].startswith(
             "the candidate was trained up to span 0, the serving version"

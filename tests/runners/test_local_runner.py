@@ -64,7 +64,7 @@ def test_non_positive_steps_are_bad_input(tmp_path, capsys, small_data_root):
 )
 def test_beam_arguments_by_data_size_or_flags(flags, input_bytes, expected, monkeypatch):
     monkeypatch.setattr(local_runner.os, "cpu_count", lambda: 4)
-    config = local_runner.build_config(local_runner.parse_args(flags), input_bytes)
+    config = local_runner.build_config(local_runner.parse_args(flags), input_bytes, flat=True)
     assert len(config.beam_pipeline_args) == len(expected)
     for arg, start in zip(config.beam_pipeline_args, expected, strict=True):
         assert arg.startswith(start)
@@ -76,8 +76,18 @@ def test_hyperparameters_from_the_command_line(small_data_root):
     args = local_runner.parse_args(
         ["--hparam", "dropout=0.25", "--hparam", "hidden_units=[64, 32]"]
     )
-    config = local_runner.build_config(args, 1000)
+    config = local_runner.build_config(args, 1000, flat=True)
     assert config.hparams.dropout == 0.25 and config.hparams.hidden_units == (64, 32)
+
+
+@pytest.mark.parametrize(
+    ("flags", "flat", "warm"),
+    [([], False, True), (["--cold-start"], False, False), ([], True, False)],
+    ids=["spans", "spans-cold-start", "flat-root"],
+)
+def test_the_trainer_takes_the_serving_model_only_where_older_spans_can_serve(flags, flat, warm):
+    config = local_runner.build_config(local_runner.parse_args(flags), 1000, flat=flat)
+    assert config.warm_start is warm
 
 
 @pytest.mark.parametrize(
@@ -101,7 +111,7 @@ def test_bad_hyperparameters_are_bad_input(pair, message, small_data_root, tmp_p
 def test_validation_and_test_are_a_fifth_each_but_at_most_about_25k_rows(
     input_bytes, held_out_share
 ):
-    config = local_runner.build_config(local_runner.parse_args([]), input_bytes)
+    config = local_runner.build_config(local_runner.parse_args([]), input_bytes, flat=True)
     buckets = dict(config.split_buckets)
     assert list(buckets) == ["train", "validation", "test"]
     total = sum(buckets.values())
