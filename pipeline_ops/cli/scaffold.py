@@ -81,6 +81,10 @@ def add_read_options(parser: argparse.ArgumentParser, after_command: bool = Fals
     if after_command:
         for action in parser._actions:  # noqa: SLF001 - argparse has no public accessor
             if action.option_strings and action.dest != "help":
+                # argparse drops a suppressed default from the values a help text is
+                # formatted with: say the default in words instead.
+                if action.help and "%(default)s" in action.help:
+                    action.help = action.help.replace("%(default)s", str(action.default))
                 action.default = argparse.SUPPRESS
 
 

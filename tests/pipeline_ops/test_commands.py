@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pipeline_ops import commands
+from pipeline_ops.cli import inspect_metadata
 
 # The console scripts the installed project declares ([project.scripts]).
 SCRIPTS = {
@@ -39,3 +40,11 @@ def test_each_command_answers_help_under_its_own_name(name):
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"usage: {name} ")
+
+
+@pytest.mark.parametrize("sub", ["runs", "history", "artifacts", "lineage", "diff"])
+def test_each_inspect_subcommand_answers_help_with_its_defaults(sub, capsys):
+    with pytest.raises(SystemExit) as done:
+        inspect_metadata.parse_args([sub, "--help"])
+    assert done.value.code == 0
+    assert "(default: taxi)" in " ".join(capsys.readouterr().out.split())
