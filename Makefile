@@ -13,7 +13,7 @@ UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset clean system-deps graphviz kfp-local dataset spans
+.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset clean system-deps graphviz kfp-local dataset spans spans-demo
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -69,6 +69,12 @@ bench-dataset: $(STAMP)  ## The model's AUC against tuned boosted trees (ARGS="-
 
 spans: $(STAMP)  ## Write the taxi sample as quarterly spans, data/taxi-spans/span-NN/ (2013-Q1 = span-00).
 	$(PY) scripts/make_spans.py $(ARGS)
+
+data/taxi-spans/SPANS.md: data/taxi/taxi.csv scripts/make_spans.py | $(STAMP)
+	$(PY) scripts/make_spans.py
+
+spans-demo: $(STAMP) data/taxi-spans/SPANS.md  ## Run the 16 quarters in order, a window of 4, into outputs/spans-demo; print the history (~20 min).
+	$(PY) scripts/spans_demo.py $(ARGS)
 
 clean:  ## Remove run outputs (not the environment).
 	rm -rf outputs

@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis.writers import eval_config_writer
 
+from components import paired_comparison
+from components.paired_comparison import GATED_METRIC, Comparison
 from components.properties import Outcome, PushRecord
 from components.splits import TEST
 
@@ -300,6 +302,23 @@ def _checks(
     return checks
 
 
+def _beyond_noise(checks: list[Check], comparison: Comparison | None) -> list[Check]:
+    """The AUC change check as the gate judged it: on the paired comparison's interval."""
+    if comparison is None:
+        return checks
+    bound = (
+        f"candidate - baseline >= {-comparison.tolerance:+.4f} unless the 95% interval "
+        f"({comparison.low:+.4f} to {comparison.high:+.4f}, paired bootstrap on "
+        f"{comparison.rows:,} rows) lies below it"
+    )
+    return [
+        replace(c, bound=bound, passed=not comparison.worse)
+        if (c.metric, c.kind) == (GATED_METRIC, "change")
+        else c
+        for c in checks
+    ]
+
+
 def _curves(uri: str) -> Curves | None:
     for per_slice in tfma.load_plots(uri):
         if per_slice.slice_key.single_slice_keys:
@@ -338,6 +357,7 @@ def load_review(
     overall = _overall(slices)
     failed, other_failures = _failures(evaluation_uri)
     checks = _checks(config, overall, baseline_metrics, failed) + other_failures
+    checks = _beyond_noise(checks, paired_comparison.read(evaluation_uri))
     candidate_name = next((s.name for s in config.model_specs if not s.is_baseline), "")
     notes = []
     if baseline_spec is None:

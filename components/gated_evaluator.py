@@ -10,30 +10,39 @@ Two things TFX's Evaluator cannot do on open-source Kubeflow Pipelines:
   serves. Such a baseline is dropped, and TFX then ignores the change thresholds
   (TFX's Evaluator "rubber-stamps" a candidate without a baseline).
 
-The blessing records the serving version the candidate was compared with, and the
-evaluation the split it was computed on.
+With a model serving, the AUC change bound is judged beyond the test rows' noise:
+both models score the same rows and the candidate fails it only when the paired
+bootstrap's 95% interval of the difference lies wholly below the bound
+(``components.paired_comparison``), where TFMA compares two point figures. Every
+other threshold stays TFMA's.
+
+The blessing records the serving version the candidate was compared with and the
+comparison's interval; the evaluation, the split it was computed on.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+import tensorflow as tf
 import tensorflow_model_analysis as tfma
 from tfx import v1 as tfx
 
 # The executor hooks are not in tfx.v1: a standard component's executor is
 # customized by subclassing it.
+from tfx.components.evaluator import constants
 from tfx.components.evaluator import executor as evaluator_executor
 from tfx.dsl.components.base import base_component, executor_spec
 from tfx.types import artifact_utils, component_spec, standard_component_specs
-from tfx.utils import json_utils, proto_utils
+from tfx.utils import io_utils, json_utils, path_utils, proto_utils
 
-from components.properties import BASELINE_VERSION, EVALUATED_SPLITS
+from components import paired_comparison
+from components.paired_comparison import GATED_METRIC, Comparison
+from components.properties import AUC_CHANGE_INTERVAL, BASELINE_VERSION, EVALUATED_SPLITS
 from components.serving_baseline import serving_version
 from components.spec_extension import extended
 
-# The metric the blessing is gated on; eval_config names it so.
-GATED_METRIC = "auc"
 MIN_AUC_KEY = "min_auc"
 
 
@@ -49,6 +58,65 @@ def with_min_auc(eval_config: tfma.EvalConfig, min_auc: float) -> tfma.EvalConfi
                 if per_slice.threshold.HasField("value_threshold"):
                     per_slice.threshold.value_threshold.lower_bound.value = min_auc
     return updated
+
+
+def tolerated_drop(eval_config: tfma.EvalConfig) -> float | None:
+    """How far below the baseline's AUC the candidate's may be (the change bound), if bound."""
+    for spec in eval_config.metrics_specs:
+        for metric in spec.metrics:
+            if json_utils.loads(metric.config or "{}").get("name") != GATED_METRIC:
+                continue
+            for per_slice in metric.per_slice_thresholds:
+                change = per_slice.threshold.change_threshold
+                if change.HasField("absolute"):
+                    return -change.absolute.value
+    return None
+
+
+def passes_but_for_auc_change(evaluation_uri: str) -> bool:
+    """Whether TFMA's checks all passed, leaving aside the overall AUC change bound."""
+    result = tfma.load_validation_result(evaluation_uri)
+    if result.validation_ok:
+        return True
+    for per_slice in result.metric_validations_per_slice:
+        overall = not per_slice.slice_key.single_slice_keys
+        for failure in per_slice.failures:
+            key = failure.metric_key
+            if not (overall and key.is_diff and key.name == GATED_METRIC):
+                return False
+    return not (result.missing_slices or result.missing_cross_slices or result.missing_thresholds)
+
+
+def _compare(
+    spec: tfma.ModelSpec,
+    examples: tfx.dsl.Artifact,
+    models: tuple[tfx.dsl.Artifact, tfx.dsl.Artifact],
+    split: str,
+    tolerance: float,
+) -> Comparison:
+    """The candidate and the serving model (``models``) on the same rows of ``split``."""
+    records = paired_comparison.split_records(examples.uri, split)
+    candidate, baseline = (path_utils.serving_model_path(m.uri) for m in models)
+    return paired_comparison.compare(
+        paired_comparison.model_labels(candidate, records, spec.label_key),
+        paired_comparison.model_scores(candidate, records, spec.prediction_key),
+        paired_comparison.model_scores(baseline, records, spec.prediction_key),
+        tolerance,
+    )
+
+
+def _bless(blessing: tfx.dsl.Artifact, blessed: bool) -> None:
+    """Write the verdict as TFX's Evaluator does: a marker file and the ``blessed`` property."""
+    for name in (constants.BLESSED_FILE_NAME, constants.NOT_BLESSED_FILE_NAME):
+        path = os.path.join(blessing.uri, name)
+        if tf.io.gfile.exists(path):
+            tf.io.gfile.remove(path)
+    name = constants.BLESSED_FILE_NAME if blessed else constants.NOT_BLESSED_FILE_NAME
+    io_utils.write_string_file(os.path.join(blessing.uri, name), "")
+    blessing.set_int_custom_property(
+        constants.ARTIFACT_PROPERTY_BLESSED_KEY,
+        constants.BLESSED_VALUE if blessed else constants.NOT_BLESSED_VALUE,
+    )
 
 
 class GatedEvaluatorExecutor(evaluator_executor.Executor):
@@ -89,6 +157,18 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
         blessing.set_string_custom_property(
             BASELINE_VERSION, version if version is not None else baseline[0].uri
         )
+        drop = tolerated_drop(config)
+        if version == "" or drop is None:
+            return
+        examples, model = (
+            artifact_utils.get_single_instance(input_dict[key])
+            for key in (standard_component_specs.EXAMPLES_KEY, standard_component_specs.MODEL_KEY)
+        )
+        spec = config.model_specs[0]
+        comparison = _compare(spec, examples, (model, baseline[0]), splits[0], drop)
+        paired_comparison.write(comparison, evaluation.uri)
+        blessing.set_string_custom_property(AUC_CHANGE_INTERVAL, comparison.describe())
+        _bless(blessing, passes_but_for_auc_change(evaluation.uri) and not comparison.worse)
 
 
 class GatedEvaluatorSpec(

@@ -27,6 +27,8 @@ SERVING_SPAN = "serving_span"
 # On the Evaluator's ModelBlessing: the serving version the candidate was compared
 # with, "" when it was judged on the absolute bound alone.
 BASELINE_VERSION = "baseline_version"
+# On a blessing: the paired comparison with the serving model, in a line.
+AUC_CHANGE_INTERVAL = "auc_change_interval"
 # On the Trainer's Model: the hyperparameters it trained with (JSON object, every
 # field), and the values a Tuner chose among them (JSON object, {} without a Tuner).
 HPARAMS = "hparams"
@@ -126,6 +128,8 @@ class Outcome:
     blessed: bool
     baseline: str | None  # the serving version compared with; None when none served
     push: PushRecord | None  # None when the Pusher did not run
+    # The paired comparison with the serving model, in a line; "" when none served.
+    comparison: str = ""
 
     @property
     def pushed_to(self) -> str | None:
@@ -146,6 +150,7 @@ def outcome_of(
         blessed=blessing is not None and is_blessed(blessing),
         baseline=baseline_version(blessing) if blessing is not None else None,
         push=push_record(pushed_model) if pushed_model is not None else None,
+        comparison=str_property(blessing, AUC_CHANGE_INTERVAL) if blessing is not None else "",
     )
 
 

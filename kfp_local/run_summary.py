@@ -13,11 +13,10 @@ from pathlib import Path
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
 from components.evaluation_review import overall_metrics
-from components.properties import outcome_of
 from kfp_local import tasks
 from kfp_local.object_store import ObjectStore
 from pipeline_def import node_ids as ids
-from pipeline_ops.session.summary import FAILED, SUCCEEDED, RunSummary
+from pipeline_ops.session.summary import FAILED, SUCCEEDED, RunSummary, outcome_fields
 
 
 def _metrics(store: ObjectStore, evaluation: mlmd.Artifact | None) -> dict[str, float]:
@@ -42,7 +41,9 @@ def summarize(
         for name, result in results.items()
         if result.state != tasks.FAILED
     }
-    outcome = outcome_of(
+    recorded = outcome_fields(
+        outputs.get(ids.EXAMPLE_GEN, {}).get("examples"),
+        outputs.get(ids.TRAINER, {}).get("model"),
         outputs.get(ids.EVALUATOR, {}).get("blessing"),
         outputs.get(ids.PUSHER, {}).get("pushed_model"),
     )
@@ -54,10 +55,7 @@ def summarize(
             name: {"state": r.state, "seconds": round(r.seconds, 2)} for name, r in results.items()
         },
         metrics=_metrics(store, outputs.get(ids.EVALUATOR, {}).get("evaluation")),
-        blessed=outcome.blessed,
-        pushed_model_path=outcome.pushed_to,
-        already_serving=outcome.already_serving,
-        baseline=outcome.baseline,
         failed_component=failed,
         error=f"{failed} failed: see {results[failed].log}" if failed else None,
+        **recorded,
     )

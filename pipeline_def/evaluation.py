@@ -6,7 +6,7 @@ import json
 
 import tensorflow_model_analysis as tfma
 
-from components.gated_evaluator import GATED_METRIC
+from components.paired_comparison import GATED_METRIC
 from modules import export
 from modules.features import Dataset
 
@@ -69,6 +69,7 @@ def eval_config(dataset: Dataset, min_auc: float, max_auc_drop: float) -> tfma.E
             tfma.ModelSpec(
                 signature_name=export.SERVING_DEFAULT,
                 label_key=dataset.label_key,
+                prediction_key=dataset.prediction_key,
                 preprocessing_function_names=[export.TRANSFORM_FEATURES],
             )
         ],

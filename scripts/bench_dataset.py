@@ -49,6 +49,14 @@ from pipeline_ops.cli.quiet import quiet_libraries
 
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
+import numpy as np  # noqa: E402
+
+from components.paired_comparison import (  # noqa: E402
+    auc,
+    auc_difference_interval,
+    model_scores,
+    split_records,
+)
 from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from modules import datasets, keras_setup  # noqa: E402, F401 - Keras 2 before TF loads
 from modules.features import Dataset  # noqa: E402
@@ -61,17 +69,8 @@ from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
 # The trees' settings: learning rate, leaves per tree, L2; early stopping picks the
 # number of trees on a tenth of the train split.
 SETTINGS = list(itertools.product((0.03, 0.1), (8, 31), (0.0, 1.0)))
-BOOTSTRAP_ROUNDS = 2000
 # The shuffle before the rows are dealt into folds (--folds): the same folds every time.
 FOLD_SEED = 0
-
-
-def split_records(examples_uri: str | Path, split: str) -> list[bytes]:
-    """The serialized examples of one split of an Examples artifact at ``examples_uri``."""
-    import tensorflow as tf
-
-    files = sorted(str(p) for p in Path(examples_uri, f"Split-{split}").glob("*"))
-    return [r.numpy() for r in tf.data.TFRecordDataset(files, compression_type="GZIP")]
 
 
 def _table(records: list[bytes], columns: list[str]):  # noqa: ANN202 - a pandas DataFrame
@@ -98,9 +97,7 @@ def _labels(dataset: Dataset, table) -> list[int]:  # noqa: ANN001 - a DataFrame
 
 def _auc(labels: Sequence[int], scores: Sequence[float]) -> float:
     """ROC AUC to 4 places, as the figures print it."""
-    from sklearn.metrics import roc_auc_score
-
-    return round(float(roc_auc_score(labels, scores)), 4)
+    return round(auc(np.asarray(labels), np.asarray(scores)), 4)
 
 
 def run_records(run: PipelineRun) -> dict[str, list[bytes]]:
@@ -114,33 +111,6 @@ def _labelled_tables(dataset: Dataset, rows: dict[str, list[bytes]]) -> tuple[di
     columns = list(dataset.raw_feature_columns()) + list(dataset.label_source_columns())
     tables = {name: _table(records, columns) for name, records in rows.items()}
     return tables, {name: _labels(dataset, table) for name, table in tables.items()}
-
-
-def auc_difference_interval(
-    labels: Sequence[int],
-    first: Sequence[float],
-    second: Sequence[float],
-    *,
-    rounds: int = BOOTSTRAP_ROUNDS,
-    seed: int = 0,
-) -> tuple[float, float]:
-    """The 95% paired-bootstrap interval of AUC(first) - AUC(second) on the same rows.
-
-    Each round draws the rows with replacement and scores both on the same draw, so
-    what the two models share (the split's hard and easy rows) cancels out.
-    """
-    import numpy as np
-    from sklearn.metrics import roc_auc_score
-
-    y, a, b = np.asarray(labels), np.asarray(first), np.asarray(second)
-    rng = np.random.default_rng(seed)
-    differences = []
-    for _ in range(rounds):
-        rows = rng.integers(0, len(y), len(y))
-        if y[rows].min() != y[rows].max():  # a draw of one class has no AUC
-            differences.append(roc_auc_score(y[rows], a[rows]) - roc_auc_score(y[rows], b[rows]))
-    low, high = np.percentile(differences, [2.5, 97.5])
-    return round(float(low), 4), round(float(high), 4)
 
 
 def fit_trees(dataset: Dataset, train, labels: list[int], tables: dict) -> dict:  # noqa: ANN001
@@ -178,18 +148,6 @@ def finished_run(dataset: Dataset, output_dir: Path) -> PipelineRun:
     if run is None or run.output(ids.TRAINER, "model") is None:
         raise SystemExit(f"no finished run of {dataset.pipeline_name} in {output_dir}")
     return run
-
-
-def model_scores(model_dir: Path, records: list[bytes], prediction_key: str):  # noqa: ANN201
-    """A SavedModel's scores on serialized examples, through its serving signature."""
-    import numpy as np
-    import tensorflow as tf
-
-    serve = tf.saved_model.load(str(model_dir)).signatures["serving_default"]
-    batches = [records[i : i + 1024] for i in range(0, len(records), 1024)]
-    return np.concatenate(
-        [serve(examples=tf.constant(b))[prediction_key].numpy().ravel() for b in batches]
-    )
 
 
 def compare(dataset: Dataset, run: PipelineRun, records: dict[str, list[bytes]]) -> dict:

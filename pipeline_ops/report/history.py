@@ -2,7 +2,8 @@
 
 ``wide-deep-inspect history`` prints it; each row comes from ML-Metadata alone: the
 span and window on the Examples, the validator's verdict, the candidate's and the
-serving model's AUC on the same test rows (the run's newest span's), the blessing and
+serving model's AUC on the same test rows (the run's newest span's) with the paired
+bootstrap's interval of their difference, the blessing and
 what the Pusher did, and the serving version the model was warm-started from.
 """
 
@@ -27,6 +28,8 @@ class HistoryRow:
     drift: str  # "passed", "stopped" (the validator failed), or "-" (not reached)
     candidate_auc: float | None
     serving_auc: float | None
+    # The 95% paired-bootstrap interval of candidate - serving AUC (None: none served).
+    difference_interval: list[float] | None
     blessed: bool
     baseline: str | None
     pushed_version: str | None
@@ -47,12 +50,19 @@ def history_row(run: PipelineRun) -> HistoryRow:
     outcome = outcome_of(
         run.output(ids.EVALUATOR, "blessing"), run.output(ids.PUSHER, "pushed_model")
     )
-    candidate, serving = {}, {}
+    candidate, serving, comparison = {}, {}, None
     evaluation = run.output(ids.EVALUATOR, "evaluation")
     if evaluation is not None:
-        from components.evaluation_review import candidate_and_baseline  # TFMA: when needed
+        # TFMA and TF: imported when needed.
+        from components import paired_comparison
+        from components.evaluation_review import candidate_and_baseline
 
         candidate, serving = candidate_and_baseline(evaluation.uri)
+        comparison = paired_comparison.read(evaluation.uri)
+        if comparison is not None:
+            # Exact, where TFMA's AUC sorts scores into 10,000 buckets: an overconfident
+            # model's scores below 1e-4 all tie there (0.87 against 0.91 seen).
+            candidate["auc"], serving["auc"] = comparison.candidate_auc, comparison.baseline_auc
     pushed = outcome.pushed_to
     return HistoryRow(
         run_id=run.run_id,
@@ -62,6 +72,7 @@ def history_row(run: PipelineRun) -> HistoryRow:
         drift=_validator_verdict(run),
         candidate_auc=candidate.get("auc"),
         serving_auc=serving.get("auc"),
+        difference_interval=[comparison.low, comparison.high] if comparison else None,
         blessed=outcome.blessed,
         baseline=outcome.baseline,
         pushed_version=pushed.rstrip("/").rsplit("/", 1)[-1] if pushed else None,
@@ -79,11 +90,15 @@ def _auc(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+def _interval(value: list[float] | None) -> str:
+    return "-" if value is None else f"{value[0]:+.3f}..{value[1]:+.3f}"
+
+
 def print_history(rows: list[HistoryRow], out: TextIO) -> None:
     """One line per run, oldest first, then a line for each run's reason not to push."""
     print(
         f"{'run':<28} {'span':>4} {'window':<12} {'rows':>6} {'drift':<8} {'cand AUC':>8} "
-        f"{'serv AUC':>8} {'blessed':<8} {'pushed':<11} warm start",
+        f"{'serv AUC':>8} {'diff 95%':<15} {'blessed':<8} {'pushed':<11} warm start",
         file=out,
     )
     for r in rows:
@@ -91,8 +106,8 @@ def print_history(rows: list[HistoryRow], out: TextIO) -> None:
         print(
             f"{r.run_id:<28} {'-' if r.span is None else r.span:>4} {window:<12} {r.rows:>6} "
             f"{r.drift:<8} {_auc(r.candidate_auc):>8} {_auc(r.serving_auc):>8} "
-            f"{'yes' if r.blessed else 'no':<8} {r.pushed_version or '-':<11} "
-            f"{r.warm_started_from or '-'}",
+            f"{_interval(r.difference_interval):<15} {'yes' if r.blessed else 'no':<8} "
+            f"{r.pushed_version or '-':<11} {r.warm_started_from or '-'}",
             file=out,
         )
         if r.not_pushed_reason:

@@ -6,9 +6,10 @@ import json
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import tensorflow as tf
+from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
 from components.evaluation_review import overall_metrics
 from components.properties import outcome_of, span_record, warm_start_of
@@ -54,6 +55,34 @@ class RunSummary:
     warm_start_note: str = ""
     # Why a blessed model was not pushed (e.g. trained on older data than the serving one).
     not_pushed_reason: str = ""
+    # The candidate against the serving model on the same test rows, in a line (the
+    # paired bootstrap's interval of the AUC difference); "" when none served.
+    comparison: str = ""
+
+
+def outcome_fields(
+    examples: mlmd_pb2.Artifact | None,
+    model: mlmd_pb2.Artifact | None,
+    blessing: mlmd_pb2.Artifact | None,
+    pushed_model: mlmd_pb2.Artifact | None,
+) -> dict[str, Any]:
+    """The summary's fields that a run's artifacts record (None: the artifact was not made)."""
+    outcome = outcome_of(blessing, pushed_model)
+    spans = span_record(examples)
+    warm_started_from, warm_start_note = warm_start_of(model)
+    return {
+        "blessed": outcome.blessed,
+        "pushed_model_path": outcome.pushed_to,
+        "already_serving": outcome.already_serving,
+        "baseline": outcome.baseline,
+        "span": spans.span,
+        "window": spans.window,
+        "reused_spans": spans.reused_spans,
+        "warm_started_from": warm_started_from,
+        "warm_start_note": warm_start_note,
+        "not_pushed_reason": outcome.push.not_pushed_reason if outcome.push else "",
+        "comparison": outcome.comparison,
+    }
 
 
 def summarize(
@@ -64,20 +93,20 @@ def summarize(
 ) -> RunSummary:
     """A summary from the run MLMD recorded and the timings seen on the console."""
     metrics: dict[str, float] = {}
-    outcome = outcome_of(None, None)
     diagram = None
-    spans, warm = span_record(None), warm_start_of(None)
+    recorded = outcome_fields(None, None, None, None)
     if run is not None:
-        spans = span_record(run.output(P.EXAMPLE_GEN, "examples"))
-        warm = warm_start_of(run.output(P.TRAINER, "model"))
         model_run = run.output(P.TRAINER, "model_run")
         if model_run is not None and tf.io.gfile.exists(diagram_in(model_run.uri)):
             diagram = diagram_in(model_run.uri)
         evaluation = run.output(P.EVALUATOR, "evaluation")
         if evaluation is not None:
             metrics = overall_metrics(evaluation.uri)
-        outcome = outcome_of(
-            run.output(P.EVALUATOR, "blessing"), run.output(P.PUSHER, "pushed_model")
+        recorded = outcome_fields(
+            run.output(P.EXAMPLE_GEN, "examples"),
+            run.output(P.TRAINER, "model"),
+            run.output(P.EVALUATOR, "blessing"),
+            run.output(P.PUSHER, "pushed_model"),
         )
     return RunSummary(
         pipeline_name=pipeline_name,
@@ -87,18 +116,9 @@ def summarize(
             node: {"state": t.state, "seconds": round(t.seconds, 2)} for node, t in timings.items()
         },
         metrics=metrics,
-        blessed=outcome.blessed,
-        pushed_model_path=outcome.pushed_to,
-        already_serving=outcome.already_serving,
-        baseline=outcome.baseline,
         failed_component=failed_component,
         model_diagram=diagram,
-        span=spans.span,
-        window=spans.window,
-        reused_spans=spans.reused_spans,
-        warm_started_from=warm[0],
-        warm_start_note=warm[1],
-        not_pushed_reason=outcome.push.not_pushed_reason if outcome.push else "",
+        **recorded,
     )
 
 
@@ -148,6 +168,8 @@ def print_closing(summary: RunSummary, out: TextIO, review_command: str | None =
             else "on the absolute bound (nothing served)"
         )
         print(f"  model {'blessed' if summary.blessed else 'NOT blessed'} {against}", file=out)
+        if summary.comparison:
+            print(f"  {summary.comparison}", file=out)
         if summary.already_serving:
             print(
                 f"  pushed: nothing new, this model already serves as {summary.pushed_model_path}",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from run_commands import review_cli
 
+from components import paired_comparison
 from components.evaluation_report import REPORT_FILE
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
@@ -33,6 +34,22 @@ def test_a_worse_model_is_not_blessed_and_nothing_is_pushed(regression):
     )
     pushed = run.nodes[P.PUSHER].outputs["pushed_model"][0]
     assert pushed.custom_properties["pushed"].int_value == 0
+
+
+def test_the_worse_model_is_worse_beyond_the_noise_of_the_same_test_rows(regression):
+    output_dir, _, _ = regression
+    summary = json.loads((output_dir / SUMMARY_FILE).read_text())
+    run = latest_run(
+        open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
+    )
+    comparison = paired_comparison.read(run.output(P.EVALUATOR, "evaluation").uri)
+    assert comparison.rows == summary["metrics"]["example_count"]
+    assert comparison.high < -comparison.tolerance and comparison.worse
+    # Both models scored the same rows: the candidate's AUC is TFMA's, to its precision.
+    assert comparison.candidate_auc == pytest.approx(summary["metrics"]["auc"], abs=2e-3)
+    blessing = run.output(P.EVALUATOR, "blessing")
+    assert blessing.custom_properties["auc_change_interval"].string_value == summary["comparison"]
+    assert summary["comparison"] == comparison.describe()
 
 
 def _report_of_latest_run(output_dir: Path) -> Path:
@@ -108,6 +125,7 @@ def test_review_html_of_the_regression_shows_the_failure(regression, browser, tm
     shown = _rendered(browser, page)
     assert shown["verdict"] == "NOT BLESSED"
     assert "change" in shown["checks"] and "FAIL" in shown["checks"]
+    assert "paired bootstrap on" in shown["checks"]
     assert shown["push"] == "Not pushed: the model was not blessed."
     assert len(shown["images"]) == 3
     # The report component wrote the same verdict for that run.

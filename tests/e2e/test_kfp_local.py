@@ -1,16 +1,20 @@
-"""``make kfp-local`` for real: the compiled spec's tasks, run as KFP runs them, twice.
+"""``make kfp-local`` for real: the compiled spec's tasks, run as KFP runs them, three times.
 
-The first run has nothing serving and is judged on the absolute bound; the second,
-given a fraction of the train steps as a run-time parameter, reuses the cached schema
-step, trains a weaker model and is compared with the model the first one pushed: above the
-absolute bound, but too far below the serving model to be blessed. A run on bad data
-stops at the validator, names the task and its log, and pushes nothing.
+The data root holds two spans, chosen by the ``span`` run-time parameter. The first run,
+on span 0, has nothing serving and is judged on the absolute bound. The second, on span
+0 again and given a fraction of the train steps as a run-time parameter, reuses the
+cached schema step, trains a weaker model (from scratch: the serving model learned this
+span) and is compared with the model the first one pushed: above the absolute bound,
+but too far below the serving model to be blessed. The third, on span 1, starts from
+the first run's pushed model, read from the object store, and replaces it. A run on
+bad data stops at the validator, names the task and its log, and pushes nothing.
 """
 
 from __future__ import annotations
 
 import csv
 import importlib.metadata
+import itertools
 import json
 import re
 import subprocess
@@ -19,7 +23,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
-from conftest import write_head
+from conftest import SHIPPED_CSV
 
 from pipeline_def import node_ids as P
 from pipeline_ops.session.summary import SUMMARY_FILE, RunSummary
@@ -59,22 +63,45 @@ def _served(output_dir: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
 
+def _write_spans(root: Path, rows: int) -> None:
+    """span-0/ and span-1/: the shipped sample's first ``rows`` rows, then the next ``rows``."""
+    with SHIPPED_CSV.open(newline="") as src:
+        reader = csv.DictReader(src)
+        header, table = list(reader.fieldnames), list(itertools.islice(reader, 2 * rows))
+    for span in (0, 1):
+        (root / f"span-{span}").mkdir(parents=True)
+        with (root / f"span-{span}" / "taxi.csv").open("w", newline="") as dst:
+            writer = csv.DictWriter(dst, header)
+            writer.writeheader()
+            writer.writerows(table[span * rows : (span + 1) * rows])
+
+
 @pytest.fixture(scope="module")
 def runs(
     tmp_path_factory,
-) -> tuple[Path, subprocess.CompletedProcess, dict, subprocess.CompletedProcess]:
-    """Two harness runs on one output dir: (dir, first, first's summary, second)."""
+) -> tuple[Path, subprocess.CompletedProcess, dict, subprocess.CompletedProcess, Path]:
+    """The first two runs on one output dir: (dir, first, first's summary, second, data)."""
     data = tmp_path_factory.mktemp("kfp-data")
-    write_head(3000, data)
+    _write_spans(data, 3000)
     out = tmp_path_factory.mktemp("kfp-local")
-    first = _harness(data, out, "--train-steps", "200")
+    first = _harness(data, out, "--span", "0", "--train-steps", "200")
     assert first.returncode == 0, first.stdout + first.stderr
     first_summary = _summary(out)
     # A worse candidate for sure: two training steps. The bound is lowered so that
     # only the comparison with the served model, on the same test rows, fails.
-    second = _harness(data, out, "--train-steps", "2", "--min-auc", "0.3")
+    second = _harness(data, out, "--span", "0", "--train-steps", "2", "--min-auc", "0.3")
     assert second.returncode == 0, second.stdout + second.stderr
-    return out, first, first_summary, second
+    return out, first, first_summary, second, data
+
+
+@pytest.fixture(scope="module")
+def next_span(runs) -> tuple[subprocess.CompletedProcess, dict, list[str]]:
+    """A third run, on span 1: (the process, its summary, the versions served before it)."""
+    out, *_, data = runs
+    before = _served(out)
+    third = _harness(data, out, "--span", "1", "--train-steps", "200")
+    assert third.returncode == 0, third.stdout + third.stderr
+    return third, _summary(out), before
 
 
 def test_the_image_has_no_command_whose_module_it_lacks(runs):
@@ -88,9 +115,10 @@ def test_the_image_has_no_command_whose_module_it_lacks(runs):
 
 
 def test_the_first_run_runs_every_task_and_is_judged_on_the_bound(runs):
-    out, first, summary, _ = runs
+    out, first, summary, *_ = runs
     assert _task_lines(first.stdout) == dict.fromkeys(P.NODE_IDS, "ran")
     assert summary["status"] == "succeeded" and summary["baseline"] is None
+    assert summary["span"] == 0 and summary["warm_started_from"] is None
     assert summary["blessed"] is True and summary["already_serving"] is False
     assert 0.85 < summary["metrics"]["auc"] <= 1.0
     assert summary["pushed_model_path"].startswith("s3://mlpipeline/kfp-local/serving/")
@@ -100,7 +128,7 @@ def test_the_first_run_runs_every_task_and_is_judged_on_the_bound(runs):
 
 
 def test_the_second_run_reuses_the_cache_and_is_gated_by_the_model_served(runs):
-    out, _, first_summary, second = runs
+    out, _, first_summary, second, _ = runs
     states = _task_lines(second.stdout)
     assert {t for t, s in states.items() if s == "cached"} == CACHED_ON_SECOND_RUN
     assert states[P.SERVING_BASELINE] == states[P.TRAINER] == states[P.PUSHER] == "ran"
@@ -111,7 +139,20 @@ def test_the_second_run_reuses_the_cache_and_is_gated_by_the_model_served(runs):
     # Above the (lowered) absolute bound, more than max_auc_drop below the model serving.
     assert 0.3 <= summary["metrics"]["auc"] < first_summary["metrics"]["auc"] - 0.01
     assert summary["blessed"] is False and summary["pushed_model_path"] is None
+    assert summary["warm_start_note"] == "the serving model learned span 0 already"
     assert _served(out) == [first_version]
+
+
+def test_the_next_span_starts_from_the_model_served_on_the_object_store(runs, next_span):
+    out, _, first_summary, *_ = runs
+    third, summary, before = next_span
+    first_version = first_summary["pushed_model_path"].rsplit("/", 1)[1]
+    assert before == [first_version]
+    assert summary["span"] == 1 and summary["baseline"] == first_version
+    assert summary["warm_started_from"] == first_version, summary["warm_start_note"]
+    assert summary["blessed"] is True
+    (pushed,) = set(_served(out)) - set(before)
+    assert summary["pushed_model_path"].endswith(f"/{pushed}")
 
 
 def test_the_served_model_keeps_its_training_statistics(runs):
@@ -121,21 +162,21 @@ def test_the_served_model_keeps_its_training_statistics(runs):
         assert (stats / "FeatureStats.pb").stat().st_size > 1000
 
 
-def test_the_reports_say_what_the_blessings_say(runs):
+def test_the_reports_say_what_the_blessings_say(runs, next_span):
     out, *_ = runs
     reports = [p.read_text() for p in (out / "bucket").rglob("report/report.html")]
     verdicts = sorted("NOT BLESSED" in text for text in reports)
-    assert verdicts == [False, True]  # the first run's report, and the gated second's
+    assert verdicts == [False, False, True]  # the first and third runs', the gated second's
     (gated,) = [text for text in reports if "NOT BLESSED" in text]
     assert ">change<" in gated and ">FAIL<" in gated, "the failed change check is shown"
 
 
-def test_a_task_that_fails_is_named_with_its_log_and_nothing_is_pushed(runs, tmp_path):
+def test_a_task_that_fails_is_named_with_its_log_and_nothing_is_pushed(runs, next_span, tmp_path):
     out, *_ = runs
     before = _served(out)
     bad = tmp_path / "bad"
     bad.mkdir()
-    with (PROJECT / "data" / "taxi" / "taxi.csv").open(newline="") as src:
+    with SHIPPED_CSV.open(newline="") as src:
         rows = [row for _, row in zip(range(2000), csv.DictReader(src), strict=False)]
     with (bad / "taxi.csv").open("w", newline="") as dst:
         writer = csv.DictWriter(dst, [c for c in rows[0] if c != "fare"], extrasaction="ignore")

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from run_commands import runner_command
+from run_commands import inspect_cli, runner_command
 
 from pipeline_def.config import sample_csv
 from pipeline_ops.session.summary import SUMMARY_FILE
@@ -82,9 +82,14 @@ def _versions(out: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def sequence(span_root, sample, tmp_path_factory) -> dict[str, tuple]:
+def out(tmp_path_factory) -> Path:
+    """The output dir the sequence runs into, one after another."""
+    return tmp_path_factory.mktemp("continuous")
+
+
+@pytest.fixture(scope="module")
+def sequence(span_root, sample, out) -> dict[str, tuple]:
     """The runs in order, each with its process, summary, seconds and serving versions after."""
-    out = tmp_path_factory.mktemp("continuous")
     runs = {}
     for name, flags in (
         ("span0", ("--span", "0")),
@@ -165,3 +170,20 @@ def test_bad_spans_are_refused_before_any_step(span_root, tmp_path):
     assert mixed.returncode == 2
     assert "mixes span folders and data files (span-0/ and loose.csv)" in mixed.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_history_has_a_line_per_run_that_got_that_far(sequence, out):
+    shown = inspect_cli("--output-dir", str(out), "history", "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    rows = json.loads(shown.stdout)
+    assert [r["span"] for r in rows] == [0, 1, 2, 0]  # span 1 again: no run
+    first, second, drifted, backfill = rows
+    assert first["serving_auc"] is None and first["difference_interval"] is None
+    assert second["warm_started_from"] == first["pushed_version"]
+    assert second["window"] == [0, 1] and second["rows"] == 2 * ROWS_PER_SPAN
+    low, high = second["difference_interval"]
+    assert low <= second["candidate_auc"] - second["serving_auc"] <= high
+    assert drifted["drift"] == "stopped" and drifted["candidate_auc"] is None
+    assert backfill["pushed_version"] is None and backfill["window"] == [0]
+    text = inspect_cli("--output-dir", str(out), "history")
+    assert len(text.stdout.splitlines()) >= 5

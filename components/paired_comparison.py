@@ -1,0 +1,152 @@
+"""The candidate against the serving model on the same rows, honest about their noise.
+
+A period's test split is a few hundred rows: two good models' AUCs on it move by
+about ±0.03 with the draw of rows alone, so a candidate 0.01 below the serving
+model is not shown worse by it. Both models score the same rows, and a paired
+bootstrap (each round draws the rows with replacement and scores both on the same
+draw, so what the rows share cancels out) gives the 95% interval of
+AUC(candidate) - AUC(serving). The gate takes a candidate as worse only when that
+whole interval lies below the tolerated drop: on a large split the interval is
+narrow and this is TFMA's point comparison; on a small one, a difference within
+the noise does not keep the fresher model out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import tensorflow as tf
+
+from modules.export import SERVING_DEFAULT, TRANSFORM_FEATURES
+
+# The metric the blessing is gated on (eval_config names it so) and compared here.
+GATED_METRIC = "auc"
+BOOTSTRAP_ROUNDS = 2000
+COMPARISON_FILE = "auc_comparison.json"
+_BATCH = 1024
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two models' AUCs on the same ``rows`` and the 95% interval of their difference.
+
+    ``tolerance`` is how far below the baseline's the candidate's AUC may be (the gate's).
+    """
+
+    rows: int
+    candidate_auc: float
+    baseline_auc: float
+    low: float
+    high: float
+    tolerance: float
+
+    @property
+    def difference(self) -> float:
+        """AUC(candidate) - AUC(baseline) on all the rows."""
+        return round(self.candidate_auc - self.baseline_auc, 4)
+
+    @property
+    def worse(self) -> bool:
+        """Whether the candidate is below the baseline by more than the tolerance, beyond noise."""
+        return self.high < -self.tolerance
+
+    def describe(self) -> str:
+        """One line: the difference, its interval and the rows."""
+        return (
+            f"candidate - serving AUC {self.difference:+.4f} (95% interval "
+            f"{self.low:+.4f} to {self.high:+.4f}, paired bootstrap on {self.rows:,} test rows)"
+        )
+
+
+def split_records(examples_uri: str, split: str) -> list[bytes]:
+    """The serialized examples of one split of an Examples artifact (any file system)."""
+    files = sorted(tf.io.gfile.glob(os.path.join(examples_uri, f"Split-{split}", "*")))
+    return [r.numpy() for r in tf.data.TFRecordDataset(files, compression_type="GZIP")]
+
+
+def _outputs(model_dir: str, signature: str, records: list[bytes], key: str) -> np.ndarray:
+    """One output of a SavedModel's signature on serialized examples, batch by batch."""
+    run = tf.saved_model.load(str(model_dir)).signatures[signature]
+    batches = [records[i : i + _BATCH] for i in range(0, len(records), _BATCH)]
+    return np.concatenate([run(examples=tf.constant(b))[key].numpy().ravel() for b in batches])
+
+
+def model_scores(model_dir: str, records: list[bytes], prediction_key: str) -> np.ndarray:
+    """A SavedModel's scores on serialized examples, through its serving signature."""
+    return _outputs(model_dir, SERVING_DEFAULT, records, prediction_key)
+
+
+def model_labels(model_dir: str, records: list[bytes], label_key: str) -> np.ndarray:
+    """The labels the model's Transform graph computes from serialized raw examples."""
+    return _outputs(model_dir, TRANSFORM_FEATURES, records, label_key).astype(int)
+
+
+def auc(labels: np.ndarray, scores: np.ndarray) -> float:
+    """ROC AUC: the chance a positive row outscores a negative one (ties count half)."""
+    ranks = np.empty(len(scores))
+    order = np.argsort(scores, kind="mergesort")
+    ranks[order] = np.arange(1, len(scores) + 1)
+    _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
+    # Tied scores share the mean of their ranks.
+    ranks = (np.bincount(inverse, weights=ranks) / counts)[inverse]
+    positives = int(labels.sum())
+    negatives = len(labels) - positives
+    return float(
+        (ranks[labels == 1].sum() - positives * (positives + 1) / 2) / (positives * negatives)
+    )
+
+
+def auc_difference_interval(
+    labels: Sequence[int],
+    first: Sequence[float],
+    second: Sequence[float],
+    *,
+    rounds: int = BOOTSTRAP_ROUNDS,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """The 95% paired-bootstrap interval of AUC(first) - AUC(second) on the same rows."""
+    y, a, b = np.asarray(labels), np.asarray(first), np.asarray(second)
+    rng = np.random.default_rng(seed)
+    differences = []
+    for _ in range(rounds):
+        rows = rng.integers(0, len(y), len(y))
+        if y[rows].min() != y[rows].max():  # a draw of one class has no AUC
+            differences.append(auc(y[rows], a[rows]) - auc(y[rows], b[rows]))
+    low, high = np.percentile(differences, [2.5, 97.5])
+    return round(float(low), 4), round(float(high), 4)
+
+
+def compare(
+    labels: np.ndarray, candidate: np.ndarray, baseline: np.ndarray, tolerance: float
+) -> Comparison:
+    """Two models' scores on the same labelled rows, compared; ValueError on one class."""
+    if labels.min() == labels.max():
+        raise ValueError(f"the {len(labels)} rows compared all have label {labels.min()}: no AUC")
+    low, high = auc_difference_interval(labels, candidate, baseline)
+    return Comparison(
+        rows=len(labels),
+        candidate_auc=round(auc(labels, candidate), 4),
+        baseline_auc=round(auc(labels, baseline), 4),
+        low=low,
+        high=high,
+        tolerance=tolerance,
+    )
+
+
+def write(comparison: Comparison, folder: str) -> None:
+    """Keep ``comparison`` in ``folder`` (the evaluation's), for the review and the summary."""
+    with tf.io.gfile.GFile(os.path.join(folder, COMPARISON_FILE), "w") as f:
+        f.write(json.dumps(asdict(comparison)))
+
+
+def read(folder: str) -> Comparison | None:
+    """What ``write`` kept in ``folder``; None where no serving model was compared."""
+    path = os.path.join(folder, COMPARISON_FILE)
+    if not tf.io.gfile.exists(path):
+        return None
+    with tf.io.gfile.GFile(path) as f:
+        return Comparison(**json.loads(f.read()))

@@ -1,0 +1,81 @@
+"""The paired comparison: AUC, the bootstrap interval of a difference, the gate's reading."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from components import paired_comparison as pc
+
+
+@pytest.fixture(scope="module")
+def scored() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """800 rows: a score that separates the classes well, and one that barely does."""
+    rng = random.Random(7)
+    labels = [i % 3 == 0 for i in range(800)]
+    good = [y + rng.gauss(0, 0.5) for y in labels]
+    weak = [0.2 * y + rng.gauss(0, 0.5) for y in labels]
+    return np.array(labels, dtype=int), np.array(good), np.array(weak)
+
+
+def test_auc_is_scikit_learns_ties_included(scored):
+    labels, good, _ = scored
+    assert pc.auc(labels, good) == pytest.approx(roc_auc_score(labels, good))
+    rounded = np.round(good, 1)  # many tied scores
+    assert pc.auc(labels, rounded) == pytest.approx(roc_auc_score(labels, rounded))
+
+
+def test_a_model_against_itself_differs_by_nothing(scored):
+    labels, good, _ = scored
+    assert pc.auc_difference_interval(labels, good, good, rounds=200) == (0.0, 0.0)
+
+
+def test_a_clearly_better_model_has_the_whole_interval_above_zero(scored):
+    labels, good, weak = scored
+    low, high = pc.auc_difference_interval(labels, good, weak, rounds=300)
+    assert 0.0 < low < high
+    assert pc.auc_difference_interval(labels, weak, good, rounds=300) == (-high, -low)
+
+
+def test_a_tie_up_to_noise_has_zero_inside_the_interval(scored):
+    labels, good, _ = scored
+    rng = random.Random(3)
+    jittered = good + np.array([rng.gauss(0, 0.05) for _ in good])
+    low, high = pc.auc_difference_interval(labels, good, jittered, rounds=300)
+    assert low < 0.0 < high
+
+
+def test_a_clearly_worse_candidate_is_worse_beyond_the_tolerance(scored):
+    labels, good, weak = scored
+    comparison = pc.compare(labels, weak, good, 0.01)
+    assert comparison.rows == 800 and comparison.difference < -0.1
+    assert comparison.worse
+    assert "paired bootstrap on 800 test rows" in comparison.describe()
+
+
+def test_a_candidate_a_little_below_on_few_rows_is_not_called_worse(scored):
+    # 200 rows: the candidate's point figure is below the serving one's by more than
+    # the 0.01 tolerated, but within the rows' noise.
+    labels, good, _ = (a[:200] for a in scored)
+    candidate = good + np.random.default_rng(2).normal(0, 0.2, len(good))
+    comparison = pc.compare(labels, candidate, good, 0.01)
+    assert comparison.difference < -0.01
+    assert comparison.low < -0.01 < comparison.high
+    assert not comparison.worse
+
+
+def test_rows_of_one_class_have_no_comparison():
+    labels = np.zeros(10, dtype=int)
+    with pytest.raises(ValueError, match="the 10 rows compared all have label 0"):
+        pc.compare(labels, np.arange(10.0), np.arange(10.0), 0.01)
+
+
+def test_a_comparison_is_kept_beside_the_evaluation(tmp_path, scored):
+    labels, good, weak = scored
+    comparison = pc.compare(labels, good, weak, 0.01)
+    assert pc.read(str(tmp_path)) is None
+    pc.write(comparison, str(tmp_path))
+    assert pc.read(str(tmp_path)) == comparison
