@@ -115,15 +115,7 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
         raise SetupError(
             f"installing the image failed ({err}): see {logs / 'install.log'}"
         ) from err
-    values = {
-        name: value
-        for name, value in (
-            (SPAN, args.span),
-            (TRAIN_STEPS, args.train_steps),
-            (MIN_AUC, args.min_auc),
-        )
-        if value is not None
-    }
+    values = run_parameters(args)
     with object_store.running_store(out / "bucket", logs / "s3-server.log") as store:
         store.replace_folder(args.data_root, f"{PREFIX}/data")
         try:
@@ -163,6 +155,16 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
     write_json(summary, out)
     print_closing(summary, sys.stdout)
     return EXIT_FAILED if summary.status == FAILED else EXIT_OK
+
+
+def run_parameters(args: argparse.Namespace) -> dict[str, Any]:
+    """The run-time parameters the flags set, as the spec declares them (the span as text)."""
+    given = {
+        SPAN: None if args.span is None else spans.span_text(args.span),
+        TRAIN_STEPS: args.train_steps,
+        MIN_AUC: args.min_auc,
+    }
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

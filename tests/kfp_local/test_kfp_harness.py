@@ -13,6 +13,7 @@ from kfp.pipeline_spec import pipeline_spec_pb2 as pb
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
 import kubeflow_runner
+from kfp_local import __main__ as kfp_main
 from kfp_local import backend_rules, image_env, tasks
 from kfp_local.metadata import KfpMetadata, to_runtime_artifact
 from pipeline_def.kfp_entrypoint import typed_executor_input
@@ -173,3 +174,17 @@ def test_the_image_is_a_beam_sdk_container_of_the_locked_beam_with_graphviz():
         "RUN scripts/install_image.sh python --deps-only",
         "RUN scripts/install_image.sh python",
     ]
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ([], {}),
+        (["--span", "3", "--train-steps", "20"], {"span": "3", "train_steps": 20}),
+        (["--span", "latest", "--min-auc", "0.5"], {"span": "latest", "min_auc": 0.5}),
+    ],
+)
+def test_the_flags_set_run_parameters_of_the_types_the_spec_declares(spec, flags, expected):
+    values = kfp_main.run_parameters(kfp_main.parse_args(flags))
+    assert values == expected
+    assert backend_rules.run_parameter_problems(spec, values) == []
