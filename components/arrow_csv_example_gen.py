@@ -51,6 +51,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import tensorflow as tf
 from apache_beam.io.filesystems import CompressionTypes, FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions
 from google.protobuf import text_format
 from tensorflow_metadata.proto.v0 import schema_pb2
 from tfx import v1 as tfx
@@ -433,6 +434,9 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
                         int_columns,
                     )  # fmt: skip
         else:
+            # The spans' headers are read before any Beam pipeline exists, and only a
+            # pipeline hands FileSystems its options (an s3:// root needs the endpoint).
+            FileSystems.set_options(PipelineOptions(self._beam_pipeline_args))
             windowed = WindowedSpans(
                 input_base,
                 window,
