@@ -169,14 +169,17 @@ def span_record(examples: mlmd_pb2.Artifact | None) -> SpanRecord:
     """The span and window ExampleGen recorded on its Examples."""
     if examples is None:
         return SpanRecord(None, [], None, [], "")
+    # TFX's own store keeps ``span`` as a property of the Examples type; Kubeflow's
+    # launcher records every artifact field as a custom property, numbers as doubles.
     prop = examples.properties.get("span")
+    span = prop.int_value if prop is not None else int_property(examples, "span")
     previous = (
         int_property(examples, PREVIOUS_SPAN_PROPERTY)
         if examples.custom_properties.get(PREVIOUS_SPAN_PROPERTY)
         else -1
     )
     return SpanRecord(
-        span=prop.int_value if prop is not None else 0,
+        span=span,
         window=json.loads(str_property(examples, WINDOW_PROPERTY) or "[]"),
         previous_span=None if previous < 0 else previous,
         reused_spans=json.loads(str_property(examples, REUSED_PROPERTY) or "[]"),
