@@ -1,0 +1,37 @@
+"""Reading back what the components record, from either orchestrator's ML-Metadata."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ml_metadata.proto import metadata_store_pb2 as mlmd
+
+from components.properties import WINDOW_PROPERTY, span_record
+
+
+def _examples(window: list[dict[str, int]]) -> mlmd.Artifact:
+    artifact = mlmd.Artifact()
+    artifact.custom_properties[WINDOW_PROPERTY].string_value = json.dumps(window)
+    return artifact
+
+
+def test_the_span_as_tfx_records_it_a_property_of_the_examples():
+    examples = _examples([{"span": 2, "rows": 10}, {"span": 3, "rows": 12}])
+    examples.properties["span"].int_value = 3
+    record = span_record(examples)
+    assert (record.span, [w["span"] for w in record.window]) == (3, [2, 3])
+
+
+@pytest.mark.parametrize("stored", ["double", "struct"])
+def test_the_span_as_kubeflow_records_it_a_custom_number(stored):
+    examples = _examples([{"span": 1, "rows": 10}])
+    if stored == "double":  # the launcher's record
+        examples.custom_properties["span"].double_value = 1.0
+    else:  # what TFX's entry point hands a later step
+        examples.custom_properties["span"].struct_value.update({"__value__": 1.0})
+    assert span_record(examples).span == 1
+
+
+def test_no_examples_no_span():
+    assert span_record(None).span is None
