@@ -5,8 +5,9 @@
 
 Each span folder of the data root (``make spans`` writes them) is run in turn with
 ``wide-deep-run --span N --window K`` into one output dir, and prints a line: the span,
-the exit code, the seconds and the run's closing lines on blessing, push and warm
-start. A run the validator stops exits 1 and the next span runs anyway, as the next
+the exit code and the seconds, the seconds of the steps a window changes (ExampleGen,
+StatisticsGen, Transform, Trainer), and the run's closing lines on blessing, push and
+warm start. A run the validator stops exits 1 and the next span runs anyway, as the next
 period's cron line would. Ends with ``wide-deep-inspect history`` of the output dir.
 Exits 1 if any span's run failed, 0 otherwise.
 """
@@ -14,6 +15,7 @@ Exits 1 if any span's run failed, 0 otherwise.
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import time
@@ -21,11 +23,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from components.spans import span_folders
+from pipeline_def import node_ids as ids
 from pipeline_ops.commands import EXIT_FAILED, EXIT_OK, INSPECT, RUN
+from pipeline_ops.session.summary import SUMMARY_FILE
 
 PROJECT = Path(__file__).resolve().parent.parent
 # The closing lines worth a demo's line: what was trained, blessed and pushed.
 SHOWN = ("span ", "warm-started", "trained from scratch", "model ", "pushed:", "candidate - ")
+# The steps whose seconds a window changes: reading the spans, analyzing them, training.
+TIMED = (ids.EXAMPLE_GEN, ids.STATISTICS_GEN, ids.TRANSFORM, ids.TRAINER)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -44,7 +50,7 @@ def _command(name: str) -> str:
 
 def run_span(args: argparse.Namespace, span: int) -> int:
     """Run one span; print its line and the closing lines that matter; its exit code."""
-    started = time.monotonic()
+    started, began = time.monotonic(), time.time()
     flags = ["--train-steps", str(args.train_steps)] if args.train_steps else []
     result = subprocess.run(
         [_command(RUN), "--data-root", str(args.data_root), "--output-dir", str(args.output_dir),
@@ -52,6 +58,10 @@ def run_span(args: argparse.Namespace, span: int) -> int:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     print(f"span {span:>2}: exit {result.returncode} in {time.monotonic() - started:.0f} s")
+    summary = args.output_dir / SUMMARY_FILE
+    if summary.exists() and summary.stat().st_mtime >= began:  # this run's, not an older one
+        steps = json.loads(summary.read_text())["components"]
+        print("    " + ", ".join(f"{n} {steps[n]['seconds']:.1f} s" for n in TIMED if n in steps))
     for line in result.stdout.splitlines():
         if line.strip().startswith(SHOWN):
             print(f"    {line.strip()}")
