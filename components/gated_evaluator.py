@@ -105,7 +105,7 @@ def _compare(
     )
 
 
-def _bless(blessing: tfx.dsl.Artifact, blessed: bool) -> None:
+def write_verdict(blessing: tfx.dsl.Artifact, blessed: bool) -> None:
     """Write the verdict as TFX's Evaluator does: a marker file and the ``blessed`` property."""
     for name in (constants.BLESSED_FILE_NAME, constants.NOT_BLESSED_FILE_NAME):
         path = os.path.join(blessing.uri, name)
@@ -165,10 +165,14 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
             for key in (standard_component_specs.EXAMPLES_KEY, standard_component_specs.MODEL_KEY)
         )
         spec = config.model_specs[0]
-        comparison = _compare(spec, examples, (model, baseline[0]), splits[0], drop)
+        try:
+            comparison = _compare(spec, examples, (model, baseline[0]), splits[0], drop)
+        except ValueError as err:  # too few rows of a class: TFMA's point comparison stands
+            blessing.set_string_custom_property(AUC_CHANGE_INTERVAL, f"no paired comparison: {err}")
+            return
         paired_comparison.write(comparison, evaluation.uri)
         blessing.set_string_custom_property(AUC_CHANGE_INTERVAL, comparison.describe())
-        _bless(blessing, passes_but_for_auc_change(evaluation.uri) and not comparison.worse)
+        write_verdict(blessing, passes_but_for_auc_change(evaluation.uri) and not comparison.worse)
 
 
 class GatedEvaluatorSpec(

@@ -26,6 +26,9 @@ from modules.export import SERVING_DEFAULT, TRANSFORM_FEATURES
 # The metric the blessing is gated on (eval_config names it so) and compared here.
 GATED_METRIC = "auc"
 BOOTSTRAP_ROUNDS = 2000
+# Fewer rows of either class than this and a draw's AUC hangs on a row or two: the
+# interval would claim a confidence it has not got.
+MIN_CLASS_ROWS = 5
 COMPARISON_FILE = "auc_comparison.json"
 _BATCH = 1024
 
@@ -70,6 +73,8 @@ def split_records(examples_uri: str, split: str) -> list[bytes]:
 
 def _outputs(model_dir: str, signature: str, records: list[bytes], key: str) -> np.ndarray:
     """One output of a SavedModel's signature on serialized examples, batch by batch."""
+    if not records:
+        return np.array([])
     run = tf.saved_model.load(str(model_dir)).signatures[signature]
     batches = [records[i : i + _BATCH] for i in range(0, len(records), _BATCH)]
     return np.concatenate([run(examples=tf.constant(b))[key].numpy().ravel() for b in batches])
@@ -116,6 +121,8 @@ def auc_difference_interval(
         rows = rng.integers(0, len(y), len(y))
         if y[rows].min() != y[rows].max():  # a draw of one class has no AUC
             differences.append(auc(y[rows], a[rows]) - auc(y[rows], b[rows]))
+    if not differences:
+        raise ValueError("no draw of the rows held both classes")
     low, high = np.percentile(differences, [2.5, 97.5])
     return round(float(low), 4), round(float(high), 4)
 
@@ -123,9 +130,14 @@ def auc_difference_interval(
 def compare(
     labels: np.ndarray, candidate: np.ndarray, baseline: np.ndarray, tolerance: float
 ) -> Comparison:
-    """Two models' scores on the same labelled rows, compared; ValueError on one class."""
-    if labels.min() == labels.max():
-        raise ValueError(f"the {len(labels)} rows compared all have label {labels.min()}: no AUC")
+    """Two models' scores on the same labelled rows; ValueError when too few of a class."""
+    positives = int(np.sum(labels))
+    fewest = min(positives, len(labels) - positives)
+    if fewest < MIN_CLASS_ROWS:
+        raise ValueError(
+            f"{len(labels)} rows with {positives} positive: fewer than {MIN_CLASS_ROWS} of a "
+            "class leave no honest interval"
+        )
     low, high = auc_difference_interval(labels, candidate, baseline)
     return Comparison(
         rows=len(labels),

@@ -94,6 +94,9 @@ class StepsTrainerExecutor(trainer_executor.GenericExecutor):
 def _not_from_serving(base: tfx.dsl.Artifact | None, span: int) -> str | None:
     """Why the Trainer does not start from the serving model ``base`` ("": none serves).
 
+    ``base`` is None when nothing serves, and also for a Resolver's model (Vertex),
+    which records no serving version or span: no span rule can be checked for it.
+
     Only a model of strictly older spans is a starting point. One that learned newer
     spans is not (a backfill's window holds older spans' held-out rows, its test rows
     among them), nor one that learned this span: a rerun of a corrected span must not

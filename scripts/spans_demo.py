@@ -7,9 +7,9 @@ Each span folder of the data root (``make spans`` writes them) is run in turn wi
 ``wide-deep-run --span N --window K`` into one output dir, and prints a line: the span,
 the exit code and the seconds, the seconds of the steps a window changes (ExampleGen,
 StatisticsGen, Transform, Trainer), and the run's closing lines on blessing, push and
-warm start. A run the validator stops exits 1 and the next span runs anyway, as the next
-period's cron line would. Ends with ``wide-deep-inspect history`` of the output dir.
-Exits 1 if any span's run failed, 0 otherwise.
+warm start. A run the validator stops (drift) exits 1 and the next span runs anyway, as the
+next period's cron line would. Ends with ``wide-deep-inspect history`` of the output
+dir. Exits 1 if any span's run did not exit 0 (a drift stop included), 0 otherwise.
 """
 
 from __future__ import annotations

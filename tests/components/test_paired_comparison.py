@@ -67,10 +67,16 @@ def test_a_candidate_a_little_below_on_few_rows_is_not_called_worse(scored):
     assert not comparison.worse
 
 
-def test_rows_of_one_class_have_no_comparison():
-    labels = np.zeros(10, dtype=int)
-    with pytest.raises(ValueError, match="the 10 rows compared all have label 0"):
-        pc.compare(labels, np.arange(10.0), np.arange(10.0), 0.01)
+@pytest.mark.parametrize("positives", [0, 1, 4])
+def test_too_few_rows_of_a_class_have_no_comparison(positives):
+    labels = np.array([1] * positives + [0] * (300 - positives))
+    with pytest.raises(ValueError, match=f"300 rows with {positives} positive: fewer than 5"):
+        pc.compare(labels, np.arange(300.0), np.arange(300.0), 0.01)
+
+
+def test_no_rows_have_no_comparison():
+    with pytest.raises(ValueError, match="0 rows with 0 positive"):
+        pc.compare(np.array([], dtype=int), np.array([]), np.array([]), 0.01)
 
 
 def test_a_comparison_is_kept_beside_the_evaluation(tmp_path, scored):
