@@ -23,6 +23,7 @@ comparison's interval; the evaluation, the split it was computed on.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import tensorflow as tf
@@ -46,30 +47,29 @@ from components.spec_extension import extended
 MIN_AUC_KEY = "min_auc"
 
 
+def _gated_thresholds(eval_config: tfma.EvalConfig) -> Iterator[tfma.MetricThreshold]:
+    """Every per-slice threshold on ``GATED_METRIC`` in ``eval_config`` (mutable)."""
+    for spec in eval_config.metrics_specs:
+        for metric in spec.metrics:
+            if json_utils.loads(metric.config or "{}").get("name") == GATED_METRIC:
+                yield from (per_slice.threshold for per_slice in metric.per_slice_thresholds)
+
+
 def with_min_auc(eval_config: tfma.EvalConfig, min_auc: float) -> tfma.EvalConfig:
     """``eval_config`` with every value threshold on ``GATED_METRIC`` at ``min_auc``."""
     updated = tfma.EvalConfig()
     updated.CopyFrom(eval_config)
-    for spec in updated.metrics_specs:
-        for metric in spec.metrics:
-            if json_utils.loads(metric.config or "{}").get("name") != GATED_METRIC:
-                continue
-            for per_slice in metric.per_slice_thresholds:
-                if per_slice.threshold.HasField("value_threshold"):
-                    per_slice.threshold.value_threshold.lower_bound.value = min_auc
+    for threshold in _gated_thresholds(updated):
+        if threshold.HasField("value_threshold"):
+            threshold.value_threshold.lower_bound.value = min_auc
     return updated
 
 
 def tolerated_drop(eval_config: tfma.EvalConfig) -> float | None:
     """How far below the baseline's AUC the candidate's may be (the change bound), if bound."""
-    for spec in eval_config.metrics_specs:
-        for metric in spec.metrics:
-            if json_utils.loads(metric.config or "{}").get("name") != GATED_METRIC:
-                continue
-            for per_slice in metric.per_slice_thresholds:
-                change = per_slice.threshold.change_threshold
-                if change.HasField("absolute"):
-                    return -change.absolute.value
+    for threshold in _gated_thresholds(eval_config):
+        if threshold.change_threshold.HasField("absolute"):
+            return -threshold.change_threshold.absolute.value
     return None
 
 
