@@ -1,61 +1,57 @@
-"""Compile the pipeline for Kubeflow Pipelines, and optionally start a run there.
+"""Compile the pipeline for Kubeflow Pipelines; publish it as a version, run it, schedule it.
 
-    wide-deep-kubeflow --image IMAGE --pipeline-root URI --data-root URI
-        [--dataset NAME] [--output pipeline.yaml] [--serving-dir URI] [--train-steps N]
-        [--min-auc X] [--hparam NAME=VALUE ...] [--tune [--tune-trials N] [--tune-minutes M]]
-        [--s3-endpoint URL] [--s3-secret NAME] [--beam-arg=--runner=... ...] [--vertex]
-        [--endpoint URL [--experiment NAME] [--run-name NAME]]
+    wide-deep-kubeflow --image IMAGE --pipeline-root URI --data-root URI [run options]
+        [--output pipeline.yaml] [--s3-endpoint URL] [--s3-secret NAME] [--vertex]
+        [--endpoint URL [--namespace NS] [--token T | --token-file F | --cookie C]
+         [--run [--wait]] [--schedule CRON [--catchup]] [--param NAME=VALUE ...]]
+    wide-deep-kubeflow --endpoint URL [--namespace NS ...] --unschedule | --list-schedules
 
 Compiles the same ``create_pipeline`` the local runner uses into a KFP PipelineSpec
-YAML (schema 2.1.0) that the KFP UI and ``kfp.Client`` accept, and with
-``--endpoint`` uploads it and starts a run with the pipeline root. The data root,
-train steps and AUC bound are the run-time parameters' defaults: a run started from
-the KFP UI can change them. Every flag can come from the environment
-(``TAXI_KFP_IMAGE``, ``TAXI_KFP_PIPELINE_ROOT``, ...). The TFX/TF log goes to
-``<output>.log``. Exit codes: 0 success, 1 the endpoint refused or failed, 2 bad input.
+YAML (schema 2.1.0). With ``--endpoint`` the package becomes a version of the pipeline,
+named after the git commit and the package's digest (an identical package is not
+uploaded twice); ``--run`` starts a run of it, ``--wait`` follows it, and ``--schedule``
+replaces the pipeline's recurring run. Every flag can come from the environment
+(``WIDE_DEEP_KFP_IMAGE``, ``WIDE_DEEP_KFP_NAMESPACE``, ...). The TFX/TF log goes to
+``<output>.log``. Exit codes: 0 success, 1 Kubeflow refused or the run failed, 2 bad
+input, 130 Ctrl-C while waiting (the run keeps going).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from modules import datasets
 from pipeline_def.config import PipelineConfig
+from pipeline_ops.cli.kubeflow_options import (
+    add_cluster_options,
+    cluster_operations,
+    cluster_target,
+    env_default,
+    env_name,
+)
 from pipeline_ops.cli.run_options import add_run_options, run_settings
 from pipeline_ops.commands import EXIT_BAD_INPUT, KUBEFLOW
-from pipeline_ops.session.kubeflow_deploy import Deployment, deploy, object_store_uri
-
-ENV_PREFIX = "TAXI_KFP_"
-
-
-def _env_name(flag: str) -> str:
-    """The environment variable a flag falls back to: --pipeline-root -> TAXI_KFP_PIPELINE_ROOT."""
-    return ENV_PREFIX + flag.upper().replace("-", "_")
+from pipeline_ops.kubeflow.deploy import Deployment, deploy, manage_schedules, object_store_uri
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The command line; each flag falls back to its TAXI_KFP_* variable."""
+    """The command line; each flag falls back to its WIDE_DEEP_KFP_* variable."""
     parser = argparse.ArgumentParser(prog=KUBEFLOW, description=__doc__.split("\n\n")[0])
-    env = os.environ.get
-    add_run_options(parser, env(_env_name("dataset"), datasets.DEFAULT))
+    add_run_options(parser, env_default("dataset") or datasets.DEFAULT)
     for flag, help_text in (
         ("image", "container image every step runs in (see the Dockerfile)"),
         ("pipeline-root", "artifact root, gs:// or s3:// (KFP's MinIO: s3://)"),
         ("data-root", "folder of CSV files, gs:// or s3:// (a run-time parameter's default)"),
         ("serving-dir", "where blessed models are pushed (default: <pipeline-root>/serving)"),
-        ("endpoint", "KFP API endpoint; when given, the package is uploaded and run"),
-        ("run-name", "the run's name in KFP"),
-        ("experiment", "the KFP experiment (default: the pipeline's name)"),
         ("s3-endpoint", "S3 API the steps use, e.g. http://minio-service.kubeflow:9000"),
         ("s3-secret", "Kubernetes secret with the S3 keys (KFP's: mlpipeline-minio-artifact)"),
     ):
-        parser.add_argument(f"--{flag}", default=env(_env_name(flag)), help=help_text)
+        parser.add_argument(f"--{flag}", default=env_default(flag), help=help_text)
     parser.add_argument(
-        "--output", type=Path, default=Path(env(_env_name("output"), "pipeline.yaml"))
+        "--output", type=Path, default=Path(env_default("output") or "pipeline.yaml")
     )
     parser.add_argument(
         "--beam-arg", action="append", default=[], metavar="ARG",
@@ -67,6 +63,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="Vertex AI Pipelines: find the baseline and drift reference with Resolver steps "
         "(open-source KFP cannot execute them)",
     )  # fmt: skip
+    add_cluster_options(parser)
     return parser.parse_args(argv)
 
 
@@ -74,7 +71,7 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
     """The pipeline config for a cluster; ValueError naming a bad or missing flag."""
     for flag in ("image", "pipeline-root", "data-root"):
         if not getattr(args, flag.replace("-", "_")):
-            raise ValueError(f"--{flag} is required (or {_env_name(flag)})")
+            raise ValueError(f"--{flag} is required (or {env_name(flag)})")
     if args.output.suffix not in (".yaml", ".yml"):
         raise ValueError(
             f"--output {args.output} must end in .yaml: KFP uploads a PipelineSpec YAML"
@@ -92,15 +89,20 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: check the flags, compile, and submit when an endpoint is given."""
+    """Entry point: check every flag, then compile and act on the cluster as asked."""
     args = parse_args(argv)
     try:
+        target = cluster_target(args)
+        if target and (args.unschedule or args.list_schedules):  # no package needed
+            pipeline = datasets.load(args.dataset).pipeline_name
+            return manage_schedules(target, pipeline, args.unschedule)
+        operations = cluster_operations(args, target)
         config = build_config(args)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    fields = ("image", "output", "s3_endpoint", "s3_secret", "endpoint", "experiment", "run_name")
-    return deploy(config, Deployment(**{f: getattr(args, f) for f in fields}), args.verbose)
+    deployment = Deployment(args.image, args.output, args.s3_endpoint, args.s3_secret)
+    return deploy(config, deployment, operations, args.verbose)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Imports run one way: modules <- components <- pipeline_def <- pipeline_ops <- runners and tools.
 
-Inside the operator side too: metadata <- report <- session <- cli. The test reads
+Inside the operator side too: metadata <- report <- session <- kubeflow <- cli. The test reads
 every file's imports (function-level ones included) and fails on any that runs up.
 """
 
@@ -22,6 +22,7 @@ ROOMS = (
     "pipeline_ops.metadata",
     "pipeline_ops.report",
     "pipeline_ops.session",
+    "pipeline_ops.kubeflow",
     "pipeline_ops.drafting",
     "pipeline_ops.cli",
     "kfp_local",

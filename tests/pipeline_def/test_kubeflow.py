@@ -12,9 +12,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -260,7 +257,7 @@ def test_tuning_compiles_a_tuner_task_that_feeds_the_trainer(tmp_path):
 )
 def test_bad_flags_exit_2_with_one_line(args, message, capsys, monkeypatch, tmp_path):
     for name in ("IMAGE", "PIPELINE_ROOT", "DATA_ROOT"):
-        monkeypatch.delenv(f"TAXI_KFP_{name}", raising=False)
+        monkeypatch.delenv(f"WIDE_DEEP_KFP_{name}", raising=False)
     monkeypatch.chdir(tmp_path)
     assert kubeflow_runner.main(args) == commands.EXIT_BAD_INPUT
     err = capsys.readouterr().err.strip()
@@ -269,9 +266,9 @@ def test_bad_flags_exit_2_with_one_line(args, message, capsys, monkeypatch, tmp_
 
 
 def test_flags_come_from_the_environment(monkeypatch):
-    monkeypatch.setenv("TAXI_KFP_IMAGE", IMAGE)
-    monkeypatch.setenv("TAXI_KFP_PIPELINE_ROOT", "gs://bucket/root/")
-    monkeypatch.setenv("TAXI_KFP_DATA_ROOT", "gs://bucket/data")
+    monkeypatch.setenv("WIDE_DEEP_KFP_IMAGE", IMAGE)
+    monkeypatch.setenv("WIDE_DEEP_KFP_PIPELINE_ROOT", "gs://bucket/root/")
+    monkeypatch.setenv("WIDE_DEEP_KFP_DATA_ROOT", "gs://bucket/data")
     config = kubeflow_runner.build_config(kubeflow_runner.parse_args([]))
     assert config.pipeline_root == "gs://bucket/root"
     assert config.serving_dir == "gs://bucket/root/serving"
@@ -297,60 +294,6 @@ def test_unreachable_endpoint_is_one_clear_line(tmp_path, capfd):
     assert f"could not reach Kubeflow Pipelines at {endpoint}" in err
     assert "Connection refused" in err
     assert output.is_file()  # the compiled package is kept
-
-
-class _KfpApi(BaseHTTPRequestHandler):
-    """The few KFP v2beta1 API calls kfp.Client makes to start a run; it keeps the run."""
-
-    runs: list[dict] = []
-
-    def _reply(self, body: dict) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        if "/experiments" in self.path:
-            self._reply(
-                {"experiments": [{"experiment_id": "e-1", "display_name": "taxi-wide-deep"}]}
-            )
-        else:
-            self._reply({"multi_user": False})
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if self.path.endswith("/runs"):
-            self.runs.append(body)
-            self._reply({**body, "run_id": "r-1"})
-        else:
-            self._reply({**body, "experiment_id": "e-1"})
-
-    def log_message(self, *args: object) -> None:
-        """Keep the test output quiet."""
-
-
-@pytest.fixture
-def kfp_api() -> Iterator[str]:
-    _KfpApi.runs = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _KfpApi)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-def test_a_run_is_started_with_the_pipeline_root(tmp_path, kfp_api, capsys):
-    code = kubeflow_runner.main(
-        ["--image", IMAGE, *ROOTS, "--output", str(tmp_path / "p.yaml"), "--endpoint", kfp_api]
-    )
-    assert code == commands.EXIT_OK, capsys.readouterr().err
-    (run,) = _KfpApi.runs
-    # Without it KFP writes to minio://mlpipeline/v2/artifacts, which TensorFlow cannot open.
-    assert run["runtime_config"]["pipeline_root"] == ROOT
-    assert run["pipeline_spec"]["schemaVersion"] == "2.1.0"
-    assert f"started run: {kfp_api}/#/runs/details/r-1" in capsys.readouterr().out
 
 
 @pytest.mark.slow  # a fresh interpreter importing TFX

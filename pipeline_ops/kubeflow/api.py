@@ -1,0 +1,116 @@
+"""One connection to the Kubeflow Pipelines API, and its failures as one line for people.
+
+The generated services of ``kfp_server_api`` (the models of the API server's swagger,
+``backend/api/v2beta1/swagger`` in kubeflow/pipelines) are set up as ``kfp.Client``
+sets them up (``kfp/client/client.py``, ``__init__`` and ``_load_config``), without
+what suits a notebook and not a command: no health probe retried for 25 seconds, no
+context file written to the home folder, no prints.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import kfp_server_api
+import urllib3
+from kfp_server_api.exceptions import ApiException
+
+from pipeline_ops.kubeflow.credentials import Credential, current_token
+
+T = TypeVar("T")
+# kfp/client/client.py, _FILTER_OPERATIONS: the predicate operations as kfp sends them.
+EQUALS, IS_SUBSTRING = 1, 9
+
+
+class KfpError(RuntimeError):
+    """A call to Kubeflow Pipelines failed; the message is one line naming what and why."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the API answers, for which profile namespace, and as whom."""
+
+    endpoint: str
+    namespace: str | None  # None: single-user KFP, no namespaces
+    credential: Credential
+    timeout_seconds: float = 60.0
+
+    @property
+    def ui(self) -> str:
+        """The UI's base address: the endpoint without a trailing slash."""
+        return self.endpoint.rstrip("/")
+
+
+def name_filter(name: str, operation: int = EQUALS) -> str:
+    """A list filter on ``display_name`` in the JSON kfp.Client sends (get_pipeline_id)."""
+    predicate = {"operation": operation, "key": "display_name", "stringValue": name}
+    return json.dumps({"predicates": [predicate]})
+
+
+def _server_message(err: ApiException) -> str:
+    """The server's own reason, from its error body when it sent one."""
+    try:
+        body = json.loads(err.body or "{}")
+    except json.JSONDecodeError:
+        body = {}
+    text = body.get("message") or body.get("error") or err.reason or ""
+    return " ".join(str(text).split())[:300]
+
+
+def _connection_reason(err: Exception) -> str:
+    """The root cause of a connection error, in a few words."""
+    cause = getattr(err, "reason", None) or err  # urllib3 wraps the socket error
+    text = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+    return f"{type(cause).__name__}: {text.rsplit(': ', 1)[-1]}"
+
+
+class KfpApi:
+    """The API's services for one target; ``call`` turns every failure into a KfpError."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        config = kfp_server_api.Configuration(host=target.ui)
+        credential = target.credential
+        if credential.token or credential.token_file:
+            config.api_key["authorization"] = current_token(credential)
+            config.api_key_prefix["authorization"] = "Bearer"
+            if credential.token_file:
+                # A projected token rotates: read it again before each request, as kfp's
+                # ServiceAccountTokenVolumeCredentials.refresh_api_key_hook does.
+                config.refresh_api_key_hook = self._refresh
+        client = kfp_server_api.ApiClient(config, cookie=credential.cookie)
+        self.pipelines = kfp_server_api.PipelineServiceApi(client)
+        self.uploads = kfp_server_api.PipelineUploadServiceApi(client)
+        self.experiments = kfp_server_api.ExperimentServiceApi(client)
+        self.runs = kfp_server_api.RunServiceApi(client)
+        self.recurring_runs = kfp_server_api.RecurringRunServiceApi(client)
+
+    def _refresh(self, config: kfp_server_api.Configuration) -> None:
+        config.api_key["authorization"] = current_token(self.target.credential)
+
+    def call(self, what: str, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``method(*args, **kwargs)`` with the timeout; KfpError saying ``what`` failed and why."""
+        try:
+            return method(*args, _request_timeout=self.target.timeout_seconds, **kwargs)
+        except ApiException as err:
+            if err.status == 0:  # the generated client's code for a TLS failure
+                raise KfpError(self._unreachable(err)) from err
+            raise KfpError(self._refusal(what, err)) from err
+        except (urllib3.exceptions.HTTPError, OSError) as err:
+            raise KfpError(self._unreachable(err)) from err
+
+    def _unreachable(self, err: Exception) -> str:
+        return f"could not reach Kubeflow Pipelines at {self.target.ui}: {_connection_reason(err)}"
+
+    def _refusal(self, what: str, err: ApiException) -> str:
+        where = f"namespace {self.target.namespace}" if self.target.namespace else "no namespace"
+        reason = f"HTTP {err.status} {_server_message(err)}".rstrip()
+        if err.status in (401, 403):
+            return (
+                f"Kubeflow Pipelines at {self.target.ui} refused to {what} in {where} with "
+                f"{self.target.credential.source}: {reason}"
+            )
+        return f"could not {what} ({where}): {reason}"
