@@ -17,7 +17,10 @@ wrap chains, shortened where the chain holds database or Kubernetes details.
 
 Rules stricter than the real server (each is a violation, noted where it is checked):
 query parameters the generated client never sends, and a recurring run without a
-schedule (the server stores it; it then never fires).
+schedule (the server stores it; it then never fires). ``token``/``cookie`` stand for
+the cluster's authentication in front of the server: a request without them is 401
+on every route but healthz (KFP 2.0.5's upload handler itself answers an
+authorization failure with 400, see ``_upload``).
 """
 
 from __future__ import annotations
@@ -456,6 +459,11 @@ class FakeKfpApi:
                 with self._lock:
                     self.violations.append(f"{method} {path}: {err.message}")
             status, content = err.http_status, _error_body(err, multipart)
+        except Exception as err:  # A bug of the fake must fail the test, not hang the client.
+            with self._lock:
+                self.violations.append(f"{method} {path}: the fake failed: {err!r}")
+            status = 500
+            content = _error_body(ApiError(INTERNAL, f"fake error: {err!r}"), multipart)
         with self._lock:
             self.calls.append(Call(method, path, query, dict(headers), body, status))
         return status, content, "application/json"

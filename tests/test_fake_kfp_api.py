@@ -9,7 +9,7 @@ from pathlib import Path
 import kfp_server_api
 import pytest
 import yaml
-from fake_kfp_api import FakeKfpApi
+from fake_kfp_api import FakeKfpApi, kfp_api  # noqa: F401 - the fixture, used by name
 from kfp_server_api import models
 
 from kfp_local import backend_rules
@@ -374,8 +374,9 @@ def test_multi_user_namespaces(package: str) -> None:
         )
 
 
-def test_injected_failures(fake: FakeKfpApi, package: str) -> None:
+def test_injected_failures(kfp_api: FakeKfpApi, package: str) -> None:  # noqa: F811
     """The next upload fails with 500 and changes nothing; the one after succeeds."""
+    fake = kfp_api
     fake.fail_next("POST", "/pipelines/upload", 500)
     with pytest.raises(kfp_server_api.ApiException) as err:
         upload(fake, package)
