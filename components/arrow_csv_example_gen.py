@@ -73,6 +73,7 @@ from components.properties import (
     INPUT_DIGEST_PROPERTY,
     PREVIOUS_SPAN_PROPERTY,
     REUSED_PROPERTY,
+    TRAIN_PARTS_PROPERTY,
     WINDOW_NOTE_PROPERTY,
     WINDOW_PROPERTY,
 )
@@ -448,6 +449,9 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
             _make_splits(examples, windowed.split_names)
             windowed.assemble(examples.uri)
             _record_window(examples, window, rows, reused)
+            examples.set_string_custom_property(
+                TRAIN_PARTS_PROPERTY, json.dumps(windowed.train_parts())
+            )
             examples.set_string_custom_property(INPUT_DIGEST_PROPERTY, windowed.digest)
         examples.span = window.span
         examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
@@ -582,15 +586,26 @@ class WindowedSpans:
         rows = {s: sum(e.rows.values()) for s, e in self.encoded.items()}
         return rows, [s for s in sorted(self.encoded) if s not in missing]
 
+    def train_parts(self) -> list[dict[str, Any]]:
+        """The encoded splits the train split is made of: span, split and encoding key.
+
+        Every window span's train rows, and the older spans' held-out rows too. Transform
+        analyzes each part on its own, its analyzer cache keyed by the encoding key.
+        """
+        return [
+            {"span": span, "split": split, "key": os.path.basename(self.encoded[span].uri)}
+            for span in self.window.spans
+            for split in self.router.names
+            if split == TRAIN or span != self.window.span
+        ]
+
     def assemble(self, uri: str) -> None:
         """Copy the window's encoded files into the Examples' splits at ``uri``."""
         split_dir = functools.partial(os.path.join, uri)
         newest = self.encoded[self.window.span]
-        for span in self.window.spans:
-            older = span != self.window.span
-            for split in self.router.names:
-                if split == TRAIN or older:
-                    encoded_spans.copy_into(self.encoded[span], split, split_dir("Split-train"))
+        for part in self.train_parts():
+            encoded = self.encoded[part["span"]]
+            encoded_spans.copy_into(encoded, part["split"], split_dir("Split-train"))
         for split in self.router.names:
             if split != TRAIN:
                 encoded_spans.copy_into(newest, split, split_dir(f"Split-{split}"))

@@ -78,9 +78,17 @@ def mark_encoded(uri: str, rows: dict[str, int]) -> None:
         f.write(json.dumps({"rows": rows}))
 
 
+def copied_prefix(span: int, split: str) -> str:
+    """The start of the names ``copy_into`` gives the span's ``split`` files.
+
+    The hyphen after the span number keeps span 1's prefix off span 11's files.
+    """
+    return f"span-{span}-{split}-"
+
+
 def copy_into(encoded: EncodedSpan, split: str, target_dir: str) -> None:
     """Copy the span's ``split`` files into ``target_dir``, named after span and split."""
     fileio.makedirs(target_dir)
     for path in encoded.split_files(split):
-        name = f"span-{encoded.span}-{split}-{os.path.basename(path)}"
+        name = copied_prefix(encoded.span, split) + os.path.basename(path)
         fileio.copy(path, os.path.join(target_dir, name), overwrite=True)

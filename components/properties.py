@@ -50,9 +50,17 @@ WINDOW_PROPERTY = "window"
 PREVIOUS_SPAN_PROPERTY = "previous_span"
 REUSED_PROPERTY = "reused_spans"
 WINDOW_NOTE_PROPERTY = "window_note"
+# ...and the encoded span splits the train split is made of (JSON list of {"span",
+# "split", "key"}: the span's encoding key in components.encoded_spans), which
+# Transform analyzes one by one, its analyzer cache keyed by them.
+TRAIN_PARTS_PROPERTY = "train_parts"
 # ...and the digest of what the run read (spans.window_digest): a run whose digest an
 # earlier completed run had learned from the same files, and has nothing to do.
 INPUT_DIGEST_PROPERTY = "input_digest"
+# On Transform's TransformGraph, when the data root holds spans: the parts of the train
+# split (see TRAIN_PARTS_PROPERTY) whose analysis it read from the analyzer cache, and
+# those it analyzed (JSON object {"read": [...], "analyzed": [...]} of "span-N/split").
+ANALYZER_CACHE_PROPERTY = "analyzer_cache"
 # On the Evaluator's ModelEvaluation: the examples split(s) it evaluated, comma-separated.
 EVALUATED_SPLITS = "example_splits"
 

@@ -180,6 +180,9 @@ class PipelineConfig:
     # Where ExampleGen keeps each span's encoded examples for later runs to reuse.
     # Empty: <pipeline_root>/encoded-spans.
     span_cache: str = ""
+    # Where Transform keeps each span's analysis for later runs of a window to reuse
+    # (components/analyzer_cache.py). Empty: <pipeline_root>/analyzer-cache.
+    analyzer_cache: str = ""
     # None: the orchestrator provides the store (Kubeflow does).
     metadata: MetadataStore | None = None
     # KFP allows [a-z0-9-] only; the local runner uses the same name. Empty: the
@@ -236,6 +239,9 @@ class PipelineConfig:
         defaults = {
             "pipeline_name": self.pipeline_name or declared.pipeline_name,
             "span_cache": self.span_cache or f"{self.pipeline_root.rstrip('/')}/encoded-spans",
+            "analyzer_cache": (
+                self.analyzer_cache or f"{self.pipeline_root.rstrip('/')}/analyzer-cache"
+            ),
             "curated_schema": self.curated_schema or curated_schema_of(self.dataset),
             "min_auc": declared.min_auc if self.min_auc is None else self.min_auc,
             "hparams": HParams()

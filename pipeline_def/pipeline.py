@@ -7,6 +7,7 @@ from tfx import v1 as tfx
 from components import spans
 from components.arrow_csv_example_gen import ArrowCsvExampleGen, integer_columns
 from components.atomic_pusher import AtomicPusher
+from components.cached_transform import CachedTransform
 from components.curated_schema import PACKAGES_ROOT, CuratedSchema, sha256_of
 from components.evaluation_report import EvaluationReport
 from components.gated_evaluator import GatedEvaluator
@@ -89,7 +90,7 @@ def _curated_schema(config: PipelineConfig) -> CuratedSchema:
 
 
 def _tuner(
-    config: PipelineConfig, example_gen: ArrowCsvExampleGen, transform: tfx.components.Transform
+    config: PipelineConfig, example_gen: ArrowCsvExampleGen, transform: CachedTransform
 ) -> RecordingTuner:
     """The search whose best values the Trainer takes: trials as long as its training.
 
@@ -136,15 +137,14 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     validator.add_upstream_node(schema_gen)
     # Transform only analyzes; the Trainer applies its graph to the raw examples in
     # tf.data, through the same layer serving uses (no materialized copy to write).
-    transform = tfx.components.Transform(
+    # A window's spans are analyzed one by one, reusing an earlier run's analysis of
+    # the spans it analyzed (the analyzer cache, a folder under the pipeline root).
+    transform = CachedTransform(
         examples=example_gen.outputs["examples"],
         schema=curated_schema.outputs["schema"],
         preprocessing_fn=config.preprocessing_fn,
-        materialize=False,
+        analyzer_cache_dir=config.analyzer_cache,
         disable_statistics=not config.transform_statistics,
-        # The cache only pays off when later runs analyze the same spans again, and
-        # this pipeline reads one span per run: writing it would cost every run.
-        disable_analyzer_cache=True,
         custom_config={DATASET_KEY: config.dataset},
     ).with_id(ids.TRANSFORM)
     # Bad data stops the run here: nothing learns from what the validator rejected.
