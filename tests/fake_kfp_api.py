@@ -301,7 +301,7 @@ class FakeKfpApi:
         self.close()
 
     def calls_to(self, method: str, path: str) -> list[Call]:
-        """The calls with ``method`` whose path ends with ``path`` or matches it as a regex."""
+        """The calls with ``method`` whose path ends with ``path`` or fully matches it (regex)."""
         with self._lock:
             return [
                 c for c in self.calls if c.method == method.upper() and _path_matches(c.path, path)
@@ -374,7 +374,7 @@ class FakeKfpApi:
                 None,
             ),
             ("GET", p, self._list_pipelines, _LIST_QUERY | {"namespace"}, None),
-            ("POST", p, todo, frozenset(), "V2beta1Pipeline"),
+            ("POST", p, self._create_pipeline, frozenset(), "V2beta1Pipeline"),
             ("GET", p + "/(?P<pid>[^/]+)/versions", self._list_versions, _LIST_QUERY, None),
             ("POST", p + "/(?P<pid>[^/]+)/versions", todo, frozenset(), "V2beta1PipelineVersion"),
             (
@@ -818,6 +818,41 @@ class FakeKfpApi:
         self._remember(pipeline.pipeline_id, self.pipelines, pipeline)
         self._add_version(pipeline, name, query.get("description", ""), spec, platform)
         # The v2beta1 upload answers the pipeline only (toApiPipeline).
+        return pipeline
+
+    def _create_pipeline(self, body: dict[str, Any], headers: dict[str, str], **_: Any) -> Any:
+        """POST /pipelines: a pipeline without versions (pipeline_server.go, CreatePipeline)."""
+        wrap = "Failed to create a pipeline due to server error"
+        # ReplaceNamespace (resource_manager.go): single-user mode drops the namespace.
+        namespace = body.get("namespace", "") if self.namespaces is not None else ""
+        if namespace:
+            # createPipeline: canAccessPipeline with the create verb, its error wrapped.
+            self._authorize(namespace, "create", "pipelines", headers)
+        name = body.get("display_name", "")
+        if not name:
+            # resource_manager.go, CreatePipeline.
+            raise _violation(
+                f"{wrap}: Invalid input error: pipeline's name cannot be empty", INVALID_ARGUMENT
+            )
+        if any(
+            p.display_name == name and (p.namespace or "") == namespace
+            for p in self.pipelines.values()
+        ):
+            # storage/pipeline_store.go, CreatePipeline: the (name, namespace) unique index.
+            raise ApiError(
+                ALREADY_EXISTS,
+                f"{wrap}: Failed to create a pipeline in PipelineStore: Already exist error: "
+                f"Failed to create a new pipeline. The name {name} already exist. Please specify "
+                "a new name",
+            )
+        pipeline = models.V2beta1Pipeline(
+            pipeline_id=str(uuid.uuid4()),
+            display_name=name,
+            description=_none_if_empty(body.get("description", "")),
+            created_at=_now(),
+            namespace=_none_if_empty(namespace),
+        )
+        self._remember(pipeline.pipeline_id, self.pipelines, pipeline)
         return pipeline
 
     def _add_version(
@@ -1544,11 +1579,11 @@ def _file_stem(filename: str) -> str:
 
 
 def _path_matches(path: str, pattern: str) -> bool:
-    """``path`` ends with ``pattern``, or ``pattern`` as a regex matches in it."""
+    """``path`` ends with ``pattern``, or ``pattern`` as a regex matches all of it."""
     if path.endswith(pattern):
         return True
     try:
-        return re.search(pattern, path) is not None
+        return re.fullmatch(pattern, path) is not None
     except re.error:
         return False
 

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-import kfp_server_api
-
 from pipeline_def.config import PipelineConfig
 from pipeline_ops.commands import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from pipeline_ops.kubeflow import runs, schedules
@@ -103,16 +101,17 @@ def _schedule(api: KfpApi, name: str, version: Version, schedule: schedules.Sche
 
 
 def _run(
-    api: KfpApi, version: Version, experiment: str, name: str, ops: Operations,
-    config: kfp_server_api.V2beta1RuntimeConfig, tasks: list[str], people: TextIO,
+    api: KfpApi, version: Version, request: runs.RunRequest, ops: Operations,
+    tasks: list[str], people: TextIO,
 ) -> int:  # fmt: skip
-    run_id = runs.start_run(api, version, experiment, name, config)
+    name = request.name
+    run_id = runs.start_run(api, version, request)
     url = runs.run_url(api, run_id)
     print(f"started run {name}: {url}", flush=True)
     if not ops.wait:
         return EXIT_OK
     try:
-        end = runs.follow_run(api, run_id, tasks, people, ops.poll_seconds)
+        end = runs.follow_run(api, run_id, tasks, sys.stdout, ops.poll_seconds)
     except KeyboardInterrupt:
         print(f"stopped waiting; the run keeps going: {url}", file=people)
         return EXIT_INTERRUPTED
@@ -145,7 +144,8 @@ def _operate(config: PipelineConfig, target: Deployment, ops: Operations, packag
     if not ops.run:
         return EXIT_OK
     name = ops.run_name or f"{pipeline} {version.name} {time.strftime('%Y-%m-%d %H:%M:%S')}"
-    return _run(api, version, experiment, name, ops, run_config, task_names(spec), people)
+    request = runs.RunRequest(name, experiment, run_config)
+    return _run(api, version, request, ops, task_names(spec), people)
 
 
 def deploy(config: PipelineConfig, target: Deployment, ops: Operations, verbose: bool) -> int:

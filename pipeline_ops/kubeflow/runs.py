@@ -62,16 +62,22 @@ def version_reference(version: Version) -> kfp_server_api.V2beta1PipelineVersion
     )
 
 
-def start_run(
-    api: KfpApi, version: Version, experiment: str, name: str,
-    config: kfp_server_api.V2beta1RuntimeConfig,
-) -> str:  # fmt: skip
+@dataclass(frozen=True)
+class RunRequest:
+    """A run to start: its name, experiment, parameters and root."""
+
+    name: str
+    experiment_id: str
+    config: kfp_server_api.V2beta1RuntimeConfig
+
+
+def start_run(api: KfpApi, version: Version, request: RunRequest) -> str:
     """Start one run of ``version``; its id."""
     body = kfp_server_api.V2beta1Run(
-        display_name=name,
-        experiment_id=experiment,
+        display_name=request.name,
+        experiment_id=request.experiment_id,
         pipeline_version_reference=version_reference(version),
-        runtime_config=config,
+        runtime_config=request.config,
     )
     return api.call(f"start a run of version {version.name}", api.runs.create_run, body).run_id
 

@@ -1,0 +1,253 @@
+"""wide-deep-kubeflow against a KFP API server that checks every call against the spec.
+
+The fake (tests/fake_kfp_api.py) validates each request with the ``kfp_server_api``
+models and answers as KFP 2.0.5's server does; these tests assert the calls made,
+the console lines and the exit codes, and that a failed step leaves nothing
+half-deployed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+import kubeflow_runner
+from pipeline_def import node_ids as P
+from pipeline_ops import commands
+from pipeline_ops.kubeflow.credentials import SA_TOKEN_ENV
+from pipeline_ops.kubeflow.versions import package_digest
+from tests.fake_kfp_api import FakeKfpApi
+
+PROJECT = Path(__file__).resolve().parents[3]
+IMAGE = "registry.example.com/taxi-wide-deep:1.0"
+ROOT = "s3://bucket/taxi/root"
+PIPELINE = "taxi-wide-deep"
+COMPILE = ["--image", IMAGE, "--pipeline-root", ROOT, "--data-root", "s3://bucket/taxi/data"]
+QUICK = ["--poll-seconds", "0.01"]
+
+
+@pytest.fixture(autouse=True)
+def _no_pod_token(monkeypatch, tmp_path):
+    """No test reads a real pod's token; one test mounts its own."""
+    monkeypatch.setenv(SA_TOKEN_ENV, str(tmp_path / "no-pod-token"))
+    for name in ("ENDPOINT", "NAMESPACE", "TOKEN", "TOKEN_FILE", "COOKIE", "SCHEDULE"):
+        monkeypatch.delenv(f"WIDE_DEEP_KFP_{name}", raising=False)
+
+
+@pytest.fixture
+def deploy(tmp_path):
+    """Run the command with the compile flags, an output in tmp_path and ``extra``."""
+
+    def run(*extra: str) -> int:
+        return kubeflow_runner.main([*COMPILE, "--output", str(tmp_path / "p.yaml"), *extra])
+
+    return run
+
+
+def _errors(err: str) -> list[str]:
+    """The lines meant for people on stderr (pytest's capture also gets library logging)."""
+    return [line for line in err.splitlines() if line.startswith(("error:", "Traceback"))]
+
+
+def _commit_label() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(PROJECT), *args], capture_output=True,
+                              text=True, check=True).stdout.strip()  # fmt: skip
+
+    return git("rev-parse", "HEAD")[:12] + ("-dirty" if git("status", "--porcelain") else "")
+
+
+def test_a_package_becomes_a_version_named_after_its_commit_and_digest_once(
+    deploy, kfp_api, tmp_path, capfd
+):
+    assert deploy("--endpoint", kfp_api.url) == commands.EXIT_OK
+    digest = package_digest(tmp_path / "p.yaml")
+    name = f"{_commit_label()}-{digest[:12]}"
+    (create,) = kfp_api.calls_to("POST", r"/apis/v2beta1/pipelines$")
+    assert create.body["display_name"] == PIPELINE
+    (upload,) = kfp_api.calls_to("POST", "/pipelines/upload_version")
+    assert upload.query["name"] == [name]
+    assert f"package sha256 {digest}" in upload.query["description"][0]
+    assert upload.body["uploadfile"]["content"] == (tmp_path / "p.yaml").read_bytes()
+    assert f"version {name} of {PIPELINE}: uploaded" in capfd.readouterr().out
+
+    assert deploy("--endpoint", kfp_api.url) == commands.EXIT_OK
+    assert len(kfp_api.calls_to("POST", "/pipelines/upload_version")) == 1  # not twice
+    assert f"version {name} of {PIPELINE}: already there" in capfd.readouterr().out
+    assert not kfp_api.calls_to("POST", "/runs") and not kfp_api.calls_to("POST", "/recurringruns")
+    assert kfp_api.violations == []
+
+
+def _task_names(package: Path) -> list[str]:
+    return list(yaml.safe_load(package.read_text())["root"]["dag"]["tasks"])
+
+
+def test_run_and_wait_prints_each_tasks_state_and_exits_0(deploy, kfp_api, capfd, tmp_path):
+    kfp_api.script_run([
+        ("RUNNING", {P.EXAMPLE_GEN: "RUNNING"}),
+        ("RUNNING", {P.EXAMPLE_GEN: "SUCCEEDED", P.TRAINER: "RUNNING", "x-driver": "RUNNING"}),
+        ("SUCCEEDED", {P.EXAMPLE_GEN: "SUCCEEDED", P.TRAINER: "SUCCEEDED"}),
+    ])  # fmt: skip
+    code = deploy(
+        "--endpoint", kfp_api.url, "--run", "--wait", "--param", "train_steps=300", *QUICK
+    )
+    out = capfd.readouterr().out
+    assert code == commands.EXIT_OK, out
+    assert P.EXAMPLE_GEN in _task_names(tmp_path / "p.yaml")
+    states = [line.split()[1:] for line in out.splitlines() if line.startswith("  ")]
+    assert states == [
+        [P.EXAMPLE_GEN, "RUNNING"], [P.EXAMPLE_GEN, "SUCCEEDED"], [P.TRAINER, "RUNNING"],
+        [P.TRAINER, "SUCCEEDED"],
+    ]  # fmt: skip
+    (run,) = kfp_api.calls_to("POST", r"/apis/v2beta1/runs$")
+    assert run.body["runtime_config"] == {"parameters": {"train_steps": 300}, "pipeline_root": ROOT}
+    (experiment,) = kfp_api.calls_to("POST", r"/apis/v2beta1/experiments$")
+    assert experiment.body["display_name"] == PIPELINE
+    assert out.splitlines()[-1].startswith(f"run {PIPELINE} ") and " SUCCEEDED: " in out
+    assert kfp_api.violations == []
+
+
+def test_a_failed_run_exits_1_naming_the_task(deploy, kfp_api, capfd):
+    kfp_api.script_run([("FAILED", {P.EXAMPLE_GEN: "SUCCEEDED", P.TRAINER: "FAILED"})])
+    assert deploy("--endpoint", kfp_api.url, "--run", "--wait", *QUICK) == commands.EXIT_FAILED
+    err = capfd.readouterr().err
+    assert f"FAILED (failed: {P.TRAINER})" in err and "/#/runs/details/" in err
+
+
+def test_a_schedule_is_replaced_by_name_and_runs_one_at_a_time(deploy, kfp_api, capfd):
+    assert deploy("--endpoint", kfp_api.url, "--schedule", "0 6 * * MON") == commands.EXIT_OK
+    (first,) = kfp_api.recurring_runs
+    assert deploy("--endpoint", kfp_api.url, "--schedule", "@daily", "--catchup",
+                  "--param", "span=3") == commands.EXIT_OK  # fmt: skip
+    (second,) = kfp_api.recurring_runs
+    assert second != first
+    creates = [c.body for c in kfp_api.calls_to("POST", r"/apis/v2beta1/recurringruns$")]
+    assert [(b["trigger"]["cron_schedule"]["cron"], b["no_catchup"]) for b in creates] == [
+        ("0 0 6 * * MON", True),  # crontab given KFP's seconds
+        ("@daily", False),
+    ]
+    assert {b["max_concurrency"] for b in creates} == {"1"}
+    assert {b["display_name"] for b in creates} == {PIPELINE}
+    assert creates[1]["runtime_config"] == {"parameters": {"span": "3"}, "pipeline_root": ROOT}
+    # created before the old one is deleted: a failed creation leaves the old one
+    calls = [(c.method, c.path) for c in kfp_api.calls]
+    created_at = calls.index(("POST", "/apis/v2beta1/recurringruns"), calls.index(
+        ("DELETE", f"/apis/v2beta1/recurringruns/{first}")) - 1)  # fmt: skip
+    assert created_at < calls.index(("DELETE", f"/apis/v2beta1/recurringruns/{first}"))
+    assert "replaced 1 older" in capfd.readouterr().out
+    assert kfp_api.violations == []
+
+
+def test_a_failed_schedule_creation_keeps_the_old_schedule(deploy, kfp_api, capfd):
+    assert deploy("--endpoint", kfp_api.url, "--schedule", "0 6 * * *") == commands.EXIT_OK
+    old = set(kfp_api.recurring_runs)
+    kfp_api.fail_next("POST", "/apis/v2beta1/recurringruns", 500)
+    assert deploy("--endpoint", kfp_api.url, "--schedule", "0 7 * * *") == commands.EXIT_FAILED
+    assert set(kfp_api.recurring_runs) == old
+    assert not kfp_api.calls_to("DELETE", "/recurringruns/")
+    (err,) = _errors(capfd.readouterr().err)
+    assert "could not create recurring run" in err
+
+
+def test_a_failed_upload_schedules_nothing_and_keeps_the_package(deploy, kfp_api, tmp_path, capfd):
+    kfp_api.fail_next("POST", "/pipelines/upload_version", 500)
+    code = deploy("--endpoint", kfp_api.url, "--schedule", "0 6 * * *", "--run")
+    assert code == commands.EXIT_FAILED
+    assert not kfp_api.recurring_runs and not kfp_api.runs
+    (err,) = _errors(capfd.readouterr().err)
+    assert "could not upload version" in err and "HTTP 500" in err
+    assert (tmp_path / "p.yaml").is_file()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--schedule", "0 25 * * *"], "hour 25 is outside 0-23"),
+        (["--schedule", "* * *"], "has 3 fields"),
+        (["--run", "--param", "epochs=3"], "epochs: not a run-time parameter of the pipeline; "
+         "they are data_root, min_auc, span, train_steps"),
+        (["--run", "--param", "train_steps=many"], "train_steps takes an integer"),
+        (["--wait"], "--wait follows a run"),
+        (["--unschedule", "--run"], "--unschedule acts alone"),
+        (["--token", "t", "--cookie", "c"], "give one credential, not --token and --cookie"),
+    ],
+)  # fmt: skip
+def test_bad_input_exits_2_before_any_call(deploy, kfp_api, extra, message, capfd):
+    assert deploy("--endpoint", kfp_api.url, *extra) == commands.EXIT_BAD_INPUT
+    (err,) = _errors(capfd.readouterr().err)
+    assert message in err
+    assert kfp_api.calls == []
+
+
+def test_cluster_flags_need_an_endpoint(deploy, capfd):
+    assert deploy("--schedule", "@daily") == commands.EXIT_BAD_INPUT
+    assert "--schedule needs --endpoint (or WIDE_DEEP_KFP_ENDPOINT)" in capfd.readouterr().err
+
+
+@pytest.fixture
+def team_api():
+    with FakeKfpApi(token="secret", namespaces={"team"}) as fake:
+        yield fake
+
+
+def test_multi_user_calls_carry_the_namespace_and_the_token(deploy, team_api):
+    code = deploy("--endpoint", team_api.url, "--namespace", "team", "--token", "secret",
+                  "--run", "--schedule", "@hourly")  # fmt: skip
+    assert code == commands.EXIT_OK
+    assert {c.headers.get("authorization") for c in team_api.calls} == {"Bearer secret"}
+    (pipeline,) = team_api.calls_to("POST", r"/apis/v2beta1/pipelines$")
+    (experiment,) = team_api.calls_to("POST", r"/apis/v2beta1/experiments$")
+    assert pipeline.body["namespace"] == experiment.body["namespace"] == "team"
+    lists = [c for c in team_api.calls if c.method == "GET" and "namespace" in c.query]
+    assert lists and {c.query["namespace"][0] for c in lists} == {"team"}
+    assert team_api.violations == []
+
+
+def test_the_pods_token_is_used_and_a_cookie_can_stand_in(deploy, team_api, tmp_path, monkeypatch):
+    token = tmp_path / "token"
+    token.write_text("secret\n")
+    monkeypatch.setenv(SA_TOKEN_ENV, str(token))
+    assert deploy("--endpoint", team_api.url, "--namespace", "team") == commands.EXIT_OK
+    assert {c.headers.get("authorization") for c in team_api.calls} == {"Bearer secret"}
+    team_api.cookie = "authservice_session=abc"
+    team_api.calls.clear()
+    code = deploy("--endpoint", team_api.url, "--namespace", "team", "--cookie", team_api.cookie)
+    assert code == commands.EXIT_OK
+    assert {c.headers.get("cookie") for c in team_api.calls} == {"authservice_session=abc"}
+    assert {c.headers.get("authorization") for c in team_api.calls} == {None}
+
+
+@pytest.mark.parametrize(
+    ("extra", "status", "credential"),
+    [
+        (["--namespace", "team", "--token", "wrong"], "HTTP 401", "with --token"),
+        (["--namespace", "team"], "HTTP 401", "with no credential"),
+        (["--namespace", "other", "--token", "secret"], "HTTP 403", "with --token"),
+    ],
+)
+def test_a_refusal_is_one_line_naming_namespace_and_credential(
+    deploy, team_api, extra, status, credential, capfd
+):
+    assert (
+        deploy("--endpoint", team_api.url, *extra, "--schedule", "@daily") == commands.EXIT_FAILED
+    )
+    (err,) = _errors(capfd.readouterr().err)
+    namespace = extra[1]
+    assert f"refused to look up pipeline {PIPELINE} in namespace {namespace} {credential}" in err
+    assert status in err and "Traceback" not in err
+    assert not team_api.recurring_runs
+
+
+def test_unschedule_and_list_schedules(kfp_api, deploy, capfd):
+    assert deploy("--endpoint", kfp_api.url, "--schedule", "0 6 * * *") == commands.EXIT_OK
+    capfd.readouterr()
+    assert kubeflow_runner.main(["--endpoint", kfp_api.url, "--list-schedules"]) == 0
+    (line,) = capfd.readouterr().out.splitlines()
+    assert line.startswith(PIPELINE) and "0 0 6 * * *" in line and "at most 1 at a time" in line
+    assert kubeflow_runner.main(["--endpoint", kfp_api.url, "--unschedule"]) == 0
+    assert kfp_api.recurring_runs == {}
+    assert f"removed 1 recurring run(s) named {PIPELINE}" in capfd.readouterr().out
+    assert kfp_api.violations == []
