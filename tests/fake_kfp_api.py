@@ -1510,7 +1510,10 @@ def _handler_for(fake: FakeKfpApi) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(content)))
             self.end_headers()
-            self.wfile.write(content)
+            try:
+                self.wfile.write(content)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client went away (a command stopped by Ctrl-C): nothing to answer
 
         # BaseHTTPRequestHandler's names for the method handlers.
         do_GET = _serve  # noqa: N815

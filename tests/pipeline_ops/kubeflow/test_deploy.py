@@ -8,7 +8,10 @@ half-deployed.
 
 from __future__ import annotations
 
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -251,3 +254,23 @@ def test_unschedule_and_list_schedules(kfp_api, deploy, capfd):
     assert kfp_api.recurring_runs == {}
     assert f"removed 1 recurring run(s) named {PIPELINE}" in capfd.readouterr().out
     assert kfp_api.violations == []
+
+
+@pytest.mark.slow  # a fresh interpreter importing TFX
+def test_ctrl_c_while_waiting_exits_130_and_the_run_keeps_going(kfp_api, tmp_path):
+    kfp_api.script_run([("RUNNING", {P.EXAMPLE_GEN: "RUNNING"})])  # a run that never ends
+    command = [sys.executable, str(PROJECT / "kubeflow_runner.py"), *COMPILE,
+               "--output", str(tmp_path / "p.yaml"), "--endpoint", kfp_api.url,
+               "--run", "--wait", "--poll-seconds", "0.2"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while len(kfp_api.calls_to("GET", r"/apis/v2beta1/runs/[^/]+")) < 2:  # one answer read
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == commands.EXIT_INTERRUPTED, err
+    (run_id,) = kfp_api.runs
+    assert f"stopped waiting; the run keeps going: {kfp_api.url}/#/runs/details/{run_id}" in err
+    assert f"{P.EXAMPLE_GEN}" in out and "Traceback" not in err
+    assert not kfp_api.calls_to("POST", r".*:terminate")  # nobody stopped the run
