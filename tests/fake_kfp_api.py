@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import email.parser
 import email.policy
 import json
@@ -1510,10 +1511,9 @@ def _handler_for(fake: FakeKfpApi) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(content)))
             self.end_headers()
-            try:
+            # The client may have gone away (a command stopped by Ctrl-C): nothing to answer.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self.wfile.write(content)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client went away (a command stopped by Ctrl-C): nothing to answer
 
         # BaseHTTPRequestHandler's names for the method handlers.
         do_GET = _serve  # noqa: N815
