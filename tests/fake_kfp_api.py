@@ -776,27 +776,13 @@ class FakeKfpApi:
         namespace = query.get("namespace", "") if self.namespaces is not None else ""
         if namespace:
             # canUploadVersionedPipeline: an empty namespace (a shared pipeline) skips
-            # authorization; an authorization error is answered with 400 there.
-            try:
-                self._authorize(namespace, "create", "pipelines", headers)
-            except ApiError as err:
-                raise ApiError(
-                    err.code,
-                    "Failed to create a pipeline due to authorization error: Authorization "
-                    f"Failure: {err.message}",
-                    http_status=400,
-                ) from err
+            # authorization.
+            self._authorize_upload(namespace, headers, "a pipeline")
         name = query.get("name") or _file_stem(body["uploadfile"]["filename"])
         wrap = "Failed to create a pipeline and a pipeline version"
-        problems = backend_rules.upload_problems(spec)
-        if problems:
-            # resource_manager.go, CreatePipelineAndPipelineVersion: template.New and
-            # ValidatePipelineName fail; the upload server answers any error with 500.
-            raise ApiError(
-                INTERNAL,
-                f"{wrap}: {wrap} due to template creation error: {'; '.join(problems)}",
-                http_status=500,
-            )
+        # resource_manager.go, CreatePipelineAndPipelineVersion: template.New and
+        # ValidatePipelineName fail.
+        _check_upload(spec, wrap)
         if any(
             p.display_name == name and (p.namespace or "") == namespace
             for p in self.pipelines.values()
@@ -820,6 +806,18 @@ class FakeKfpApi:
         self._add_version(pipeline, name, query.get("description", ""), spec, platform)
         # The v2beta1 upload answers the pipeline only (toApiPipeline).
         return pipeline
+
+    def _authorize_upload(self, namespace: str, headers: dict[str, str], what: str) -> None:
+        """canUploadVersionedPipeline: an authorization error is answered with 400 there."""
+        try:
+            self._authorize(namespace, "create", "pipelines", headers)
+        except ApiError as err:
+            raise ApiError(
+                err.code,
+                f"Failed to create {what} due to authorization error: Authorization "
+                f"Failure: {err.message}",
+                http_status=400,
+            ) from err
 
     def _create_pipeline(self, body: dict[str, Any], headers: dict[str, str], **_: Any) -> Any:
         """POST /pipelines: a pipeline without versions (pipeline_server.go, CreatePipeline)."""
@@ -906,25 +904,10 @@ class FakeKfpApi:
                 http_status=400,
             )
         if pipeline.namespace:
-            try:
-                self._authorize(pipeline.namespace, "create", "pipelines", headers)
-            except ApiError as err:
-                raise ApiError(
-                    err.code,
-                    "Failed to create a pipeline version due to authorization error: "
-                    f"Authorization Failure: {err.message}",
-                    http_status=400,
-                ) from err
+            self._authorize_upload(pipeline.namespace, headers, "a pipeline version")
         name = query.get("name") or _file_stem(body["uploadfile"]["filename"])
         wrap = "Failed to create a pipeline version"
-        problems = backend_rules.upload_problems(spec)
-        if problems:
-            # resource_manager.go, CreatePipelineVersion; the upload server answers 500.
-            raise ApiError(
-                INTERNAL,
-                f"{wrap}: {wrap} due to template creation error: {'; '.join(problems)}",
-                http_status=500,
-            )
+        _check_upload(spec, wrap)  # resource_manager.go, CreatePipelineVersion
         if any(
             v.pipeline_id == pipeline_id and v.display_name == name for v in self.versions.values()
         ):
@@ -1543,6 +1526,17 @@ def _error_body(err: ApiError, upload: bool) -> bytes:
     return json.dumps(
         {"error": err.message, "code": err.code, "message": err.message, "details": [detail]}
     ).encode()
+
+
+def _check_upload(spec: dict[str, Any], wrap: str) -> None:
+    """Refuse a spec the server's template check refuses; the upload server answers 500."""
+    problems = backend_rules.upload_problems(spec)
+    if problems:
+        raise ApiError(
+            INTERNAL,
+            f"{wrap}: {wrap} due to template creation error: {'; '.join(problems)}",
+            http_status=500,
+        )
 
 
 def _parse_multipart(content_type: str, raw: bytes) -> dict[str, Any]:
