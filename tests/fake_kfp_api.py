@@ -783,10 +783,7 @@ class FakeKfpApi:
         # resource_manager.go, CreatePipelineAndPipelineVersion: template.New and
         # ValidatePipelineName fail.
         _check_upload(spec, wrap)
-        if any(
-            p.display_name == name and (p.namespace or "") == namespace
-            for p in self.pipelines.values()
-        ):
+        if self._pipeline_exists(name, namespace):
             # storage/pipeline_store.go, CreatePipelineAndPipelineVersion: the
             # (name, namespace) unique index; still 500 from the upload server.
             raise ApiError(
@@ -795,14 +792,7 @@ class FakeKfpApi:
                 f"{name} already exists. Please specify a new name",
                 http_status=500,
             )
-        pipeline = models.V2beta1Pipeline(
-            pipeline_id=str(uuid.uuid4()),
-            display_name=name,
-            description=_none_if_empty(query.get("description", "")),
-            created_at=_now(),
-            namespace=_none_if_empty(namespace),
-        )
-        self._remember(pipeline.pipeline_id, self.pipelines, pipeline)
+        pipeline = self._add_pipeline(name, query.get("description", ""), namespace)
         self._add_version(pipeline, name, query.get("description", ""), spec, platform)
         # The v2beta1 upload answers the pipeline only (toApiPipeline).
         return pipeline
@@ -833,10 +823,7 @@ class FakeKfpApi:
             raise _violation(
                 f"{wrap}: Invalid input error: pipeline's name cannot be empty", INVALID_ARGUMENT
             )
-        if any(
-            p.display_name == name and (p.namespace or "") == namespace
-            for p in self.pipelines.values()
-        ):
+        if self._pipeline_exists(name, namespace):
             # storage/pipeline_store.go, CreatePipeline: the (name, namespace) unique index.
             raise ApiError(
                 ALREADY_EXISTS,
@@ -844,10 +831,21 @@ class FakeKfpApi:
                 f"Failed to create a new pipeline. The name {name} already exist. Please specify "
                 "a new name",
             )
+        return self._add_pipeline(name, body.get("description", ""), namespace)
+
+    def _pipeline_exists(self, name: str, namespace: str) -> bool:
+        """A pipeline of that name in that namespace: the store's unique index."""
+        return any(
+            p.display_name == name and (p.namespace or "") == namespace
+            for p in self.pipelines.values()
+        )
+
+    def _add_pipeline(self, name: str, description: str, namespace: str) -> models.V2beta1Pipeline:
+        """Store a pipeline without versions."""
         pipeline = models.V2beta1Pipeline(
             pipeline_id=str(uuid.uuid4()),
             display_name=name,
-            description=_none_if_empty(body.get("description", "")),
+            description=_none_if_empty(description),
             created_at=_now(),
             namespace=_none_if_empty(namespace),
         )
