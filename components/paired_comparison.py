@@ -30,6 +30,7 @@ BOOTSTRAP_ROUNDS = 2000
 # interval would claim a confidence it has not got.
 MIN_CLASS_ROWS = 5
 COMPARISON_FILE = "auc_comparison.json"
+SLICES_FILE = "slice_comparisons.json"
 _BATCH = 1024
 
 
@@ -63,6 +64,22 @@ class Comparison:
             f"candidate - serving AUC {self.difference:+.4f} (95% interval "
             f"{self.low:+.4f} to {self.high:+.4f}, paired bootstrap on {self.rows:,} test rows)"
         )
+
+
+@dataclass(frozen=True)
+class SliceComparison:
+    """One slice of the test rows: its size, and both models on it where they compare.
+
+    ``comparison`` is None where the slice has too few of a class for an AUC or an
+    honest interval; ``undefined`` then says why, in a few words.
+    """
+
+    column: str
+    value: str
+    rows: int
+    positives: int
+    comparison: Comparison | None
+    undefined: str | None = None
 
 
 def split_records(examples_uri: str, split: str) -> list[bytes]:
@@ -162,3 +179,24 @@ def read(folder: str) -> Comparison | None:
         return None
     with tf.io.gfile.GFile(path) as f:
         return Comparison(**json.loads(f.read()))
+
+
+def write_slices(slices: Sequence[SliceComparison], folder: str) -> None:
+    """Keep the per-slice comparisons in ``folder`` (the evaluation's), for the review."""
+    with tf.io.gfile.GFile(os.path.join(folder, SLICES_FILE), "w") as f:
+        f.write(json.dumps([asdict(s) for s in slices]))
+
+
+def read_slices(folder: str) -> list[SliceComparison]:
+    """What ``write_slices`` kept in ``folder``; [] where no serving model was compared."""
+    path = os.path.join(folder, SLICES_FILE)
+    if not tf.io.gfile.exists(path):
+        return []
+    with tf.io.gfile.GFile(path) as f:
+        rows = json.loads(f.read())
+    return [
+        SliceComparison(
+            **{**row, "comparison": row["comparison"] and Comparison(**row["comparison"])}
+        )
+        for row in rows
+    ]

@@ -85,3 +85,15 @@ def test_a_comparison_is_kept_beside_the_evaluation(tmp_path, scored):
     assert pc.read(str(tmp_path)) is None
     pc.write(comparison, str(tmp_path))
     assert pc.read(str(tmp_path)) == comparison
+
+
+def test_slice_comparisons_are_read_back_as_written(tmp_path):
+    compared = pc.Comparison(rows=40, candidate_auc=0.81, baseline_auc=0.86, low=-0.12,
+                             high=0.01, tolerance=0.02)  # fmt: skip
+    slices = [
+        pc.SliceComparison("payment_type", "Cash", 40, 12, compared),
+        pc.SliceComparison("payment_type", "No Charge", 9, 0, None, "no positive example"),
+    ]
+    pc.write_slices(slices, str(tmp_path))
+    assert pc.read_slices(str(tmp_path)) == slices
+    assert pc.read_slices(str(tmp_path / "elsewhere")) == []
