@@ -17,11 +17,11 @@ import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis.writers import eval_config_writer
 
 from components import paired_comparison
-from components.paired_comparison import GATED_METRIC, Comparison
+from components.paired_comparison import GATED_METRIC, Comparison, SliceComparison
 from components.properties import Outcome, PushRecord
+from components.review_curves import OVERALL, Curves, key_value, load_curves, slice_name
 from components.splits import TEST
 
-OVERALL = "Overall"
 CANDIDATE, BASELINE = "candidate", "baseline"
 
 
@@ -31,18 +31,136 @@ CANDIDATE, BASELINE = "candidate", "baseline"
 MIN_SLICE_SIZE = 20
 
 
+# Metrics a slice of one class cannot have: TFMA writes 0.0 for them.
+NEEDS_BOTH_CLASSES = frozenset({"auc", "auc_pr"})
+NEEDS_POSITIVES = frozenset({"recall"})
+
+
+def undefined_reason(rows: int, positives: int) -> str | None:
+    """Why a slice of ``rows`` with ``positives`` has no AUC (None: it has both classes)."""
+    if rows == 0:
+        return "no example"
+    if positives == 0:
+        return "no positive example"
+    if positives == rows:
+        return "no negative example"
+    return None
+
+
 @dataclass(frozen=True)
 class SliceMetrics:
-    """The candidate's metrics on one slice (``column`` is None for the whole split)."""
+    """The candidate's metrics on one slice (``column`` is None for the whole split).
+
+    ``baseline`` holds the serving model's metrics on the same slice, as TFMA computed
+    them ({} when no model served).
+    """
 
     column: str | None
     value: str | None
     metrics: dict[str, float]
+    baseline: dict[str, float] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         """``Overall`` or ``column=value``."""
         return OVERALL if self.column is None else f"{self.column}={self.value}"
+
+    @property
+    def rows(self) -> int:
+        """The slice's examples."""
+        return int(self.metrics.get("example_count", 0))
+
+    @property
+    def positives(self) -> int:
+        """Its positive examples: TFMA's mean label times its examples."""
+        return round(self.metrics.get("mean_label", 0.0) * self.rows)
+
+    @property
+    def undefined(self) -> str | None:
+        """Why the slice's AUC is undefined (one class only); None when it is defined."""
+        return undefined_reason(self.rows, self.positives)
+
+    def text(self, metric: str) -> str:
+        """One metric for people: ``undefined`` where the slice's classes leave none."""
+        reason = self.undefined
+        if reason and (
+            metric in NEEDS_BOTH_CLASSES or (metric in NEEDS_POSITIVES and self.positives == 0)
+        ):
+            return "undefined"
+        return metric_text(self.metrics.get(metric), metric)
+
+
+@dataclass(frozen=True)
+class SliceChange:
+    """One slice, candidate against the serving model on its rows (a row of the slice table).
+
+    The interval is the paired bootstrap's (None: no serving model, or too few of a
+    class for one); ``undefined`` says why the AUCs or the interval are missing.
+    """
+
+    column: str | None
+    value: str | None
+    rows: int
+    positives: int
+    candidate_auc: float | None
+    serving_auc: float | None
+    low: float | None = None
+    high: float | None = None
+    undefined: str | None = None
+    beyond_bound: bool = False  # the verdict names the slice: it failed the slice bound
+
+    @property
+    def name(self) -> str:
+        """``Overall`` or ``column=value``."""
+        return OVERALL if self.column is None else f"{self.column}={self.value}"
+
+    @property
+    def change(self) -> float | None:
+        """Candidate AUC minus the serving model's (None: either is missing)."""
+        if self.candidate_auc is None or self.serving_auc is None:
+            return None
+        return round(self.candidate_auc - self.serving_auc, 4)
+
+    @property
+    def significantly_worse(self) -> bool:
+        """Whether the 95% interval of the change lies wholly below 0."""
+        return self.high is not None and self.high < 0
+
+    @property
+    def mark(self) -> str:
+        """``FAIL`` (beyond the slice bound), ``worse`` (significantly), or ""."""
+        if self.beyond_bound:
+            return "FAIL"
+        return "worse" if self.significantly_worse else ""
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """The slices too small to show: their metrics are noise."""
+
+    names: list[str]
+
+    def line(self, shown: int = 8) -> str:
+        """E.g. "17 slices under 20 rows left out: company=..., ..." ("" when none)."""
+        if not self.names:
+            return ""
+        listed = ", ".join(self.names[:shown])
+        more = f" and {len(self.names) - shown} more" if len(self.names) > shown else ""
+        count = f"{len(self.names)} slice{'s' if len(self.names) != 1 else ''}"
+        return f"{count} under {MIN_SLICE_SIZE} rows left out: {listed}{more}"
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """One earlier (or this) run of the pipeline, as the review's history shows it."""
+
+    run_id: str
+    span: int | None
+    candidate_auc: float | None
+    serving_auc: float | None
+    interval: tuple[float, float] | None  # of candidate - serving AUC
+    blessed: bool
+    pushed_version: str | None  # None: nothing new pushed (not blessed, or already serving)
 
 
 @dataclass(frozen=True)
@@ -55,15 +173,6 @@ class Check:
     baseline: float | None
     bound: str
     passed: bool
-
-
-@dataclass(frozen=True)
-class Curves:
-    """Overall-slice curves: ROC (fpr, tpr), precision-recall, and calibration buckets."""
-
-    roc: list[tuple[float, float]]
-    pr: list[tuple[float, float]]
-    calibration: list[tuple[float, float, float]]  # mean prediction, mean label, weight
 
 
 @dataclass(frozen=True)
@@ -102,18 +211,42 @@ class Review:
     blessed: bool
     checks: list[Check]
     slices: list[SliceMetrics]  # those of at least MIN_SLICE_SIZE examples
-    curves: Curves | None
+    # Slice name -> model (CANDIDATE, BASELINE) -> its curves; the overall slice at least.
+    curves_by_slice: dict[str, dict[str, Curves]]
     push: PushRecord | None
     run_id: str | None = None
     notes: list[str] = field(default_factory=list)
     # The examples split evaluated (recorded by the Evaluator on its evaluation).
     split: str = TEST
     tuning: Tuning | None = None
+    # Overall first, then every slice of at least MIN_SLICE_SIZE rows, worst change first.
+    changes: list[SliceChange] = field(default_factory=list)
+    left_out: LeftOut = field(default_factory=lambda: LeftOut([]))
+    pipeline: str | None = None
+    span: int | None = None
+    candidate_version: str | None = None  # the version it was pushed as, else its model's
+    serving_version: str | None = None  # None: nothing served
+    history: list[HistoryPoint] = field(default_factory=list)  # oldest first
 
     @property
     def overall(self) -> dict[str, float]:
         """The candidate's metrics on the whole evaluated split."""
         return _overall(self.slices)
+
+    @property
+    def curves(self) -> Curves | None:
+        """The candidate's curves on the whole split (None: no plots recorded)."""
+        return self.curves_by_slice.get(OVERALL, {}).get(CANDIDATE)
+
+    @property
+    def title(self) -> str:
+        """What the review is of, in a line: pipeline, run, span, the models compared."""
+        parts = [self.pipeline or "pipeline ?", f"run {self.run_id or '?'}"]
+        if self.span is not None:
+            parts.append(f"span {self.span}")
+        models = f"candidate {self.candidate_version or '?'}"
+        models += f" vs serving {self.serving_version}" if self.serving_version else ""
+        return f"Evaluation review: {', '.join(parts)}: {models}"
 
 
 @dataclass(frozen=True)
@@ -149,8 +282,9 @@ def overall_metrics(evaluation_uri: str) -> dict[str, float]:
 
 def candidate_and_baseline(evaluation_uri: str) -> tuple[dict[str, float], dict[str, float]]:
     """The candidate's and the serving model's overall metrics on the same rows ({}: none)."""
-    slices, baseline = _slices(evaluation_uri)
-    return _overall(slices), baseline
+    slices, _ = _slices(evaluation_uri)
+    overall = next((s for s in slices if s.column is None), None)
+    return (overall.metrics, overall.baseline) if overall else ({}, {})
 
 
 def metric_text(value: float | None, name: str = "", missing: str = "-") -> str:
@@ -160,39 +294,35 @@ def metric_text(value: float | None, name: str = "", missing: str = "-") -> str:
     return f"{int(value)}" if name == "example_count" else f"{value:.4f}"
 
 
-def _slice_value(key: tfma.proto.metrics_for_slice_pb2.SingleSliceKey) -> str:
-    kind = key.WhichOneof("kind")
-    value = getattr(key, kind)
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
 def _is_model(model_name: str, wanted: str) -> bool:
     # Without a baseline TFMA names the single model "" rather than "candidate".
     return model_name == wanted or (wanted == CANDIDATE and model_name == "")
 
 
-def _slices(uri: str) -> tuple[list[SliceMetrics], dict[str, float]]:
-    """The candidate's metrics per slice, and the baseline's on the overall slice."""
-    slices, baseline = [], {}
+def _model_of(model_name: str) -> str | None:
+    """CANDIDATE or BASELINE for TFMA's model name; None for any other model."""
+    return next((m for m in (CANDIDATE, BASELINE) if _is_model(model_name, m)), None)
+
+
+def _slices(uri: str) -> tuple[list[SliceMetrics], list[SliceMetrics]]:
+    """Both models' metrics per slice: those of at least MIN_SLICE_SIZE, and the smaller."""
+    slices, small = [], []
     for per_slice in tfma.load_metrics(uri):
         keys = per_slice.slice_key.single_slice_keys
         if len(keys) > 1:
             continue
-        metrics = {}
+        by_model: dict[str, dict[str, float]] = {CANDIDATE: {}, BASELINE: {}}
         for kv in per_slice.metric_keys_and_values:
-            if kv.key.is_diff or not kv.value.HasField("double_value"):
+            model = _model_of(kv.key.model_name)
+            if kv.key.is_diff or model is None or not kv.value.HasField("double_value"):
                 continue
-            value = kv.value.double_value.value
-            if _is_model(kv.key.model_name, CANDIDATE):
-                metrics[kv.key.name] = value
-            elif kv.key.model_name == BASELINE and not keys:
-                baseline[kv.key.name] = value
-        if keys and metrics.get("example_count", 0) < MIN_SLICE_SIZE:
-            continue
-        column, value = (keys[0].column, _slice_value(keys[0])) if keys else (None, None)
-        slices.append(SliceMetrics(column, value, metrics))
+            by_model[model][kv.key.name] = kv.value.double_value.value
+        column, value = (keys[0].column, key_value(keys[0])) if keys else (None, None)
+        found = SliceMetrics(column, value, by_model[CANDIDATE], by_model[BASELINE])
+        (small if keys and found.rows < MIN_SLICE_SIZE else slices).append(found)
     slices.sort(key=_slice_order)
-    return slices, baseline
+    small.sort(key=_slice_order)
+    return slices, small
 
 
 def _slice_order(s: SliceMetrics) -> tuple[bool, str, float, str]:
@@ -219,7 +349,7 @@ def _failures(uri: str) -> tuple[set[tuple[str, bool]], list[Check]]:
             if not keys:
                 overall.add((key.name, key.is_diff))
                 continue
-            where = ", ".join(f"{k.column}={_slice_value(k)}" for k in keys)
+            where = slice_name(keys)
             value = (
                 failure.metric_value.double_value.value
                 if failure.HasField("metric_value")
@@ -319,29 +449,107 @@ def _beyond_noise(checks: list[Check], comparison: Comparison | None) -> list[Ch
     ]
 
 
-def _curves(uri: str) -> Curves | None:
-    for per_slice in tfma.load_plots(uri):
-        if per_slice.slice_key.single_slice_keys:
-            continue
-        roc, pr, calibration = [], [], []
-        for kv in per_slice.plot_keys_and_values:
-            if not _is_model(kv.key.model_name, CANDIDATE):
-                continue
-            for m in kv.value.confusion_matrix_at_thresholds.matrices:
-                roc.append((m.false_positive_rate, m.recall))
-                pr.append((m.recall, m.precision))
-            for b in kv.value.calibration_histogram_buckets.buckets:
-                weight = b.num_weighted_examples.value
-                if weight > 0:
-                    calibration.append(
-                        (
-                            b.total_weighted_refined_prediction.value / weight,
-                            b.total_weighted_label.value / weight,
-                            weight,
-                        )
-                    )
-        return Curves(sorted(roc), sorted(pr), calibration)
-    return None
+def _failing_slices(checks: list[Check]) -> set[str]:
+    """The slices the verdict names as failing a bound on the gated metric."""
+    prefix = f"{GATED_METRIC} ["
+    return {
+        c.metric[len(prefix) : -1] for c in checks if not c.passed and c.metric.startswith(prefix)
+    }
+
+
+def _change_of(
+    found: SliceMetrics | None, paired: SliceComparison | None, failing: set[str]
+) -> SliceChange:
+    """A slice's row: the paired comparison where there is one, else TFMA's figures."""
+    column = paired.column if paired else found.column
+    value = paired.value if paired else found.value
+    rows = paired.rows if paired else found.rows
+    positives = paired.positives if paired else found.positives
+    undefined = undefined_reason(rows, positives)
+    candidate = serving = low = high = None
+    if paired is not None and paired.comparison is not None:
+        c = paired.comparison
+        candidate, serving, low, high = c.candidate_auc, c.baseline_auc, c.low, c.high
+    elif undefined is None:
+        if found is not None:
+            candidate = found.metrics.get(GATED_METRIC)
+            serving = found.baseline.get(GATED_METRIC)
+        if paired is not None:  # both classes, too few of one for an honest interval
+            undefined = f"no interval: {paired.undefined or 'too few of a class'}"
+    name = OVERALL if column is None else f"{column}={value}"
+    return SliceChange(
+        column, value, rows, positives, candidate, serving, low, high, undefined, name in failing
+    )
+
+
+def _overall_change(
+    whole: SliceMetrics | None, overall: Comparison | None, failing: set[str]
+) -> SliceChange:
+    """The whole split's row: the gate's paired comparison where it made one."""
+    if overall is None:
+        return (
+            _change_of(whole, None, failing) if whole else SliceChange(None, None, 0, 0, None, None)
+        )
+    positives = whole.positives if whole else 0
+    return SliceChange(
+        None,
+        None,
+        overall.rows,
+        positives,
+        overall.candidate_auc,
+        overall.baseline_auc,
+        overall.low,
+        overall.high,
+        None,
+        OVERALL in failing,
+    )
+
+
+def _worst_first(c: SliceChange) -> tuple[bool, float, bool, float, str]:
+    """Largest drop first; then, without a change, lowest AUC first; undefined ones last."""
+    return (
+        c.change is None,
+        c.change if c.change is not None else 0.0,
+        c.candidate_auc is None,
+        c.candidate_auc if c.candidate_auc is not None else 0.0,
+        c.name,
+    )
+
+
+def slice_changes(
+    slices: list[SliceMetrics],
+    paired: list[SliceComparison],
+    overall: Comparison | None,
+    failing: set[str],
+) -> list[SliceChange]:
+    """Overall first, then each slice of at least MIN_SLICE_SIZE rows, worst change first.
+
+    ``slices`` are TFMA's (candidate, and the serving model's where one served);
+    ``paired`` the gate's paired comparisons per slice ([]: none recorded, then
+    TFMA's point figures stand, without an interval).
+    """
+    by_name = {s.name: s for s in slices}
+    head = [_overall_change(by_name.get(OVERALL), overall, failing)]
+    rows = [
+        _change_of(by_name.get(f"{p.column}={p.value}"), p, failing)
+        for p in paired
+        if p.rows >= MIN_SLICE_SIZE
+    ]
+    seen = {r.name for r in rows}
+    rows += [
+        _change_of(s, None, failing) for s in slices if s.column is not None and s.name not in seen
+    ]
+    return head + sorted(rows, key=_worst_first)
+
+
+def _left_out(small: list[SliceMetrics], paired: list[SliceComparison]) -> LeftOut:
+    names = [s.name for s in small]
+    names += [
+        f"{p.column}={p.value}"
+        for p in paired
+        if p.rows < MIN_SLICE_SIZE and f"{p.column}={p.value}" not in names
+    ]
+    return LeftOut(names)
 
 
 def load_review(
@@ -353,11 +561,15 @@ def load_review(
     """Read the Evaluator's output at ``evaluation_uri``, computed on ``split``, into a Review."""
     config, _, _, model_locations = eval_config_writer.load_eval_run(evaluation_uri)
     baseline_spec = next((s for s in config.model_specs if s.is_baseline), None)
-    slices, baseline_metrics = _slices(evaluation_uri)
-    overall = _overall(slices)
+    slices, small = _slices(evaluation_uri)
+    whole = next((s for s in slices if s.column is None), None)
     failed, other_failures = _failures(evaluation_uri)
-    checks = _checks(config, overall, baseline_metrics, failed) + other_failures
-    checks = _beyond_noise(checks, paired_comparison.read(evaluation_uri))
+    checks = _checks(
+        config, whole.metrics if whole else {}, whole.baseline if whole else {}, failed
+    )
+    comparison = paired_comparison.read(evaluation_uri)
+    checks = _beyond_noise(checks + other_failures, comparison)
+    paired = paired_comparison.read_slices(evaluation_uri)
     candidate_name = next((s.name for s in config.model_specs if not s.is_baseline), "")
     notes = []
     if baseline_spec is None:
@@ -371,9 +583,29 @@ def load_review(
         blessed=outcome.blessed,
         checks=checks,
         slices=slices,
-        curves=_curves(evaluation_uri),
+        curves_by_slice=load_curves(evaluation_uri, _model_of, MIN_SLICE_SIZE),
         push=outcome.push,
         run_id=run_id,
         notes=notes,
         split=split,
+        changes=slice_changes(slices, paired, comparison, _failing_slices(checks)),
+        left_out=_left_out(small, paired),
+        candidate_version=_version(outcome.pushed_to)
+        or _model_id(model_locations.get(candidate_name)),
+        serving_version=outcome.baseline,
     )
+
+
+def _version(path: str | None) -> str | None:
+    """The last part of a pushed model's path: its serving version."""
+    return path.rstrip("/").rsplit("/", 1)[-1] if path else None
+
+
+def _model_id(location: str | None) -> str | None:
+    """An unpushed candidate's name: ``model <id>`` from ``.../model/<id>/Format-Serving``."""
+    if not location:
+        return None
+    parts = location.rstrip("/").split("/")
+    if parts[-1] == "Format-Serving":  # TFX's layout of a Trainer's model
+        parts = parts[:-1]
+    return f"model {parts[-1]}"

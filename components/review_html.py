@@ -1,73 +1,44 @@
-"""A Review as one self-contained HTML page: inline styles, plots as inline PNG."""
+"""A Review as one self-contained HTML page: inline styles, plots as inline PNG and SVG.
+
+The page names its run (pipeline, run id, span, candidate and serving versions),
+gives the verdict, every slice against the serving model worst first, the curves
+(components/review_page_curves.py) and the history of the pipeline's runs.
+"""
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display on servers and in pipeline steps
-
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
-
-from components.evaluation_review import SLICE_COLUMNS, Curves, Review, metric_text  # noqa: E402
+from components.evaluation_review import (
+    MIN_SLICE_SIZE,
+    SLICE_COLUMNS,
+    Review,
+    SliceChange,
+    SliceMetrics,
+    metric_text,
+)
+from components.review_page_curves import history_section, overall_section, slices_section
 
 _STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 76em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
+.run { color: #555; }
 table { border-collapse: collapse; margin: .5em 0; }
 th, td { padding: .25em .7em; border-bottom: 1px solid #ddd; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 .pass { color: #116611; font-weight: 600; } .fail { color: #b00020; font-weight: 600; }
+tr.worse td { background: #fff4e0; } tr.fail td { background: #fde7ea; }
+.undefined { color: #777; font-style: italic; }
 .verdict { font-size: 1.2em; padding: .6em 1em; border-radius: 4px; display: inline-block; }
 .verdict.pass { background: #e6f4e6; } .verdict.fail { background: #fde7ea; }
 .plots img { width: 30%; min-width: 18em; margin-right: 1%; }
+.charts svg { margin-right: 1em; }
 code { background: #f4f4f4; padding: 0 .2em; }
 """
 
 
 def _number(value: float | None, name: str = "") -> str:
     return metric_text(value, name, missing="–")
-
-
-def _png(figure: plt.Figure) -> str:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    plt.close(figure)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def plot_images(curves: Curves) -> dict[str, str]:
-    """ROC, precision-recall and calibration plots, as base64 PNG by title."""
-    images = {}
-    for title, points, (xlabel, ylabel) in (
-        ("ROC curve", curves.roc, ("false positive rate", "true positive rate")),
-        ("Precision-recall curve", curves.pr, ("recall", "precision")),
-    ):
-        figure, axes = plt.subplots(figsize=(4, 4))
-        axes.plot([p[0] for p in points], [p[1] for p in points], color="#1f5fa8")
-        axes.plot([0, 1], [0, 1] if title.startswith("ROC") else [1, 0], ":", color="#999")
-        axes.set(title=title, xlabel=xlabel, ylabel=ylabel, xlim=(0, 1), ylim=(0, 1.02))
-        images[title] = _png(figure)
-    figure, axes = plt.subplots(figsize=(4, 4))
-    predicted = [c[0] for c in curves.calibration]
-    observed = [c[1] for c in curves.calibration]
-    sizes = [
-        max(4.0, 60 * c[2] / max(w for *_, w in curves.calibration)) for c in curves.calibration
-    ]
-    axes.scatter(predicted, observed, s=sizes, color="#1f5fa8")
-    axes.plot([0, 1], [0, 1], ":", color="#999")
-    axes.set(
-        title="Calibration",
-        xlabel="mean prediction",
-        ylabel="observed rate",
-        xlim=(0, 1),
-        ylim=(0, 1),
-    )
-    images["Calibration"] = _png(figure)
-    return images
 
 
 def _verdict(review: Review) -> str:
@@ -100,15 +71,76 @@ def push_line(review: Review) -> str:
     return "Not pushed: the model was not blessed."
 
 
+def _slice_cells(s: SliceMetrics) -> str:
+    cells = []
+    for c in SLICE_COLUMNS:
+        text = s.text(c.metric)
+        css = " class='undefined'" if text == "undefined" else ""
+        cells.append(f"<td{css}>{html.escape(text)}</td>")
+        if c.metric == "mean_label":
+            cells.append(f"<td>{s.positives:,}</td>")
+    return "".join(cells)
+
+
 def _slice_table(review: Review) -> str:
-    head = "".join(f"<th>{c.heading}</th>" for c in SLICE_COLUMNS)
+    """The candidate's TFMA metrics by slice (the first columns stay: name, examples, AUC)."""
+    # Positives say why a slice's AUC is undefined or odd; TFMA has no column of them.
+    head = "".join(
+        f"<th>{c.heading}</th>" + ("<th>positives</th>" if c.metric == "mean_label" else "")
+        for c in SLICE_COLUMNS
+    )
     rows = "".join(
-        f"<tr><td>{html.escape(s.name)}</td>"
-        + "".join(f"<td>{_number(s.metrics.get(c.metric), c.metric)}</td>" for c in SLICE_COLUMNS)
-        + "</tr>"
-        for s in review.slices
+        f"<tr><td>{html.escape(s.name)}</td>{_slice_cells(s)}</tr>" for s in review.slices
     )
     return f"<table id='slices'><tr><th>slice</th>{head}</tr>{rows}</table>"
+
+
+def _change_row(change: SliceChange) -> str:
+    interval = (
+        f"{change.low:+.4f} to {change.high:+.4f}"
+        if change.low is not None and change.high is not None
+        else (f"undefined: {change.undefined}" if change.undefined else "–")
+    )
+    candidate = _number(change.candidate_auc)
+    if change.candidate_auc is None and change.undefined:
+        candidate = "undefined"
+    css = {"FAIL": " class='fail'", "worse": " class='worse'"}.get(change.mark, "")
+    return (
+        f"<tr{css} data-slice='{html.escape(change.name)}'><td>{html.escape(change.name)}</td>"
+        f"<td>{change.rows:,}</td><td>{change.positives:,}</td><td>{candidate}</td>"
+        f"<td>{_number(change.serving_auc)}</td>"
+        f"<td>{'–' if change.change is None else f'{change.change:+.4f}'}</td>"
+        f"<td>{html.escape(interval)}</td><td>{change.mark}</td></tr>"
+    )
+
+
+def _changes(review: Review) -> str:
+    """Every slice of at least MIN_SLICE_SIZE rows against the serving model, worst first."""
+    rows = "".join(_change_row(c) for c in review.changes)
+    left_out = review.left_out.line(shown=len(review.left_out.names))
+    without = "" if review.serving_version else "<p>No serving model: the candidate alone.</p>"
+    return (
+        f"<p>Slices of at least {MIN_SLICE_SIZE} rows, the whole split first, then the "
+        "largest drop in AUC first. <b>worse</b>: the 95% interval of the change (paired "
+        "bootstrap on the slice's rows) lies below 0; <b>FAIL</b>: the verdict names the "
+        f"slice as beyond the gate's slice bound.</p>{without}"
+        "<table id='changes'><tr><th>slice</th><th>examples</th><th>positives</th>"
+        "<th>candidate AUC</th><th>serving AUC</th><th>change</th><th>95% interval</th>"
+        f"<th></th></tr>{rows}</table>"
+        f"<p id='left-out'>{html.escape(left_out or 'No slice was left out.')}</p>"
+    )
+
+
+def _header(review: Review) -> str:
+    facts = [
+        ("pipeline", review.pipeline or "not recorded"),
+        ("run", review.run_id or "not recorded"),
+        ("span", "none (a flat data root)" if review.span is None else str(review.span)),
+        ("candidate", review.candidate_version or "not recorded"),
+        ("serving model", review.serving_version or "none"),
+    ]
+    items = " · ".join(f"{k} <b>{html.escape(v)}</b>" for k, v in facts)
+    return f"<h1>{html.escape(review.title)}</h1><p class='run' id='run'>{items}</p>"
 
 
 def _tuning(review: Review) -> str:
@@ -120,24 +152,21 @@ def _tuning(review: Review) -> str:
 
 
 def render_html(review: Review) -> str:
-    """The whole report page: verdict, plots, slice table, provenance."""
-    plots = ""
-    if review.curves is not None and review.curves.roc:
-        plots = "".join(
-            f"<img alt='{html.escape(t)}' title='{html.escape(t)}' src='data:image/png;base64,{b}'>"
-            for t, b in plot_images(review.curves).items()
-        )
-    run = f" (run {html.escape(review.run_id)})" if review.run_id else ""
+    """The whole report page: run, verdict, slices, curves, history, provenance."""
     baseline = html.escape(review.baseline_uri or "none")
+    split = html.escape(review.split)
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>Evaluation review{run}</title><style>{_STYLE}</style></head><body>"
-        f"<h1>Evaluation review{run}</h1>"
-        f"<h2>Verdict (on the {html.escape(review.split)} split)</h2>{_verdict(review)}"
+        f"<title>{html.escape(review.title)}</title><style>{_STYLE}</style></head><body>"
+        f"{_header(review)}"
+        f"<h2>Verdict (on the {split} split)</h2>{_verdict(review)}"
+        f"<h2 id='slices-against-serving'>AUC by slice against the serving model</h2>"
+        f"{_changes(review)}"
+        f"<h2>Curves (whole {split} split)</h2>{overall_section(review)}"
+        f"<h2>Curves by slice</h2>{slices_section(review)}"
+        f"<h2>History</h2>{history_section(review)}"
+        f"<h2>Candidate metrics by slice</h2>{_slice_table(review)}"
         f"{_tuning(review)}"
-        f"<h2>Curves (whole {html.escape(review.split)} split)</h2>"
-        f"<div class='plots'>{plots or 'No plots recorded.'}</div>"
-        f"<h2>Metrics by slice</h2>{_slice_table(review)}"
         f"<h2>Provenance</h2><p>candidate <code>{html.escape(review.model_uri)}</code><br>"
         f"baseline <code>{baseline}</code><br>"
         f"evaluation <code>{html.escape(review.evaluation_uri)}</code></p>"

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold as C
 from pipeline_ops.cli.scaffold import CommandError
-from pipeline_ops.metadata.runs import find_run
+from pipeline_ops.metadata.runs import find_run, list_runs
 from pipeline_ops.report.run_review import NoEvaluationError, print_review, review_of_run
 
 if TYPE_CHECKING:
@@ -44,8 +44,10 @@ def load_for(args: argparse.Namespace) -> Review:
     if run is None:
         what = f"no run {args.run!r}" if args.run else "no runs"
         raise CommandError(f"{what} of pipeline {args.pipeline_name} in {where}")
+    # The history runs up to the reviewed run: later runs did not exist when it was judged.
+    earlier = [r for r in list_runs(store, args.pipeline_name) if r.started_ms < run.started_ms]
     try:
-        return review_of_run(run)
+        return review_of_run(run, args.pipeline_name, earlier)
     except NoEvaluationError as err:
         raise CommandError(str(err), commands.EXIT_FAILED) from None
 

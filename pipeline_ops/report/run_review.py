@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from components.properties import (
@@ -18,23 +19,33 @@ from components.properties import (
     TUNING_TRIALS,
     number_property,
     outcome_of,
+    span_record,
     str_property,
 )
 from components.splits import TEST
 from modules.hparams import HParams
 from pipeline_def import node_ids as ids
 from pipeline_ops.metadata.runs import PipelineRun
+from pipeline_ops.report.history import history_row
 
 if TYPE_CHECKING:
-    from components.evaluation_review import Review, Tuning
+    from components.evaluation_review import HistoryPoint, Review, SliceChange, Tuning
+
+# The terminal shows this many slices, worst change first; the HTML page shows them all.
+TERMINAL_SLICES = 12
 
 
 class NoEvaluationError(LookupError):
     """The run has no evaluation to review (a step failed, or the Evaluator did not finish)."""
 
 
-def review_of_run(run: PipelineRun) -> Review:
-    """The Review of a run recorded in MLMD; NoEvaluationError when it has none."""
+def review_of_run(
+    run: PipelineRun, pipeline: str | None = None, earlier: Sequence[PipelineRun] = ()
+) -> Review:
+    """The Review of a run recorded in MLMD; NoEvaluationError when it has none.
+
+    ``earlier`` are the pipeline's runs before it (any order): their history is shown.
+    """
     # TFMA takes seconds to import: only once there is something to read.
     from components.evaluation_review import load_review
 
@@ -50,7 +61,48 @@ def review_of_run(run: PipelineRun) -> Review:
         run_id=run.run_id,
         split=str_property(evaluation, EVALUATED_SPLITS) or TEST,
     )
-    return dataclasses.replace(review, tuning=tuning_of_run(run))
+    spans = span_record(run.output(ids.EXAMPLE_GEN, "examples"))
+    return dataclasses.replace(
+        review,
+        tuning=tuning_of_run(run),
+        pipeline=pipeline,
+        # A flat data root records span 0 and no window: it has no span to name.
+        span=spans.span if spans.window else None,
+        history=history_points([*earlier, run]),
+    )
+
+
+def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
+    """The runs that reached an evaluation, oldest first, as the review's history."""
+    from components.evaluation_review import HistoryPoint
+
+    points = []
+    for run in sorted(runs, key=lambda r: r.started_ms):
+        if run.output(ids.EVALUATOR, "evaluation") is None:
+            continue
+        row = history_row(run)
+        points.append(
+            HistoryPoint(
+                run_id=row.run_id,
+                span=row.span if row.window else None,
+                candidate_auc=row.candidate_auc,
+                serving_auc=row.serving_auc,
+                interval=tuple(row.difference_interval) if row.difference_interval else None,
+                blessed=row.blessed,
+                # A rerun of the serving model pushes nothing new.
+                pushed_version=row.pushed_version if _pushed_new(run) else None,
+            )
+        )
+    return points
+
+
+def _pushed_new(run: PipelineRun) -> bool:
+    pushed = run.output(ids.PUSHER, "pushed_model")
+    return (
+        pushed is not None
+        and outcome_of(None, pushed).pushed_to is not None
+        and not (outcome_of(None, pushed).already_serving)
+    )
 
 
 def tuning_of_run(run: PipelineRun) -> Tuning | None:
@@ -91,6 +143,7 @@ def print_review(review: Review, out: TextIO) -> None:
     from components.review_html import push_line
 
     print(f"Evaluation review of run {review.run_id}", file=out)
+    print(f"  {review.title}", file=out)
     print(f"  model     {review.model_uri}", file=out)
     print(f"  baseline  {review.baseline_uri or 'none'}", file=out)
     print("", file=out)
@@ -119,11 +172,78 @@ def print_review(review: Review, out: TextIO) -> None:
         for line in values:
             print(f"  {line}", file=out)
     print("", file=out)
-    print(f"Metrics by slice ({review.split} split):", file=out)
+    print_changes(review, out)
+    print("", file=out)
+    print(f"Candidate metrics by slice ({review.split} split):", file=out)
     columns = [c for c in SLICE_COLUMNS if c.short]
     rows = [["slice"] + [c.short for c in columns]]
-    rows += [
-        [s.name] + [metric_text(s.metrics.get(c.metric), c.metric) for c in columns]
-        for s in review.slices
+    rows += [[s.name] + [s.text(c.metric) for c in columns] for s in review.slices]
+    _table(rows, out)
+    if review.history:
+        print("", file=out)
+        print_history_points(review, out)
+
+
+def change_cells(change: SliceChange) -> list[str]:
+    """A slice's row: examples, positives, both AUCs, the change, its interval, the mark."""
+    from components.evaluation_review import metric_text
+
+    undefined = f"undefined: {change.undefined}" if change.undefined else "-"
+    interval = (
+        f"{change.low:+.4f}..{change.high:+.4f}"
+        if change.low is not None and change.high is not None
+        else undefined
+    )
+    candidate = metric_text(change.candidate_auc, missing="undefined" if change.undefined else "-")
+    return [
+        change.name,
+        f"{change.rows:,}",
+        f"{change.positives:,}",
+        candidate,
+        metric_text(change.serving_auc),
+        "-" if change.change is None else f"{change.change:+.4f}",
+        interval,
+        change.mark,
     ]
+
+
+def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> None:
+    """The AUC of every slice against the serving model's, worst change first, ``limit`` shown."""
+    from components.evaluation_review import MIN_SLICE_SIZE
+
+    against = "against the serving model" if review.serving_version else "(no serving model)"
+    print(
+        f"AUC by slice {against}, {review.split} split, slices of at least {MIN_SLICE_SIZE} "
+        "rows, worst change first:",
+        file=out,
+    )
+    head = ["slice", "examples", "positives", "candidate", "serving", "change", "95% interval", ""]
+    shown = review.changes[: limit + 1]  # the overall row, then ``limit`` slices
+    _table([head] + [change_cells(c) for c in shown], out)
+    hidden = len(review.changes) - len(shown)
+    if hidden > 0:
+        print(f"  {hidden} more slice(s): --html FILE shows them all", file=out)
+    print("  worse: the 95% interval lies below 0; FAIL: beyond the gate's slice bound", file=out)
+    if review.left_out.names:
+        print(f"  {review.left_out.line()}", file=out)
+
+
+def print_history_points(review: Review, out: TextIO) -> None:
+    """The pipeline's runs up to this one: AUCs, the change's interval, the push."""
+    from components.evaluation_review import metric_text
+
+    print("History (oldest first):", file=out)
+    rows = [["run", "span", "candidate", "serving", "change 95%", "blessed", "pushed"]]
+    for h in review.history:
+        rows.append(
+            [
+                h.run_id,
+                "-" if h.span is None else str(h.span),
+                metric_text(h.candidate_auc),
+                metric_text(h.serving_auc),
+                f"{h.interval[0]:+.3f}..{h.interval[1]:+.3f}" if h.interval else "-",
+                "yes" if h.blessed else "no",
+                h.pushed_version or "-",
+            ]
+        )
     _table(rows, out)
