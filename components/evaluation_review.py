@@ -477,8 +477,19 @@ def _change_of(
         if paired is not None:  # both classes, too few of one for an honest interval
             undefined = f"no interval: {paired.undefined or 'too few of a class'}"
     name = OVERALL if column is None else f"{column}={value}"
+    # The gate may also record on the comparison that the slice held the candidate back.
+    held = bool(getattr(paired, "held", False))
     return SliceChange(
-        column, value, rows, positives, candidate, serving, low, high, undefined, name in failing
+        column,
+        value,
+        rows,
+        positives,
+        candidate,
+        serving,
+        low,
+        high,
+        undefined,
+        name in failing or held,
     )
 
 
