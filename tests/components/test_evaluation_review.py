@@ -201,3 +201,25 @@ def test_the_page_names_its_run_and_shows_each_section(evaluation):
 def test_the_page_without_history_says_where_it_comes_from(evaluation):
     page = _page(evaluation, history=[])
     assert "No history: this page was written without the metadata store" in page
+
+
+def test_every_slice_under_the_size_tfma_wrote_is_left_out_by_name(recorded_runs, tmp_path):
+    import tensorflow_model_analysis as tfma
+
+    from components.review_curves import slice_name
+
+    folder = evaluation_of(recorded_runs, recorded_runs.good, tmp_path / "evaluation")
+    small = set()
+    for per_slice in tfma.load_metrics(str(folder)):
+        keys = per_slice.slice_key.single_slice_keys
+        count = next(
+            kv.value.double_value.value
+            for kv in per_slice.metric_keys_and_values
+            if kv.key.name == "example_count"
+        )
+        if len(keys) == 1 and count < MIN_SLICE_SIZE:
+            small.add(slice_name(keys))
+    review = load_review(str(folder), Outcome(True, None, PushRecord(pushed=True)))
+    assert small and set(review.left_out.names) == small
+    assert review.left_out.line().startswith(f"{len(small)} slices under {MIN_SLICE_SIZE} rows")
+    assert not small & {c.name for c in review.changes}

@@ -101,3 +101,22 @@ def test_no_store_is_a_clear_error_from_the_console_command(tmp_path):
         "run the pipeline first"
     )
     assert not (tmp_path / "nowhere").exists()  # reading created nothing
+
+
+def test_the_review_names_its_run_and_shows_the_history_up_to_it(
+    recorded_runs, run_review, tmp_path
+):
+    page = tmp_path / "review.html"
+    code, out, _ = run_review("--run", recorded_runs.rerun, "--html", str(page))
+    assert code == commands.EXIT_OK
+    assert f"Evaluation review: taxi-wide-deep, run {recorded_runs.rerun}" in out
+    block = out[out.index("History (oldest first):") :].split("\n\n")[0]
+    history = block.splitlines()[2:]
+    # The runs up to the reviewed one, oldest first; the later ones are not its history.
+    assert [line.split()[0] for line in history] == [recorded_runs.good, recorded_runs.rerun]
+    assert history[0].split()[-1].isdigit()  # the first run pushed a version
+    assert history[1].split()[-1] == "-"  # the rerun's model was already serving
+    html = page.read_text()
+    title = re.search(r"<title>(.*?)</title>", html).group(1)
+    assert f"taxi-wide-deep, run {recorded_runs.rerun}" in title and "vs serving " in title
+    assert f"<td>{recorded_runs.good}</td>" in html and "id='history-chart'" in html
