@@ -5,8 +5,8 @@ ExampleGen) are analyzed as datasets of their own, keyed by their encoding, with
 analyzer cache read from and published to a stable folder under the pipeline root
 (``components.analyzer_cache``). The outputs are TFX's Transform's, the same in
 meaning: the graph is analyzed over the same rows, so Trainer and Evaluator are
-unchanged. A flat data root is one span analyzed once: there it is TFX's Transform,
-without a cache.
+unchanged. A flat data root is one span analyzed once, and an empty cache folder turns
+the cache off: there it is TFX's Transform, without a cache.
 
 The TransformGraph records which parts were read from the cache and which analyzed
 (``ANALYZER_CACHE_PROPERTY``).
@@ -133,7 +133,7 @@ class CachedTransformExecutor(transform_executor.Executor):
         )
         train_dir = artifact_utils.get_split_uri([examples], TRAIN)
         parts = _parts(examples, train_dir)
-        if parts is None:
+        if parts is None or not exec_properties.get(ANALYZER_CACHE_DIR_KEY):
             super().Do(input_dict, output_dict, exec_properties)
             return
         processor = _PartsProcessor(parts, train_dir, exec_properties[ANALYZER_CACHE_DIR_KEY])
@@ -202,7 +202,10 @@ class CachedTransform(tfx.components.Transform):
         disable_statistics: bool = True,
         custom_config: dict[str, Any] | None = None,
     ) -> None:
-        """Analyze ``examples`` with ``preprocessing_fn``, caching under ``analyzer_cache_dir``."""
+        """Analyze ``examples`` with ``preprocessing_fn``, caching under ``analyzer_cache_dir``.
+
+        An empty ``analyzer_cache_dir``: no cache, the whole train split one dataset.
+        """
         base_component.BaseComponent.__init__(
             self,
             spec=CachedTransformSpec(

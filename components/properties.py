@@ -195,6 +195,13 @@ def span_record(examples: mlmd_pb2.Artifact | None) -> SpanRecord:
     )
 
 
+def analyzer_cache_record(transform_graph: mlmd_pb2.Artifact | None) -> dict[str, list[str]]:
+    """The parts a Transform read from its analyzer cache and those it analyzed ({}: none)."""
+    if transform_graph is None:
+        return {}
+    return json.loads(str_property(transform_graph, ANALYZER_CACHE_PROPERTY) or "{}")
+
+
 def warm_start_of(model: mlmd_pb2.Artifact | None) -> tuple[str | None, str]:
     """The serving version a Model was warm-started from (None: from scratch), and why not."""
     if model is None:

@@ -180,8 +180,13 @@ class PipelineConfig:
     # Where ExampleGen keeps each span's encoded examples for later runs to reuse.
     # Empty: <pipeline_root>/encoded-spans.
     span_cache: str = ""
-    # Where Transform keeps each span's analysis for later runs of a window to reuse
-    # (components/analyzer_cache.py). Empty: <pipeline_root>/analyzer-cache.
+    # Transform analyzes a window span by span and keeps each span's analysis for
+    # later runs to reuse (components/analyzer_cache.py), in analyzer_cache (empty:
+    # <pipeline_root>/analyzer-cache). Off by default: on this 2-core machine's Beam
+    # DirectRunner the cache's extra stages cost more than the rows it spares
+    # (scripts/bench_transform_cache.py: 2.8x Transform's seconds on the quarterly
+    # spans, 1.26x with 250k-row spans, windows up to 1M rows).
+    transform_cache: bool = False
     analyzer_cache: str = ""
     # None: the orchestrator provides the store (Kubeflow does).
     metadata: MetadataStore | None = None

@@ -143,7 +143,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         examples=example_gen.outputs["examples"],
         schema=curated_schema.outputs["schema"],
         preprocessing_fn=config.preprocessing_fn,
-        analyzer_cache_dir=config.analyzer_cache,
+        analyzer_cache_dir=config.analyzer_cache if config.transform_cache else "",
         disable_statistics=not config.transform_statistics,
         custom_config={DATASET_KEY: config.dataset},
     ).with_id(ids.TRANSFORM)

@@ -51,6 +51,12 @@ def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEF
         action="store_true",
         help="train from scratch, not from the weights of a serving model of older spans",
     )
+    parser.add_argument(
+        "--analyzer-cache",
+        action="store_true",
+        help="Transform analyzes the window span by span, reusing earlier runs' analysis "
+        "(pays off only where analysis outweighs the cache's own Beam stages)",
+    )
     parser.add_argument("--train-steps", type=int, default=PipelineConfig.train_steps)
     parser.add_argument(
         "--min-auc",
@@ -98,6 +104,7 @@ def run_settings(args: argparse.Namespace) -> dict[str, Any]:
         "window": args.window,
         "allow_older": args.allow_older,
         "warm_start": not args.cold_start,
+        "transform_cache": args.analyzer_cache,
         "train_steps": args.train_steps,
         "min_auc": args.min_auc,
         "hparam_overrides": tuple(parse_pairs(args.hparam).items()),

@@ -12,7 +12,12 @@ import tensorflow as tf
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
 from components.evaluation_review import overall_metrics
-from components.properties import outcome_of, span_record, warm_start_of
+from components.properties import (
+    analyzer_cache_record,
+    outcome_of,
+    span_record,
+    warm_start_of,
+)
 from modules.diagram import diagram_in
 from pipeline_def import node_ids as P
 from pipeline_ops.metadata.runs import PipelineRun
@@ -58,6 +63,9 @@ class RunSummary:
     # The candidate against the serving model on the same test rows, in a line (the
     # paired bootstrap's interval of the AUC difference); "" when none served.
     comparison: str = ""
+    # The train split's parts (span-N/split) Transform read from its analyzer cache and
+    # those it analyzed: {"read": [...], "analyzed": [...]}; {} for a flat root.
+    analyzer_cache: dict[str, list[str]] = field(default_factory=dict)
 
 
 def outcome_fields(
@@ -95,6 +103,7 @@ def summarize(
     metrics: dict[str, float] = {}
     diagram = None
     recorded = outcome_fields(None, None, None, None)
+    cache: dict[str, list[str]] = {}
     if run is not None:
         model_run = run.output(P.TRAINER, "model_run")
         if model_run is not None and tf.io.gfile.exists(diagram_in(model_run.uri)):
@@ -108,6 +117,7 @@ def summarize(
             run.output(P.EVALUATOR, "blessing"),
             run.output(P.PUSHER, "pushed_model"),
         )
+        cache = analyzer_cache_record(run.output(P.TRANSFORM, "transform_graph"))
     return RunSummary(
         pipeline_name=pipeline_name,
         run_id=run.run_id if run else None,
@@ -118,6 +128,7 @@ def summarize(
         metrics=metrics,
         failed_component=failed_component,
         model_diagram=diagram,
+        analyzer_cache=cache,
         **recorded,
     )
 

@@ -3,6 +3,8 @@
 One sequence on one output dir: span 0, then span 1 (warm-started, span 0's encoding
 reused), span 1 again (nothing to do), a drifted span 2 (stopped, naming the feature),
 and a backfill of a corrected span 0 (blessed or not, never pushed over span 1's model).
+Transform's analyzer cache is on: span 1's run reads span 0's analysis, the backfill
+analyzes the corrected span 0 again.
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ def _correct_span_0(root: Path, sample: tuple[list[str], list[dict[str, str]]]) 
 def _run(root: Path, out: Path, *flags: str) -> tuple[subprocess.CompletedProcess, dict, float]:
     started = time.monotonic()
     result = subprocess.run(
-        runner_command(root, out, "--window", "2", "--min-auc", MIN_AUC, *flags),
+        runner_command(
+            root, out, "--window", "2", "--min-auc", MIN_AUC, "--analyzer-cache", *flags
+        ),
         capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
     summary = json.loads((out / SUMMARY_FILE).read_text()) if (out / SUMMARY_FILE).exists() else {}
@@ -109,6 +113,7 @@ def test_the_first_span_trains_from_scratch_and_is_pushed(sequence):
     assert (summary["span"], summary["window"]) == (0, [{"span": 0, "rows": ROWS_PER_SPAN}])
     assert summary["warm_started_from"] is None
     assert summary["pushed_model_path"] and len(versions) == 1
+    assert summary["analyzer_cache"] == {"read": [], "analyzed": ["span-0/train"]}
 
 
 def test_the_next_span_is_warm_started_reuses_the_encoded_span_and_is_pushed(sequence):
@@ -121,6 +126,14 @@ def test_the_next_span_is_warm_started_reuses_the_encoded_span_and_is_pushed(seq
     assert summary["warm_started_from"] == first_version
     assert f"warm-started from serving version {first_version}" in result.stdout
     assert summary["blessed"] and len(versions) == 2
+
+
+def test_the_next_span_reads_the_analysis_of_what_the_first_run_analyzed(sequence):
+    _, summary, _, _ = sequence["span1"]
+    assert summary["analyzer_cache"] == {
+        "read": ["span-0/train"],  # span 0's held-out rows join training now: analyzed
+        "analyzed": ["span-0/validation", "span-0/test", "span-1/train"],
+    }
 
 
 def test_a_span_already_learned_from_is_nothing_to_do(sequence):
@@ -151,6 +164,15 @@ def test_a_backfill_is_not_pushed_over_a_model_of_a_newer_span(sequence):
             "the candidate was trained up to span 0, the serving version"
         )
     assert versions == sequence["span1"][3]
+
+
+def test_a_corrected_span_is_analyzed_again(sequence, out):
+    _, summary, _, _ = sequence["backfill"]
+    assert summary["analyzer_cache"] == {"read": [], "analyzed": ["span-0/train"]}
+    cache = out / "pipeline" / "analyzer-cache"
+    trains = sorted(p.name for p in cache.iterdir() if p.name.startswith("span-0-"))
+    assert len([t for t in trains if t.endswith("-train")]) == 2  # old files' key and new
+    assert all((cache / t / "MANIFEST").exists() for t in trains)
 
 
 def test_bad_spans_are_refused_before_any_step(span_root, tmp_path):

@@ -5,6 +5,7 @@ import pytest
 from tfx.v1.dsl.experimental import RuntimeParameter
 
 from components import spans
+from components.cached_transform import ANALYZER_CACHE_DIR_KEY
 from pipeline_def import node_ids as P
 from pipeline_def.config import PipelineConfig, Resources, SqliteMetadata
 from pipeline_def.orchestrate import local_ir
@@ -71,6 +72,17 @@ def test_config_reaches_the_components(built, config):
     assert config.serving_dir in by_id[P.PUSHER].exec_properties["push_destination"]
     assert by_id[P.SERVING_BASELINE].exec_properties["serving_dir"] == config.serving_dir
     assert built.metadata_connection_config.sqlite.filename_uri.endswith("metadata.sqlite")
+
+
+def test_transform_is_given_the_analyzer_cache_folder_only_when_the_cache_is_on(config):
+    def cache_dir(**settings: object) -> str:
+        built = create_pipeline(dataclasses.replace(config, **settings))
+        return {c.id: c for c in built.components}[P.TRANSFORM].exec_properties[
+            ANALYZER_CACHE_DIR_KEY
+        ]
+
+    assert cache_dir() == ""
+    assert cache_dir(transform_cache=True) == f"{config.pipeline_root}/analyzer-cache"
 
 
 def test_data_root_span_steps_and_auc_bound_are_run_time_parameters_with_the_config_defaults(

@@ -141,3 +141,9 @@ def test_the_review_hint_names_the_store_and_run_but_no_password(store):
     # The password reaches the review from the environment, as for every command.
     found = metadata_for(args.output_dir, args.metadata, env={PASSWORD_ENV: "s3cret"})
     assert found == store
+
+
+@pytest.mark.parametrize(("flags", "on"), [([], False), (["--analyzer-cache"], True)])
+def test_transforms_analyzer_cache_is_turned_on_by_its_flag(flags, on):
+    config = local_runner.build_config(local_runner.parse_args(flags), 1000, flat=False)
+    assert config.transform_cache is on
