@@ -95,11 +95,18 @@ def _slice_table(review: Review) -> str:
     return f"<table id='slices'><tr><th>slice</th>{head}</tr>{rows}</table>"
 
 
+def _no_interval(change: SliceChange) -> str:
+    """Why a slice has no interval: its classes, or a run from before per-slice comparisons."""
+    if change.undefined:
+        return f"undefined: {change.undefined}"
+    return "not recorded" if change.change is not None else "–"
+
+
 def _change_row(change: SliceChange) -> str:
     interval = (
         f"{change.low:+.4f} to {change.high:+.4f}"
         if change.low is not None and change.high is not None
-        else (f"undefined: {change.undefined}" if change.undefined else "–")
+        else _no_interval(change)
     )
     candidate = _number(change.candidate_auc)
     if change.candidate_auc is None and change.undefined:

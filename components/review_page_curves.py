@@ -233,7 +233,10 @@ def _history_chart(points: Sequence[HistoryPoint]) -> str:
 
 
 def _run_label(point: HistoryPoint) -> str:
-    return f"span {point.span}" if point.span is not None else point.run_id[:19]
+    """Short enough for an axis: the span, else the run id's time of day (ids are ISO times)."""
+    if point.span is not None:
+        return f"span {point.span}"
+    return point.run_id[11:19] if len(point.run_id) >= 19 else point.run_id[:10]
 
 
 def history_section(review: Review) -> str:

@@ -189,6 +189,8 @@ def change_cells(change: SliceChange) -> list[str]:
     from components.evaluation_review import metric_text
 
     undefined = f"undefined: {change.undefined}" if change.undefined else "-"
+    if not change.undefined and change.change is not None:
+        undefined = "not recorded"  # a run from before the gate compared slices
     interval = (
         f"{change.low:+.4f}..{change.high:+.4f}"
         if change.low is not None and change.high is not None
@@ -224,6 +226,8 @@ def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> 
     if hidden > 0:
         print(f"  {hidden} more slice(s): --html FILE shows them all", file=out)
     print("  worse: the 95% interval lies below 0; FAIL: beyond the gate's slice bound", file=out)
+    if any(c.change is not None and c.low is None and not c.undefined for c in review.changes):
+        print("  not recorded: the run's gate compared no slices (TFMA's point figures)", file=out)
     if review.left_out.names:
         print(f"  {review.left_out.line()}", file=out)
 
