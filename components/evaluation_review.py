@@ -241,12 +241,13 @@ class Review:
     @property
     def title(self) -> str:
         """What the review is of, in a line: pipeline, run, span, the models compared."""
-        parts = [self.pipeline or "pipeline ?", f"run {self.run_id or '?'}"]
+        # The pipeline step that writes the page knows neither pipeline nor run: left out.
+        parts = [self.pipeline or "", f"run {self.run_id}" if self.run_id else ""]
         if self.span is not None:
             parts.append(f"span {self.span}")
         models = f"candidate {self.candidate_version or '?'}"
         models += f" vs serving {self.serving_version}" if self.serving_version else ""
-        return f"Evaluation review: {', '.join(parts)}: {models}"
+        return f"Evaluation review: {', '.join([*filter(None, parts), models])}"
 
 
 @dataclass(frozen=True)
