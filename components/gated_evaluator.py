@@ -13,21 +13,36 @@ Two things TFX's Evaluator cannot do on open-source Kubeflow Pipelines:
 With a model serving, the AUC change bound is judged beyond the test rows' noise:
 both models score the same rows and the candidate fails it only when the paired
 bootstrap's 95% interval of the difference lies wholly below the bound
-(``components.paired_comparison``), where TFMA compares two point figures. Every
-other threshold stays TFMA's.
+(``components.paired_comparison``), where TFMA compares two point figures. The
+dataset's slice bound (a change threshold on each slice of its slice columns) is
+judged the same way on each slice's rows, and only on slices of at least its
+``slice_min_rows`` rows: the paired comparison of every slice is written beside the
+evaluation (``slice_comparisons.json``). Every other threshold stays TFMA's.
 
-The blessing records the serving version the candidate was compared with and the
-comparison's interval; the evaluation, the split it was computed on.
+The blessing records the serving version the candidate was compared with, the
+comparison's interval and the slices that held the candidate back; the evaluation,
+the split it was computed on.
+
+TFMA names a lone model "" and two models "candidate" and "baseline": a run with
+nothing serving has its model renamed "candidate" in the evaluation's files, so
+that ``tfma.load_eval_results`` follows the candidate across runs under one name.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 import tensorflow_model_analysis as tfma
+from absl import logging
+from google.protobuf import json_format
+from tensorflow_model_analysis.proto import config_pb2, metrics_for_slice_pb2, validation_result_pb2
 from tfx import v1 as tfx
 
 # The executor hooks are not in tfx.v1: a standard component's executor is
@@ -39,20 +54,45 @@ from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import io_utils, json_utils, path_utils, proto_utils
 
 from components import paired_comparison
-from components.paired_comparison import GATED_METRIC, Comparison
+from components.paired_comparison import GATED_METRIC, SliceComparison
 from components.properties import AUC_CHANGE_INTERVAL, BASELINE_VERSION, EVALUATED_SPLITS
 from components.serving_baseline import serving_version
 from components.spec_extension import extended
+from modules.features import SLICE_MIN_ROWS
 
 MIN_AUC_KEY = "min_auc"
+# The dataset's slice_min_rows; absent: the Dataset default.
+SLICE_MIN_ROWS_KEY = "slice_min_rows"
+# On the blessing: the slices that held the candidate back (JSON list of "column=value").
+# (To join components/properties.py, whose owner reads the blessing's properties.)
+HELD_SLICES = "held_slices"
+# The name of the candidate model in every evaluation: TFMA's own when two models are
+# evaluated (tfma.CANDIDATE_KEY), given to the lone model of a run with nothing serving.
+CANDIDATE_NAME = tfma.CANDIDATE_KEY
+# TFMA's output files that name models: metrics, plots, attributions, validations.
+_RECORD_FILES = {
+    "metrics": metrics_for_slice_pb2.MetricsForSlice,
+    "plots": metrics_for_slice_pb2.PlotsForSlice,
+    "attributions": metrics_for_slice_pb2.AttributionsForSlice,
+    "validations": validation_result_pb2.ValidationResult,
+}
 
 
-def _gated_thresholds(eval_config: tfma.EvalConfig) -> Iterator[tfma.MetricThreshold]:
-    """Every per-slice threshold on ``GATED_METRIC`` in ``eval_config`` (mutable)."""
+def _gated_thresholds(
+    eval_config: tfma.EvalConfig, overall: bool | None = None
+) -> Iterator[tfma.MetricThreshold]:
+    """Every per-slice threshold on ``GATED_METRIC`` in ``eval_config`` (mutable).
+
+    ``overall`` True: only those on the whole split; False: only those on slices.
+    """
     for spec in eval_config.metrics_specs:
         for metric in spec.metrics:
-            if json_utils.loads(metric.config or "{}").get("name") == GATED_METRIC:
-                yield from (per_slice.threshold for per_slice in metric.per_slice_thresholds)
+            if json_utils.loads(metric.config or "{}").get("name") != GATED_METRIC:
+                continue
+            for per_slice in metric.per_slice_thresholds:
+                whole = any(not s.feature_keys for s in per_slice.slicing_specs)
+                if overall is None or overall == whole:
+                    yield per_slice.threshold
 
 
 def with_min_auc(eval_config: tfma.EvalConfig, min_auc: float) -> tfma.EvalConfig:
@@ -65,44 +105,176 @@ def with_min_auc(eval_config: tfma.EvalConfig, min_auc: float) -> tfma.EvalConfi
     return updated
 
 
-def tolerated_drop(eval_config: tfma.EvalConfig) -> float | None:
-    """How far below the baseline's AUC the candidate's may be (the change bound), if bound."""
-    for threshold in _gated_thresholds(eval_config):
+def tolerated_drop(eval_config: tfma.EvalConfig, overall: bool = True) -> float | None:
+    """How far below the baseline's AUC the candidate's may be (the change bound), if bound.
+
+    ``overall`` False: on a slice (the dataset's slice bound), if bound.
+    """
+    for threshold in _gated_thresholds(eval_config, overall):
         if threshold.change_threshold.HasField("absolute"):
             return -threshold.change_threshold.absolute.value
     return None
 
 
+def _slice_value(key: metrics_for_slice_pb2.SingleSliceKey) -> str:
+    """A slice key's value as text, as ``paired_comparison.slice_values`` writes it."""
+    value = getattr(key, key.WhichOneof("kind"))
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _auc_change_failures(
+    result: validation_result_pb2.ValidationResult,
+) -> Iterator[tuple[str | None, bool]]:
+    """Each failure TFMA reported: its slice (None: overall), and whether it is judged here.
+
+    The paired comparison judges the AUC change bounds, overall or on one column's slice.
+    """
+    for per_slice in result.metric_validations_per_slice:
+        keys = per_slice.slice_key.single_slice_keys
+        name = None if not keys else ",".join(f"{k.column}={_slice_value(k)}" for k in keys)
+        for failure in per_slice.failures:
+            key = failure.metric_key
+            yield name, key.is_diff and key.name == GATED_METRIC and len(keys) <= 1
+
+
 def passes_but_for_auc_change(evaluation_uri: str) -> bool:
-    """Whether TFMA's checks all passed, leaving aside the overall AUC change bound."""
+    """Whether TFMA's checks all passed, leaving aside the AUC change bounds (overall, slices)."""
     result = tfma.load_validation_result(evaluation_uri)
     if result.validation_ok:
         return True
-    for per_slice in result.metric_validations_per_slice:
-        overall = not per_slice.slice_key.single_slice_keys
-        for failure in per_slice.failures:
-            key = failure.metric_key
-            if not (overall and key.is_diff and key.name == GATED_METRIC):
-                return False
+    if not all(judged for _, judged in _auc_change_failures(result)):
+        return False
     return not (result.missing_slices or result.missing_cross_slices or result.missing_thresholds)
 
 
-def _compare(
+def failed_slices(evaluation_uri: str) -> set[str]:
+    """The slices ("column=value") whose AUC change bound TFMA found failed."""
+    result = tfma.load_validation_result(evaluation_uri)
+    return {name for name, judged in _auc_change_failures(result) if judged and name}
+
+
+def judge_slices(slices: Sequence[SliceComparison], failed: Iterable[str]) -> list[SliceComparison]:
+    """``slices`` with ``held`` set where a slice's failure of the slice bound stands.
+
+    TFMA's failure on a slice stands only where the slice is ``gated`` (enough rows)
+    and its paired interval lies wholly below the bound; a slice too small, of too
+    few of a class, or within its noise is relaxed. A failed slice with no paired
+    comparison at all stands: nothing judged it beyond noise.
+    """
+    failed = set(failed)
+    known = {s.name for s in slices}
+    judged = [
+        replace(
+            s,
+            held=s.name in failed and s.gated and s.comparison is not None and s.comparison.worse,
+        )
+        for s in slices
+    ]
+    unjudged = [
+        SliceComparison(*name.split("=", 1), rows=0, positives=0, comparison=None,
+                        undefined="no paired comparison", gated=True, held=True)
+        for name in sorted(failed - known)
+    ]  # fmt: skip
+    return judged + unjudged
+
+
+def describe_held(slices: Sequence[SliceComparison]) -> str:
+    """The slices that held the candidate back, for the verdict ("" when none did)."""
+    held = [s for s in slices if s.held]
+    if not held:
+        return ""
+    parts = []
+    for s in held:
+        c = s.comparison
+        parts.append(
+            f"{s.name} {c.difference:+.4f} (95% interval {c.low:+.4f} to {c.high:+.4f}, "
+            f"{c.rows:,} rows, bound {-c.tolerance:+.4f})"
+            if c is not None
+            else f"{s.name} (no paired comparison)"
+        )
+    return f"held back on {len(held)} slice{'s' if len(held) > 1 else ''}: " + "; ".join(parts)
+
+
+def name_the_candidate(evaluation_uri: str) -> None:
+    """Rename TFMA's lone model "" to ``CANDIDATE_NAME`` in an evaluation's files.
+
+    TFMA renames a lone ModelSpec "" whatever it is called, and a ModelSpec of two
+    may not be "": only its output can carry one name for the candidate in every run.
+    """
+    for prefix, message in _RECORD_FILES.items():
+        for path in tf.io.gfile.glob(os.path.join(evaluation_uri, f"{prefix}*")):
+            records = [message.FromString(r.numpy()) for r in tf.data.TFRecordDataset(path)]
+            with tf.io.TFRecordWriter(path) as writer:
+                for record in records:
+                    _rename_models(record)
+                    writer.write(record.SerializeToString())
+    path = os.path.join(evaluation_uri, "eval_config.json")
+    with tf.io.gfile.GFile(path) as f:
+        run = json_format.Parse(f.read(), config_pb2.EvalRun())
+    for spec in run.eval_config.model_specs:
+        spec.name = spec.name or CANDIDATE_NAME
+    for spec in run.eval_config.metrics_specs:
+        spec.model_names[:] = [n or CANDIDATE_NAME for n in spec.model_names]
+    if "" in run.model_locations:
+        run.model_locations[CANDIDATE_NAME] = run.model_locations.pop("")
+    with tf.io.gfile.GFile(path, "w") as f:
+        f.write(json_format.MessageToJson(run))
+
+
+def _rename_models(message: Any) -> None:
+    """Every ``model_name`` "" in a TFMA output message set to ``CANDIDATE_NAME``, in place."""
+    if "model_name" in message.DESCRIPTOR.fields_by_name and not message.model_name:
+        message.model_name = CANDIDATE_NAME
+    for field, value in message.ListFields():
+        # Map fields (legacy metrics by name) hold values, not keys that name a model.
+        if field.message_type is None or field.message_type.GetOptions().map_entry:
+            continue
+        for item in value if field.label == field.LABEL_REPEATED else [value]:
+            _rename_models(item)
+
+
+def _scored(
     spec: tfma.ModelSpec,
     examples: tfx.dsl.Artifact,
     models: tuple[tfx.dsl.Artifact, tfx.dsl.Artifact],
     split: str,
-    tolerance: float,
-) -> Comparison:
-    """The candidate and the serving model (``models``) on the same rows of ``split``."""
+) -> tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of ``split``, their labels, and the candidate's and serving model's scores."""
     records = paired_comparison.split_records(examples.uri, split)
     candidate, baseline = (path_utils.serving_model_path(m.uri) for m in models)
-    return paired_comparison.compare(
+    return (
+        records,
         paired_comparison.model_labels(candidate, records, spec.label_key),
         paired_comparison.model_scores(candidate, records, spec.prediction_key),
         paired_comparison.model_scores(baseline, records, spec.prediction_key),
-        tolerance,
     )
+
+
+def compare_slices(
+    config: tfma.EvalConfig,
+    records: Sequence[bytes],
+    scored: tuple[np.ndarray, np.ndarray, np.ndarray],
+    min_rows: int,
+) -> list[SliceComparison]:
+    """Every slice of the config's slice columns compared, within the slice bound if any.
+
+    Without a slice bound the slices are compared at the overall change bound, for
+    the review, and none is ``gated``.
+    """
+    columns = [c for spec in config.slicing_specs if len(spec.feature_keys) == 1
+               for c in spec.feature_keys]  # fmt: skip
+    drop = tolerated_drop(config, overall=False)
+    started = time.monotonic()
+    slices = paired_comparison.slice_comparisons(
+        *scored,
+        paired_comparison.slice_values(records, columns),
+        drop if drop is not None else tolerated_drop(config) or 0.0,
+        min_rows if drop is not None else len(records) + 1,
+    )
+    logging.info(
+        "Compared %d slices of %s in %.1f s", len(slices), columns, time.monotonic() - started
+    )
+    return slices
 
 
 def write_verdict(blessing: tfx.dsl.Artifact, blessed: bool) -> None:
@@ -157,6 +329,8 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
         blessing.set_string_custom_property(
             BASELINE_VERSION, version if version is not None else baseline[0].uri
         )
+        if not input_dict.get(standard_component_specs.BASELINE_MODEL_KEY):
+            name_the_candidate(evaluation.uri)
         drop = tolerated_drop(config)
         if version == "" or drop is None:
             return
@@ -164,24 +338,43 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
             artifact_utils.get_single_instance(input_dict[key])
             for key in (standard_component_specs.EXAMPLES_KEY, standard_component_specs.MODEL_KEY)
         )
-        spec = config.model_specs[0]
+        records, *scored = _scored(config.model_specs[0], examples, (model, baseline[0]), splits[0])
         try:
-            comparison = _compare(spec, examples, (model, baseline[0]), splits[0], drop)
+            comparison = paired_comparison.compare(*scored, drop)
         except ValueError as err:  # too few rows of a class: TFMA's point comparison stands
             blessing.set_string_custom_property(AUC_CHANGE_INTERVAL, f"no paired comparison: {err}")
             return
         paired_comparison.write(comparison, evaluation.uri)
-        blessing.set_string_custom_property(AUC_CHANGE_INTERVAL, comparison.describe())
-        write_verdict(blessing, passes_but_for_auc_change(evaluation.uri) and not comparison.worse)
+        min_rows = int(exec_properties.get(SLICE_MIN_ROWS_KEY) or SLICE_MIN_ROWS)
+        slices = judge_slices(
+            compare_slices(config, records, tuple(scored), min_rows), failed_slices(evaluation.uri)
+        )
+        paired_comparison.write_slices(slices, evaluation.uri)
+        held = describe_held(slices)
+        blessing.set_string_custom_property(
+            AUC_CHANGE_INTERVAL, comparison.describe() + (f"; {held}" if held else "")
+        )
+        blessing.set_string_custom_property(
+            HELD_SLICES, json.dumps([s.name for s in slices if s.held])
+        )
+        write_verdict(
+            blessing,
+            passes_but_for_auc_change(evaluation.uri)
+            and not comparison.worse
+            and not any(s.held for s in slices),
+        )
 
 
 class GatedEvaluatorSpec(
     extended(
         standard_component_specs.EvaluatorSpec,
-        parameters={MIN_AUC_KEY: component_spec.ExecutionParameter(type=float)},
+        parameters={
+            MIN_AUC_KEY: component_spec.ExecutionParameter(type=float),
+            SLICE_MIN_ROWS_KEY: component_spec.ExecutionParameter(type=int, optional=True),
+        },
     )
 ):
-    """Evaluator's spec, plus the AUC bound as a parameter of its own."""
+    """Evaluator's spec, plus the AUC bound and the slice bound's smallest slice."""
 
 
 class GatedEvaluator(base_component.BaseComponent):
@@ -198,8 +391,12 @@ class GatedEvaluator(base_component.BaseComponent):
         eval_config: tfma.EvalConfig,
         min_auc: float | tfx.dsl.experimental.RuntimeParameter,
         example_splits: list[str],
+        slice_min_rows: int = SLICE_MIN_ROWS,
     ) -> None:
-        """Gate ``model`` by ``eval_config`` on ``example_splits``, its AUC at least ``min_auc``."""
+        """Gate ``model`` by ``eval_config`` on ``example_splits``, its AUC at least ``min_auc``.
+
+        ``slice_min_rows`` is the dataset's: the slice bound judges no smaller slice.
+        """
         super().__init__(
             spec=GatedEvaluatorSpec(
                 examples=examples,
@@ -207,6 +404,7 @@ class GatedEvaluator(base_component.BaseComponent):
                 baseline_model=baseline_model,
                 eval_config=eval_config,
                 min_auc=min_auc,
+                slice_min_rows=slice_min_rows,
                 example_splits=json_utils.dumps(example_splits),
                 fairness_indicator_thresholds=json_utils.dumps(None),
                 evaluation=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelEvaluation),

@@ -32,6 +32,7 @@ MIN_CLASS_ROWS = 5
 COMPARISON_FILE = "auc_comparison.json"
 SLICES_FILE = "slice_comparisons.json"
 _BATCH = 1024
+_DRAWN_CELLS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,15 @@ class SliceComparison:
     positives: int
     comparison: Comparison | None
     undefined: str | None = None
+    # Whether the slice bound applies to it (at least the dataset's ``slice_min_rows``
+    # test rows), and whether its loss against the serving model held the candidate back.
+    gated: bool = False
+    held: bool = False
+
+    @property
+    def name(self) -> str:
+        """``column=value``, as the review and the verdict name a slice."""
+        return f"{self.column}={self.value}"
 
 
 def split_records(examples_uri: str, split: str) -> list[bytes]:
@@ -122,6 +132,32 @@ def auc(labels: np.ndarray, scores: np.ndarray) -> float:
     )
 
 
+def _draw_counts(rng: np.random.Generator, rows: int, rounds: int) -> np.ndarray:
+    """How often each of ``rows`` rows is drawn in each of ``rounds`` draws with replacement."""
+    drawn = rng.integers(0, rows, (rounds, rows)) + np.arange(rounds)[:, None] * rows
+    return np.bincount(drawn.ravel(), minlength=rounds * rows).reshape(rounds, rows)
+
+
+def weighted_aucs(labels: np.ndarray, scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """ROC AUC of ``scores`` in each draw (a row of ``counts``); NaN for a draw of one class.
+
+    The rows are sorted once and tied scores grouped once; a draw's AUC is then, over
+    the groups, its positives times the negatives below them (half of those tied),
+    all draws at once, where a loop over draws re-sorted every one.
+    """
+    order = np.argsort(scores, kind="mergesort")
+    sorted_scores = scores[order]
+    starts = np.flatnonzero(np.r_[True, sorted_scores[1:] != sorted_scores[:-1]])
+    drawn = counts[:, order].astype(float)
+    positive = labels[order] == 1
+    pos = np.add.reduceat(np.where(positive, drawn, 0.0), starts, axis=1)
+    neg = np.add.reduceat(np.where(positive, 0.0, drawn), starts, axis=1)
+    below = np.cumsum(neg, axis=1) - neg
+    pairs = pos.sum(axis=1) * neg.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(pairs > 0, (pos * (below + neg / 2)).sum(axis=1) / pairs, np.nan)
+
+
 def auc_difference_interval(
     labels: Sequence[int],
     first: Sequence[float],
@@ -131,16 +167,20 @@ def auc_difference_interval(
     seed: int = 0,
 ) -> tuple[float, float]:
     """The 95% paired-bootstrap interval of AUC(first) - AUC(second) on the same rows."""
-    y, a, b = np.asarray(labels), np.asarray(first), np.asarray(second)
+    y, a, b = np.asarray(labels).astype(int), np.asarray(first), np.asarray(second)
     rng = np.random.default_rng(seed)
+    # Draws in chunks of about _DRAWN_CELLS counts: a 25k-row split's 2,000 draws at
+    # once would hold 50M counts per array.
+    chunk = max(1, _DRAWN_CELLS // max(1, len(y)))
     differences = []
-    for _ in range(rounds):
-        rows = rng.integers(0, len(y), len(y))
-        if y[rows].min() != y[rows].max():  # a draw of one class has no AUC
-            differences.append(auc(y[rows], a[rows]) - auc(y[rows], b[rows]))
-    if not differences:
+    for done in range(0, rounds, chunk):
+        counts = _draw_counts(rng, len(y), min(chunk, rounds - done))
+        differences.append(weighted_aucs(y, a, counts) - weighted_aucs(y, b, counts))
+    kept = np.concatenate(differences) if differences else np.array([])
+    kept = kept[~np.isnan(kept)]  # a draw of one class has no AUC
+    if not len(kept):
         raise ValueError("no draw of the rows held both classes")
-    low, high = np.percentile(differences, [2.5, 97.5])
+    low, high = np.percentile(kept, [2.5, 97.5])
     return round(float(low), 4), round(float(high), 4)
 
 
@@ -164,6 +204,82 @@ def compare(
         high=high,
         tolerance=tolerance,
     )
+
+
+def undefined_reason(labels: np.ndarray) -> str | None:
+    """Why rows have no AUC comparison (one class, too few of one), or None when they have."""
+    positives = int(np.sum(labels))
+    negatives = len(labels) - positives
+    for count, kind in ((positives, "positive"), (negatives, "negative")):
+        if count == 0:
+            return f"no {kind} example"
+    for count, kind in ((positives, "positive"), (negatives, "negative")):
+        if count < MIN_CLASS_ROWS:
+            plural = "s" if count > 1 else ""
+            return f"{count} {kind}{plural}: fewer than {MIN_CLASS_ROWS} of a class"
+    return None
+
+
+def _feature_texts(example: tf.train.Example, column: str) -> list[str]:
+    """A raw column's values in one example, as TFMA names its slices (text decoded)."""
+    feature = example.features.feature.get(column)
+    if feature is None or feature.WhichOneof("kind") is None:
+        return []
+    values = getattr(feature, feature.WhichOneof("kind")).value
+    return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in values]
+
+
+def slice_values(records: Sequence[bytes], columns: Sequence[str]) -> dict[str, list[list[str]]]:
+    """Each column's values in each serialized example ([] where the cell is empty).
+
+    A row without a value is in none of its column's slices, as in TFMA's slicing.
+    """
+    examples = [tf.train.Example.FromString(r) for r in records]
+    return {c: [_feature_texts(e, c) for e in examples] for c in columns}
+
+
+def _rows_by_value(values: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
+    """The row indices of each value, the largest slice first."""
+    rows: dict[str, list[int]] = {}
+    for i, row_values in enumerate(values):
+        for value in dict.fromkeys(row_values):
+            rows.setdefault(value, []).append(i)
+    return {v: np.array(r) for v, r in sorted(rows.items(), key=lambda kv: (-len(kv[1]), kv[0]))}
+
+
+def slice_comparisons(
+    labels: np.ndarray,
+    candidate: np.ndarray,
+    baseline: np.ndarray,
+    values: dict[str, list[list[str]]],
+    tolerance: float,
+    min_rows: int,
+) -> list[SliceComparison]:
+    """Both models on every slice of every column in ``values`` (``slice_values``'s).
+
+    A slice of at least ``min_rows`` rows is ``gated``: its comparison may hold the
+    candidate back (the evaluator decides, with TFMA's slice failures).
+    """
+    slices = []
+    for column, column_values in values.items():
+        for value, rows in _rows_by_value(column_values).items():
+            y = labels[rows]
+            undefined = undefined_reason(y)
+            comparison = (
+                None if undefined else compare(y, candidate[rows], baseline[rows], tolerance)
+            )
+            slices.append(
+                SliceComparison(
+                    column=column,
+                    value=value,
+                    rows=len(rows),
+                    positives=int(y.sum()),
+                    comparison=comparison,
+                    undefined=undefined,
+                    gated=len(rows) >= min_rows,
+                )
+            )
+    return slices
 
 
 def write(comparison: Comparison, folder: str) -> None:

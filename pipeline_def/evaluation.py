@@ -42,15 +42,42 @@ def _gate(min_auc: float, max_auc_drop: float) -> tfma.MetricThreshold:
     )
 
 
+def _slice_gate(dataset: Dataset) -> tfma.PerSliceMetricThreshold | None:
+    """The dataset's slice bound as TFMA's change threshold on each slice of its columns.
+
+    A spec ``feature_keys=[column]`` applies the threshold to every value of the
+    column. TFMA judges every slice, the smallest included (its ``min_slice_size``
+    would drop small slices and then report their metrics as missing, which fails
+    the validation): the GatedEvaluator leaves a slice's failure standing only where
+    the slice has ``slice_min_rows`` rows and the paired interval lies below the bound.
+    """
+    if dataset.slice_max_auc_drop is None:
+        return None
+    return tfma.PerSliceMetricThreshold(
+        slicing_specs=[tfma.SlicingSpec(feature_keys=[column]) for column in dataset.slices],
+        threshold=tfma.MetricThreshold(
+            change_threshold=tfma.GenericChangeThreshold(
+                direction=tfma.MetricDirection.HIGHER_IS_BETTER,
+                absolute={"value": -dataset.slice_max_auc_drop},
+            )
+        ),
+    )
+
+
 def _metric(
-    class_name: str, name: str, threshold: tfma.MetricThreshold | None
+    class_name: str,
+    name: str,
+    threshold: tfma.MetricThreshold | None,
+    slice_gate: tfma.PerSliceMetricThreshold | None = None,
 ) -> tfma.MetricConfig:
     config = tfma.MetricConfig(class_name=class_name, config=json.dumps({"name": name}))
     if threshold is not None:
-        # Gate on the whole eval split: small slices are reported, not gated.
+        # The absolute bound and the overall change bound, on the whole split.
         config.per_slice_thresholds.append(
             tfma.PerSliceMetricThreshold(slicing_specs=[tfma.SlicingSpec()], threshold=threshold)
         )
+    if slice_gate is not None:
+        config.per_slice_thresholds.append(slice_gate)
     return config
 
 
@@ -59,10 +86,15 @@ def eval_config(dataset: Dataset, min_auc: float, max_auc_drop: float) -> tfma.E
 
     The change bound compares with the baseline, the model that serves; while none
     serves, the Evaluator drops it and applies the absolute bound only. The absolute
-    bound is also a run-time parameter (``min_auc``), which replaces this value.
+    bound is also a run-time parameter (``min_auc``), which replaces this value. With
+    the dataset's slice bound, AUC also has a change bound on each slice of its slice
+    columns (``_slice_gate``).
     """
-    gate = _gate(min_auc, max_auc_drop)
-    metrics = [_metric(cls, name, gate if name == GATED_METRIC else None) for cls, name in METRICS]
+    gate, slice_gate = _gate(min_auc, max_auc_drop), _slice_gate(dataset)
+    metrics = [
+        _metric(cls, name, gate, slice_gate) if name == GATED_METRIC else _metric(cls, name, None)
+        for cls, name in METRICS
+    ]
     metrics += [tfma.MetricConfig(class_name=cls, config=json.dumps(cfg)) for cls, cfg in PLOTS]
     return tfma.EvalConfig(
         model_specs=[

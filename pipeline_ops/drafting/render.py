@@ -7,7 +7,9 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from modules.features import SLICE_MIN_ROWS
 from pipeline_ops.drafting.rules import (
+    SLICE_MAX_AUC_DROP,
     SMALL_TABLE_ROWS,
     Choice,
     crosses_of,
@@ -122,6 +124,14 @@ def render(name: str, table: Table, label: str, positive: str, choices: Sequence
     slices = [literal(s) for s in slices_of(choices)]
     body.append("    # Low-cardinality categorical columns, strongest first.")
     body.append(f"    slices=({', '.join(slices)}{',' if len(slices) == 1 else ''}),")
+    if slices:
+        body += _comment(
+            f"The slice bound: no slice of {SLICE_MIN_ROWS} test rows or more may lose more than "
+            f"{SLICE_MAX_AUC_DROP} AUC against the serving model beyond its noise (the drafting "
+            "rules).",
+            "    ",
+        )
+        body.append(f"    slice_max_auc_drop={SLICE_MAX_AUC_DROP},")
     unused = [c for c in choices if c.kind == "unused"]
     if unused:
         body.append("    unused_columns={")

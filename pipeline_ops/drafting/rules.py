@@ -37,6 +37,14 @@ PIECEWISE_BINS = 20
 # Slices: categorical columns with at most this many values, the strongest first.
 MAX_SLICE_VALUES = 10
 MAX_SLICES = 3
+# The slice bound a draft declares: no slice of features.SLICE_MIN_ROWS (100) test rows
+# or more may lose more than this AUC against the serving model beyond its rows'
+# noise. The taxi dataset's bound, for the same reasons: a slice of a few hundred rows
+# moves its AUC by a few hundredths with the draw of rows alone, and a drafted table
+# has up to MAX_SLICES x MAX_SLICE_VALUES slices judged at once; a smaller bound holds
+# good candidates on chance. A drafted table's test split is a fifth of a small table,
+# so fewer of its slices reach 100 rows: the bound falls on the ones that can be judged.
+SLICE_MAX_AUC_DROP = 0.05
 # Crosses: every pair of the strongest few categorical features.
 CROSSED_FEATURES = 3
 MAX_CROSS_BUCKETS = 1000

@@ -1,4 +1,5 @@
-"""The gate's reading of TFMA's validation: which failures the paired comparison may judge."""
+"""The gate's reading of TFMA's validation: which failures the paired comparison may judge,
+the slice bound's decision, and the candidate's name in every evaluation."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import tensorflow as tf
 from tensorflow_model_analysis.proto import validation_result_pb2 as vr
 from tfx.types import standard_artifacts
 
+from components import gated_evaluator as G
 from components.gated_evaluator import passes_but_for_auc_change, tolerated_drop, write_verdict
+from components.paired_comparison import Comparison, SliceComparison
 from modules import datasets
 from pipeline_def.evaluation import eval_config
 
@@ -37,13 +40,17 @@ def _written(folder: Path, result: vr.ValidationResult) -> str:
         ([("auc", True, None)], False, True),  # the comparison judges this one
         ([("auc", False, None)], False, False),  # below the absolute bound
         ([("auc", True, None), ("auc", False, None)], False, False),
-        ([("auc", True, "payment_type")], False, False),  # a slice's, not the overall
+        ([("auc", True, "payment_type")], False, True),  # a slice's: judged per slice
+        ([("auc", False, "payment_type")], False, False),  # not a change bound
         ([("auc_pr", True, None)], False, False),
         ([("auc", True, None)], True, False),
     ],
-    ids=["none", "auc-change", "auc-bound", "both", "slice", "other-metric", "missing-slice"],
-)
-def test_only_the_overall_auc_change_is_left_to_the_paired_comparison(
+    ids=[
+        "none", "auc-change", "auc-bound", "both", "slice-change", "slice-bound",
+        "other-metric", "missing-slice",
+    ],
+)  # fmt: skip
+def test_only_the_auc_change_bounds_are_left_to_the_paired_comparison(
     failures, missing_slices, expected, tmp_path
 ):
     result = vr.ValidationResult(validation_ok=not failures and not missing_slices)
@@ -71,3 +78,62 @@ def test_the_tolerated_drop_is_the_auc_change_bound_of_the_config():
     for metric in config.metrics_specs[0].metrics:
         metric.ClearField("per_slice_thresholds")
     assert tolerated_drop(config) is None
+
+
+def test_the_slice_bound_is_its_own_tolerated_drop():
+    config = eval_config(datasets.load("taxi"), min_auc=0.9, max_auc_drop=0.02)
+    assert tolerated_drop(config, overall=False) == pytest.approx(0.05)
+    assert tolerated_drop(config) == pytest.approx(0.02)
+
+
+def test_the_failed_slices_are_named_as_the_comparisons_name_them(tmp_path):
+    result = vr.ValidationResult(validation_ok=False)
+    for name, is_diff, column in [
+        ("auc", True, None),
+        ("auc", True, "payment_type"),
+        ("auc", False, "company"),
+        ("auc_pr", True, "company"),
+    ]:
+        result.metric_validations_per_slice.append(_failure(name, is_diff, column))
+    hour = result.metric_validations_per_slice.add()
+    hour.slice_key.single_slice_keys.add(column="trip_start_hour", int64_value=7)
+    hour_failure = hour.failures.add()
+    hour_failure.metric_key.name, hour_failure.metric_key.is_diff = "auc", True
+    assert G.failed_slices(_written(tmp_path, result)) == {"payment_type=Cash", "trip_start_hour=7"}
+
+
+def _slice(value: str, rows: int, low: float, high: float) -> SliceComparison:
+    comparison = Comparison(rows, 0.8, 0.85, low, high, tolerance=0.05)
+    return SliceComparison("company", value, rows, rows // 4, comparison, gated=rows >= 100)
+
+
+def test_a_slice_failure_stands_only_beyond_noise_on_a_large_enough_slice():
+    slices = [
+        _slice("beyond", 300, -0.20, -0.08),  # wholly below -0.05: held
+        _slice("within", 300, -0.12, -0.01),  # TFMA's point failure, within the noise
+        _slice("small", 60, -0.40, -0.20),  # far below, but under slice_min_rows
+        SliceComparison("company", "one class", 150, 0, None, "no positive example", gated=True),
+        _slice("passed", 300, -0.20, -0.08),  # TFMA did not fail it: not judged
+    ]
+    failed = {"company=beyond", "company=within", "company=small", "company=one class"}
+    judged = {s.value: s.held for s in G.judge_slices(slices, failed)}
+    assert judged == {"beyond": True, "within": False, "small": False, "one class": False,
+                      "passed": False}  # fmt: skip
+
+
+def test_a_failed_slice_nothing_compared_stands():
+    (unmatched,) = G.judge_slices([], {"company=New Cab Co"})
+    assert unmatched.held and unmatched.name == "company=New Cab Co"
+    assert "company=New Cab Co (no paired comparison)" in G.describe_held([unmatched])
+
+
+def test_the_verdict_names_the_slices_that_held_the_candidate_back():
+    slices = G.judge_slices(
+        [_slice("Flash Cab", 300, -0.2, -0.08), _slice("Yellow", 300, -0.1, 0.02)],
+        {"company=Flash Cab", "company=Yellow"},
+    )
+    assert G.describe_held(slices) == (
+        "held back on 1 slice: company=Flash Cab -0.0500 (95% interval -0.2000 to -0.0800, "
+        "300 rows, bound -0.0500)"
+    )
+    assert G.describe_held(slices[1:]) == ""

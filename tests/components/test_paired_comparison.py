@@ -97,3 +97,86 @@ def test_slice_comparisons_are_read_back_as_written(tmp_path):
     pc.write_slices(slices, str(tmp_path))
     assert pc.read_slices(str(tmp_path)) == slices
     assert pc.read_slices(str(tmp_path / "elsewhere")) == []
+
+
+def test_the_bootstrap_draws_all_at_once_as_a_loop_of_draws_would(scored):
+    # The vectorized draws are the loop's draws (same generator, same order): each
+    # draw's AUC, ties included, is the one auc() gives on the drawn rows.
+    labels, good, weak = scored
+    rounded = np.round(good, 1)
+    counts = pc._draw_counts(np.random.default_rng(5), len(labels), 3)
+    rng = np.random.default_rng(5)
+    for row in counts:
+        drawn = rng.integers(0, len(labels), len(labels))
+        assert np.array_equal(row, np.bincount(drawn, minlength=len(labels)))
+        assert pc.weighted_aucs(labels, rounded, row[None])[0] == pytest.approx(
+            pc.auc(labels[drawn], rounded[drawn])
+        )
+    one_class = np.zeros((1, len(labels)), dtype=int)
+    one_class[0, np.flatnonzero(labels == 0)[:5]] = 1
+    assert np.isnan(pc.weighted_aucs(labels, good, one_class)[0])
+
+
+@pytest.mark.parametrize(
+    ("positives", "negatives", "reason"),
+    [
+        (0, 40, "no positive example"),
+        (40, 0, "no negative example"),
+        (1, 40, "1 positive: fewer than 5 of a class"),
+        (2, 40, "2 positives: fewer than 5 of a class"),
+        (40, 4, "4 negatives: fewer than 5 of a class"),
+        (5, 5, None),
+    ],
+)
+def test_why_a_slice_has_no_comparison(positives, negatives, reason):
+    assert pc.undefined_reason(np.array([1] * positives + [0] * negatives)) == reason
+
+
+def _records(values: list[dict[str, object]]) -> list[bytes]:
+    import tensorflow as tf
+
+    examples = []
+    for row in values:
+        example = tf.train.Example()
+        for name, value in row.items():
+            feature = example.features.feature[name]
+            if isinstance(value, str):
+                feature.bytes_list.value.append(value.encode())
+            elif isinstance(value, int):
+                feature.int64_list.value.append(value)
+            elif value is None:
+                feature.bytes_list.SetInParent()  # an empty cell, as ExampleGen writes it
+        examples.append(example.SerializeToString())
+    return examples
+
+
+def test_slice_values_are_the_raw_cells_as_tfma_names_its_slices():
+    records = _records([{"pay": "Cash", "hour": 3}, {"pay": "Crédit", "hour": 0}, {"pay": None}])
+    assert pc.slice_values(records, ["pay", "hour"]) == {
+        "pay": [["Cash"], ["Crédit"], []],
+        "hour": [["3"], ["0"], []],
+    }
+
+
+def test_every_slice_value_is_compared_on_its_own_rows(scored):
+    labels, good, weak = scored  # 800 rows, a third positive
+    n = len(labels)
+    # "a": 600 rows where the candidate (weak) is far worse; "b": 190 rows where both
+    # models score alike; "c": 10 rows of one class; the rest has no value.
+    pay = ["a"] * 600 + ["b"] * 190 + ["c"] * 10
+    candidate = np.where(np.arange(n) < 600, weak, good)
+    labels = labels.copy()
+    labels[790:] = 0
+    slices = pc.slice_comparisons(
+        labels, candidate, good, {"pay": [[v] for v in pay]}, tolerance=0.05, min_rows=200
+    )
+    by_value = {s.value: s for s in slices}
+    assert [s.value for s in slices] == ["a", "b", "c"]  # the largest first
+    a, b, c = by_value["a"], by_value["b"], by_value["c"]
+    assert (a.rows, a.positives) == (600, int(labels[:600].sum()))
+    assert a.comparison == pc.compare(labels[:600], weak[:600], good[:600], 0.05)
+    assert a.comparison.worse and a.gated and not a.held
+    assert b.comparison.difference == 0.0 and not b.comparison.worse
+    assert not b.gated  # 190 rows, under min_rows
+    assert c.comparison is None and c.undefined == "no positive example"
+    assert a.name == "pay=a"

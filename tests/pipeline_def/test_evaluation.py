@@ -1,8 +1,10 @@
-"""The Evaluator's config: derived from the features module, gated on the whole split."""
+"""The Evaluator's config: derived from the features module, gated on the whole split and,
+with the dataset's slice bound, on each slice of its slice columns."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from google.protobuf import json_format
@@ -11,6 +13,7 @@ from components.evaluation_review import SLICE_COLUMNS
 from components.gated_evaluator import GATED_METRIC, GatedEvaluatorExecutor, with_min_auc
 from components.steps_trainer import StepsTrainerExecutor
 from modules.datasets.taxi import DATASET as TAXI
+from modules.features import Dataset
 from pipeline_def import evaluation as E
 
 
@@ -21,14 +24,41 @@ def test_slices_are_raw_columns_and_the_label_is_derived():
     assert config.model_specs[0].label_key == TAXI.label_key
 
 
-def test_only_auc_is_gated_and_only_on_the_whole_split():
-    config = json_format.MessageToDict(E.eval_config(TAXI, min_auc=0.9, max_auc_drop=0.01))
+def _gated(dataset: Dataset) -> list[dict]:
+    config = json_format.MessageToDict(E.eval_config(dataset, min_auc=0.9, max_auc_drop=0.01))
     gated = [m for m in config["metricsSpecs"][0]["metrics"] if "perSliceThresholds" in m]
     assert [json.loads(m["config"])["name"] for m in gated] == [GATED_METRIC]
-    (threshold,) = gated[0]["perSliceThresholds"]
-    assert threshold["slicingSpecs"] == [{}]
-    assert threshold["threshold"]["valueThreshold"]["lowerBound"] == 0.9
-    assert threshold["threshold"]["changeThreshold"]["absolute"] == -0.01
+    return gated[0]["perSliceThresholds"]
+
+
+def test_only_auc_is_gated_on_the_whole_split_and_by_change_on_each_slice():
+    overall, slices = _gated(TAXI)
+    assert overall["slicingSpecs"] == [{}]
+    assert overall["threshold"]["valueThreshold"]["lowerBound"] == 0.9
+    assert overall["threshold"]["changeThreshold"]["absolute"] == -0.01
+    # One spec a column: TFMA applies the threshold to each of the column's slices.
+    assert slices["slicingSpecs"] == [{"featureKeys": [c]} for c in TAXI.slices]
+    assert slices["threshold"] == {
+        "changeThreshold": {"absolute": -TAXI.slice_max_auc_drop, "direction": "HIGHER_IS_BETTER"}
+    }
+
+
+def test_without_a_slice_bound_slices_are_reported_not_gated():
+    (overall,) = _gated(replace(TAXI, slice_max_auc_drop=None))
+    assert overall["slicingSpecs"] == [{}]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"slice_max_auc_drop": 1.5}, r"slice_max_auc_drop must be in \[0, 1\]"),
+        ({"slice_min_rows": 0}, "slice_min_rows must be positive"),
+        ({"slices": ()}, "a slice bound needs slices"),
+    ],
+)
+def test_a_slice_bound_out_of_range_is_refused(change, message):
+    with pytest.raises(ValueError, match=message):
+        replace(TAXI, **change)
 
 
 def test_the_run_time_bound_replaces_the_compiled_one_on_auc_only():

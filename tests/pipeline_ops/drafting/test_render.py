@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from modules import features as F
 from pipeline_ops.drafting import render
+from pipeline_ops.drafting import rules as R
+from pipeline_ops.drafting.table import Table
 
 
 def test_a_long_declaration_is_split_as_ruff_formats_it():
@@ -19,3 +24,28 @@ def test_a_long_declaration_is_split_as_ruff_formats_it():
         '            "Income of the whole household",',
         "            Scaling.LOG_Z,",
     ]
+
+
+def _drafted(columns: dict[str, list[str]], labels: list[int]) -> F.Dataset:
+    """The Dataset a draft of these columns declares (its source run as Python)."""
+    choices = [R.choose(n, v, labels, "STRING") for n, v in columns.items()]
+    cells = {**columns, "y": ["bad" if y else "good" for y in labels]}
+    table = Table(Path("t.csv"), tuple(cells), cells, "")
+    namespace: dict = {}
+    exec(render.render("t", table, "y", "bad", choices), namespace)  # noqa: S102 - our draft
+    return namespace["DATASET"]
+
+
+def test_a_draft_declares_the_slice_bound_on_its_slices():
+    labels = [i % 3 == 0 for i in range(400)]
+    dataset = _drafted({"kind": ["yes" if y else "no" for y in labels]}, labels)
+    assert dataset.slices == ("kind",)
+    assert dataset.slice_max_auc_drop == R.SLICE_MAX_AUC_DROP == 0.05
+    assert dataset.slice_min_rows == F.SLICE_MIN_ROWS == 100
+
+
+def test_a_draft_without_slices_declares_no_slice_bound():
+    labels = [i % 3 == 0 for i in range(400)]
+    ids = [f"id{i}" for i in range(400)]  # unique: left out, no slice
+    dataset = _drafted({"row": ids}, labels)
+    assert dataset.slices == () and dataset.slice_max_auc_drop is None
