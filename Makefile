@@ -78,3 +78,20 @@ spans-demo: $(STAMP) data/taxi-spans/SPANS.md  ## Run the 16 quarters in order, 
 
 clean:  ## Remove run outputs (not the environment).
 	rm -rf outputs
+
+# TFMA's own notebook views (make notebook): a classic Notebook server in its own
+# environment, since the runtime's Notebook 7 does not load TFMA's widget; the kernel
+# is $(VENV). scripts/notebook_env.sh says why each piece is there.
+NB_VENV := .venv-notebook
+NB_LOCK := requirements-notebook.lock
+NB_STAMP := $(NB_VENV)/.synced-from-lock
+NB_PORT ?= 8888
+
+$(NB_STAMP): $(NB_LOCK) $(STAMP) scripts/notebook_env.sh notebooks/nbextension/main.js
+	@scripts/notebook_env.sh $(NB_VENV)
+	@touch $@
+
+.PHONY: notebook
+notebook: $(NB_STAMP)  ## TFMA's views of the newest evaluation in a classic Notebook (WIDE_DEEP_EVALUATION=path, ARGS=--no-browser).
+	$(NB_VENV)/bin/jupyter notebook --ip=127.0.0.1 --port=$(NB_PORT) \
+		$$([ "$$(id -u)" = 0 ] && echo --allow-root) $(ARGS) notebooks/tfma_views.ipynb

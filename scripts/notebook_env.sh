@@ -31,31 +31,42 @@ echo '*' > "$env_dir/.gitignore"
 "$uv" pip sync --quiet --python "$env_dir/bin/python" "$lock"
 
 jupyter=$env_dir/bin/jupyter
+# Jupyter's installers narrate every file; show their output only when they fail.
+quiet() { local out; out=$("$@" 2>&1) || { echo "$out" >&2; return 1; }; }
+
 # The TFMA nbextension's JavaScript, from the kernel's own TFMA package (found without
 # importing it: importing TFMA loads TensorFlow), so the page and the kernel's widget
 # models are always the same TFMA version.
 tfma_dir=$("$runtime_py" -c \
   "import importlib.util as u; print(u.find_spec('tensorflow_model_analysis').submodule_search_locations[0])")
-"$jupyter" nbextension install --sys-prefix --overwrite \
-  --destination tensorflow_model_analysis "$tfma_dir/static" >/dev/null
-"$jupyter" nbextension enable --sys-prefix tensorflow_model_analysis/extension >/dev/null
-"$jupyter" nbextension enable --sys-prefix --py widgetsnbextension >/dev/null
+quiet "$jupyter" nbextension install --sys-prefix --overwrite \
+  --destination tensorflow_model_analysis "$tfma_dir/static"
+quiet "$jupyter" nbextension enable --sys-prefix tensorflow_model_analysis/extension
+quiet "$jupyter" nbextension enable --sys-prefix --py widgetsnbextension
 # This project's fix for loading TFMA's view templates under requirejs (see its header).
-"$jupyter" nbextension install --sys-prefix --overwrite \
-  --destination wide_deep_tfma "$here/notebooks/nbextension" >/dev/null
-"$jupyter" nbextension enable --sys-prefix wide_deep_tfma/main >/dev/null
+quiet "$jupyter" nbextension install --sys-prefix --overwrite \
+  --destination wide_deep_tfma "$here/notebooks/nbextension"
+quiet "$jupyter" nbextension enable --sys-prefix wide_deep_tfma/main
 
 # The kernel: the runtime's Python. Its ipywidgets must be the 7 line whose frontend
 # widgetsnbextension 3.6 is (ipywidgets 8 speaks another protocol version).
 "$runtime_py" - <<'EOF'
 import sys
 from importlib.metadata import version
-major = int(version("ipywidgets").split(".")[0])
-if major != 7:
+if not version("ipywidgets").startswith("7."):
     sys.exit(f"error: the runtime has ipywidgets {version('ipywidgets')}; "
              "this server's widgetsnbextension 3.6 serves ipywidgets 7 only")
 EOF
-"$runtime_py" -m ipykernel install --prefix "$env_dir" --name "$kernel_name" \
-  --display-name "Python 3.10 (wide-deep .venv)" >/dev/null
+# Written here rather than by `ipykernel install`, which warns that a prefix outside
+# the runtime's own Jupyter path "may not be found" (this server does search it).
+kernel_dir=$env_dir/share/jupyter/kernels/$kernel_name
+mkdir -p "$kernel_dir"
+cat > "$kernel_dir/kernel.json" <<EOF
+{
+  "argv": ["$runtime_py", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+  "display_name": "Python 3.10 (wide-deep .venv)",
+  "language": "python"
+}
+EOF
 echo "$env_dir: classic Notebook $("$env_dir/bin/python" -c \
   'from importlib.metadata import version; print(version("notebook"))'), kernel '$kernel_name' = $runtime_py"
