@@ -1,30 +1,41 @@
-"""EvaluationReport: the evaluation review as an HTML artifact of every run.
+"""EvaluationReport: the evaluation review as an HTML page of every run, and its headline.
 
 TFMA's own viewers need a notebook; this component writes the same review the
-``wide-deep-review`` command prints, as one self-contained page
-beside the model, so a Kubeflow user can open it from the run's artifacts.
+``wide-deep-review`` command prints, as one self-contained page beside the model, and
+the headline figures as scalar metrics. Both are typed so that the Kubeflow Pipelines
+UI draws them in the run's Visualizations (``components/kfp_ui.py``).
 """
 
 # No `from __future__ import annotations`: TFX's @component reads the real type hints.
-import os
+from dataclasses import replace
 
 from tfx import v1 as tfx
-from tfx.v1.dsl.components import InputArtifact, OutputArtifact
+from tfx.v1.dsl.components import InputArtifact, OutputArtifact, Parameter
 
-from components.evaluation_review import load_review
-from components.properties import outcome_of
+from components import kfp_ui
+from components.evaluation_review import Review, load_review
+from components.paired_comparison import GATED_METRIC
+from components.properties import WINDOW_PROPERTY, outcome_of, span_record
 from components.review_html import render_html
 
-REPORT_FILE = "report.html"
 _artifacts = tfx.types.standard_artifacts
+# The candidate's whole-split metrics shown beside the verdict, as TFMA names them.
+HEADLINE = (GATED_METRIC, "auc_pr", "binary_accuracy", "example_count")
 
 
-class HtmlReport(tfx.dsl.Artifact):
-    """A directory holding ``report.html``."""
-
-    # On Kubeflow, TFX's entry point imports a custom artifact class by its type name,
-    # which its compiler takes only as "<namespace>.<Title>": see components/__init__.py.
-    TYPE_NAME = "components.HtmlReport"
+def _headline(review: Review, metrics: kfp_ui.Metrics) -> None:
+    """The verdict and the candidate's headline figures as the artifact's properties."""
+    metrics.set_float_custom_property("blessed", 1.0 if review.blessed else 0.0)
+    for name in HEADLINE:
+        value = review.overall.get(name)
+        if value is not None:
+            metrics.set_float_custom_property(name, value)
+    overall = next((c for c in review.changes if c.column is None), None)
+    if overall is None or overall.low is None or overall.serving_auc is None:
+        return  # nothing served, or too few of a class for an interval
+    metrics.set_float_custom_property("serving_auc", overall.serving_auc)
+    metrics.set_float_custom_property("auc_change_low", overall.low)
+    metrics.set_float_custom_property("auc_change_high", overall.high)
 
 
 @tfx.dsl.components.component
@@ -32,13 +43,18 @@ def EvaluationReport(  # noqa: N802 - TFX names the component after the function
     evaluation: InputArtifact[_artifacts.ModelEvaluation],
     blessing: InputArtifact[_artifacts.ModelBlessing],
     pushed_model: InputArtifact[_artifacts.PushedModel],
-    report: OutputArtifact[HtmlReport],
+    examples: InputArtifact[_artifacts.Examples],
+    report: OutputArtifact[kfp_ui.HTML],
+    headline: OutputArtifact[kfp_ui.Metrics],
+    pipeline_name: Parameter[str] = "",
 ) -> None:
-    """Write the evaluation review (verdict, curves, metrics by slice) as report.html."""
+    """Write the evaluation review (verdict, slices, curves) as a page, and its headline."""
     review = load_review(
         evaluation.uri, outcome_of(blessing.mlmd_artifact, pushed_model.mlmd_artifact)
     )
-    # fileio, not pathlib: on Kubeflow the artifact lives in gs:// or s3://.
-    tfx.dsl.io.fileio.makedirs(report.uri)
-    with tfx.dsl.io.fileio.open(os.path.join(report.uri, REPORT_FILE), "w") as f:
-        f.write(render_html(review))
+    spans = span_record(examples.mlmd_artifact)
+    # A flat data root is span 0 without a window: no span to name.
+    has_spans = bool(examples.get_string_custom_property(WINDOW_PROPERTY))
+    review = replace(review, pipeline=pipeline_name or None, span=spans.span if has_spans else None)
+    report.write(render_html(review))
+    _headline(review, headline)

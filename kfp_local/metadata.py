@@ -165,7 +165,8 @@ class KfpMetadata:
         )
         for key, value in runtime.metadata.fields.items():
             artifact.custom_properties[key].CopyFrom(_metadata_value(value))
-        artifact.custom_properties["display_name"].string_value = name
+        if "display_name" not in artifact.custom_properties:  # the launcher's default
+            artifact.custom_properties["display_name"].string_value = name
         artifact.custom_properties["store_session_info"].string_value = self.session_info
         return artifact
 

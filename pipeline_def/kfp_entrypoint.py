@@ -2,7 +2,7 @@
 
 ``python -m pipeline_def.kfp_entrypoint`` takes the arguments of TFX's
 ``tfx.orchestration.kubeflow.v2.container.kubeflow_v2_run_executor`` and runs it, after
-three fixes that open-source Kubeflow Pipelines needs:
+the fixes that open-source Kubeflow Pipelines needs:
 
 * TensorFlow reads ``s3://`` (KFP's MinIO or Amazon S3) only once tensorflow-io's
   filesystem plugin is loaded; it is loaded first.
@@ -13,6 +13,9 @@ three fixes that open-source Kubeflow Pipelines needs:
   build. Each untyped input takes the type the component declares for it, from the
   inputs spec TFX compiles into the arguments (``--json_serialized_inputs_spec_args``,
   schema 2.1.0); sky-uk/kfp-operator's TFX patch does the same.
+* TFX's entry point imports a custom artifact class by its schema title, and the
+  artifacts the KFP UI draws are titled ``system.HTML`` and ``system.Metrics``
+  (``components/kfp_ui.py``): ``system`` is that module.
 * tensorflow-io 0.37.1's S3 client aborts the process at exit ("pure virtual method
   called", exit code 134: tensorflow/io#2039, unfixed in a release), which KFP would
   record as a failed step. The process exits with the step's own status instead,
@@ -38,6 +41,13 @@ from tfx.orchestration.kubeflow.v2.container import kubeflow_v2_run_executor
 def load_s3_filesystem() -> None:
     """Register tensorflow-io's s3:// filesystem with TensorFlow."""
     import tensorflow_io  # noqa: F401 - imported for its filesystem plugins
+
+
+def register_ui_artifact_types() -> None:
+    """Make ``system.HTML`` and ``system.Metrics`` importable by their titles."""
+    from components import kfp_ui
+
+    sys.modules.setdefault("system", kfp_ui)
 
 
 def typed_executor_input(invocation: str, inputs_spec: str | None) -> str:
@@ -83,6 +93,7 @@ def _exit(code: int) -> None:
 def main(parsed: tuple[argparse.Namespace, list[str]]) -> None:
     """Run the step's executor as TFX's entry point does; exit with its status."""
     load_s3_filesystem()
+    register_ui_artifact_types()
     try:
         kubeflow_v2_run_executor.main(parsed)
     except Exception:  # noqa: BLE001 - any executor error fails the step, with its trace

@@ -181,6 +181,8 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         evaluation=evaluator.outputs["evaluation"],
         blessing=evaluator.outputs["blessing"],
         pushed_model=pusher.outputs["pushed_model"],
+        examples=example_gen.outputs["examples"],
+        pipeline_name=config.pipeline_name,
     ).with_id(ids.REPORT)
     nodes = [
         example_gen,

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 from conftest import SHIPPED_CSV
+from ml_metadata.metadata_store import metadata_store
+from ml_metadata.proto import metadata_store_pb2
 
 from pipeline_def import node_ids as P
 from pipeline_ops.session.summary import SUMMARY_FILE, RunSummary
@@ -162,9 +164,47 @@ def test_the_served_model_keeps_its_training_statistics(runs):
         assert (stats / "FeatureStats.pb").stat().st_size > 1000
 
 
+def _ui_artifacts(out: Path) -> list[tuple[str, str, dict[str, object]]]:
+    """(type, URI, custom properties) of every artifact KFP's UI draws, as recorded."""
+    store = metadata_store.MetadataStore(_sqlite(out / "metadata.sqlite"))
+    found = []
+    for type_name in ("system.HTML", "system.Metrics"):
+        for artifact in store.get_artifacts_by_type(type_name):
+            values = {k: getattr(v, v.WhichOneof("value")) for k, v in
+                      artifact.custom_properties.items()}  # fmt: skip
+            found.append((type_name, artifact.uri, values))
+    return found
+
+
+def _sqlite(path: Path) -> metadata_store_pb2.ConnectionConfig:
+    config = metadata_store_pb2.ConnectionConfig()
+    config.sqlite.filename_uri = str(path)
+    config.sqlite.connection_mode = metadata_store_pb2.SqliteMetadataSourceConfig.READONLY
+    return config
+
+
+def test_the_review_and_its_headline_are_what_kfps_ui_draws(runs, next_span):
+    out, *_ = runs
+    drawn = _ui_artifacts(out)
+    pages = [(uri, props) for kind, uri, props in drawn if kind == "system.HTML"]
+    headlines = [props for kind, _, props in drawn if kind == "system.Metrics"]
+    assert len(pages) == len(headlines) == 3  # one review per run that reached it
+    # MetricsVisualizations.tsx draws only artifacts with a display_name.
+    assert {p["display_name"] for _, p in pages} == {"report"}
+    assert {p["display_name"] for p in headlines} == {"headline"}
+    for uri, _ in pages:  # the HTML viewer reads the file at the URI itself
+        page = (out / "bucket" / uri.removeprefix("s3://mlpipeline/")).read_text()
+        assert page.startswith("<!DOCTYPE html>") and "taxi-wide-deep" in page
+    assert sorted(h["blessed"] for h in headlines) == [0.0, 1.0, 1.0]
+    assert all(0.0 < h["auc"] <= 1.0 for h in headlines)
+    compared = [h for h in headlines if "serving_auc" in h]
+    assert len(compared) == 2 and all(h["auc_change_low"] <= h["auc_change_high"] for h in compared)
+
+
 def test_the_reports_say_what_the_blessings_say(runs, next_span):
     out, *_ = runs
-    reports = [p.read_text() for p in (out / "bucket").rglob("report/report.html")]
+    reports = [(out / "bucket" / uri.removeprefix("s3://mlpipeline/")).read_text()
+               for kind, uri, _ in _ui_artifacts(out) if kind == "system.HTML"]  # fmt: skip
     verdicts = sorted("NOT BLESSED" in text for text in reports)
     assert verdicts == [False, False, True]  # the first and third runs', the gated second's
     (gated,) = [text for text in reports if "NOT BLESSED" in text]

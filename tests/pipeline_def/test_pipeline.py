@@ -60,7 +60,8 @@ def test_edges(built):
         P.EVALUATOR: {P.EXAMPLE_GEN, P.TRAINER, P.SERVING_BASELINE},
         # The Pusher keeps the training data's statistics with the model.
         P.PUSHER: {P.TRAINER, P.EVALUATOR, P.STATISTICS_GEN},
-        P.REPORT: {P.EVALUATOR, P.PUSHER},
+        # The report names the span it reviews.
+        P.REPORT: {P.EXAMPLE_GEN, P.EVALUATOR, P.PUSHER},
     }
 
 
