@@ -189,11 +189,13 @@ def _run_all(browser, url: str, screenshot: Path) -> Page:
     )
     browser.find_element(By.LINK_TEXT, "Cell").click()
     browser.find_element(By.ID, "run_all_cells").click()
-    # Every code cell has run when each has a number (a queued or running one shows *).
+    # Every code cell has run when each has a number (a queued or running one shows *);
+    # Run All stops at a cell that raised, so an error output ends the wait too.
     _wait_for(
         browser,
         "const cells = Jupyter.notebook.get_cells().filter((c) => c.cell_type === 'code');"
-        "return cells.every((c) => Number.isInteger(c.input_prompt_number));",
+        "return cells.every((c) => Number.isInteger(c.input_prompt_number))"
+        " || document.querySelector('.output_error') !== null;",
         300,
         "every cell to run",
     )
