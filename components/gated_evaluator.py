@@ -221,16 +221,16 @@ def name_the_candidate(evaluation_uri: str) -> None:
         f.write(json_format.MessageToJson(run))
 
 
-def _rename_models(message: Any) -> None:
-    """Every ``model_name`` "" in a TFMA output message set to ``CANDIDATE_NAME``, in place."""
-    if "model_name" in message.DESCRIPTOR.fields_by_name and not message.model_name:
-        message.model_name = CANDIDATE_NAME
+def _rename_models(message: Any, old: str = "", new: str = CANDIDATE_NAME) -> None:
+    """Every ``model_name`` ``old`` in a TFMA output message set to ``new``, in place."""
+    if "model_name" in message.DESCRIPTOR.fields_by_name and message.model_name == old:
+        message.model_name = new
     for field, value in message.ListFields():
         # Map fields (legacy metrics by name) hold values, not keys that name a model.
         if field.message_type is None or field.message_type.GetOptions().map_entry:
             continue
         for item in value if field.label == field.LABEL_REPEATED else [value]:
-            _rename_models(item)
+            _rename_models(item, old, new)
 
 
 def _scored(

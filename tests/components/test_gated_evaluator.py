@@ -3,10 +3,13 @@ the slice bound's decision, and the candidate's name in every evaluation."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
 import tensorflow as tf
+import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis.proto import validation_result_pb2 as vr
 from tfx.types import standard_artifacts
 
@@ -137,3 +140,46 @@ def test_the_verdict_names_the_slices_that_held_the_candidate_back():
         "300 rows, bound -0.0500)"
     )
     assert G.describe_held(slices[1:]) == ""
+
+
+RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "pipeline" / "Evaluator"
+
+
+def _recorded(with_baseline: bool) -> Path:
+    """A recorded evaluation (tests/fixtures/runs) with or without a serving model."""
+    for evaluation in sorted((RECORDED / "evaluation").iterdir(), key=lambda p: int(p.name)):
+        run = json.loads((evaluation / "eval_config.json").read_text())
+        if (len(run["evalConfig"]["modelSpecs"]) == 2) is with_baseline:
+            return evaluation
+    raise AssertionError("no such recorded evaluation")
+
+
+def _as_tfma_wrote_it(evaluation: Path, folder: Path) -> Path:
+    """A copy of a lone model's evaluation with the model named "", as TFMA names it."""
+    shutil.copytree(evaluation, folder)
+    for prefix, message in G._RECORD_FILES.items():
+        for path in folder.glob(f"{prefix}*"):
+            records = [message.FromString(r.numpy()) for r in tf.data.TFRecordDataset(str(path))]
+            with tf.io.TFRecordWriter(str(path)) as writer:
+                for record in records:
+                    G._rename_models(record, G.CANDIDATE_NAME, "")
+                    writer.write(record.SerializeToString())
+    config = (folder / "eval_config.json").read_text().replace('"candidate"', '""')
+    (folder / "eval_config.json").write_text(config.replace('"name": "",', ""))
+    return folder
+
+
+def test_the_candidate_has_one_name_with_and_without_a_serving_model(tmp_path):
+    alone, compared = _recorded(with_baseline=False), _recorded(with_baseline=True)
+    raw = _as_tfma_wrote_it(alone, tmp_path / "alone")
+    # As TFMA leaves it, the lone model cannot be followed across runs by its name.
+    found = tfma.load_eval_results([str(raw), str(compared)], model_name=G.CANDIDATE_NAME)
+    assert [bool(r.slicing_metrics) for r in found.get_results()] == [False, True]
+    G.name_the_candidate(str(raw))
+    for evaluation in (raw, alone, compared):  # renamed here, and as the fixtures recorded it
+        found = tfma.load_eval_results([str(evaluation)], model_name=G.CANDIDATE_NAME)
+        (result,) = found.get_results()
+        auc = dict(result.slicing_metrics)[()][""][""]["auc"]["doubleValue"]
+        assert 0.5 < auc <= 1 and result.model_location.endswith("Format-Serving")
+    found = tfma.load_eval_results([str(raw), str(compared)], model_name=G.CANDIDATE_NAME)
+    assert all(r.slicing_metrics for r in found.get_results())

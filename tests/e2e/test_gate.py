@@ -1,5 +1,6 @@
 """The gate and the HTML report on real runs: a worse model is neither blessed nor pushed,
-and the report each run writes renders in a real browser (headless Chromium)."""
+nor is one worse on a slice only, and the report each run writes renders in a real
+browser (headless Chromium)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 from run_commands import review_cli
 
 from components import paired_comparison
-from components.evaluation_report import REPORT_FILE
+from components.gated_evaluator import CANDIDATE_NAME, HELD_SLICES
+from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
@@ -57,7 +59,7 @@ def _report_of_latest_run(output_dir: Path) -> Path:
         open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
     )
     (artifact,) = run.nodes[P.REPORT].outputs["report"]
-    return Path(artifact.uri) / REPORT_FILE
+    return Path(artifact.uri)  # the page is the file at the artifact's URI (system.HTML)
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +132,77 @@ def test_review_html_of_the_regression_shows_the_failure(regression, browser, tm
     assert len(shown["images"]) == 3
     # The report component wrote the same verdict for that run.
     assert _rendered(browser, _report_of_latest_run(output_dir))["verdict"] == "NOT BLESSED"
+
+
+@pytest.fixture(scope="module")
+def slice_regression(
+    first_run, small_data_root, tmp_path_factory, run_pipeline
+) -> tuple[Path, Path]:
+    """The first run's store and serving dir, then a candidate that loses on one slice.
+
+    The candidate's data is the first run's rows with the tips of the train split's
+    Credit Card rows shuffled among them (``write_slice_regression``): it learns the
+    slice's share of big tips but not who among card payers tips, and is judged on
+    the same, intact test rows. Returns (output dir, the candidate's data root).
+    """
+    from fixtures.make_runs import write_slice_regression
+
+    source, _ = first_run
+    root = tmp_path_factory.mktemp("slice_regression")
+    output_dir = root / "out"
+    shutil.copytree(source, output_dir)
+    data = write_slice_regression(small_data_root / "taxi.csv", root / "data")
+    result = run_pipeline(data, output_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return output_dir, data
+
+
+def _examples(output_dir: Path, run_index: int, split: str) -> set[bytes]:
+    runs = sorted((output_dir / "pipeline" / "CsvExampleGen" / "examples").iterdir(),
+                  key=lambda p: int(p.name))  # fmt: skip
+    return set(paired_comparison.split_records(str(runs[run_index]), split))
+
+
+def test_a_candidate_that_loses_on_one_slice_only_is_held_back_by_the_slice_bound(
+    slice_regression,
+):
+    output_dir, _ = slice_regression
+    # Judged on the very rows the serving model was: only train rows were touched.
+    assert _examples(output_dir, -1, "test") == _examples(output_dir, 0, "test")
+    assert _examples(output_dir, -1, "train") != _examples(output_dir, 0, "train")
+    summary = json.loads((output_dir / SUMMARY_FILE).read_text())
+    assert summary["status"] == "succeeded" and summary["blessed"] is False
+    assert summary["pushed_model_path"] is None
+    run = latest_run(
+        open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
+    )
+    evaluation = run.output(P.EVALUATOR, "evaluation").uri
+    overall = paired_comparison.read(evaluation)
+    assert not overall.worse  # the whole test split alone would have let it through
+    slices = {s.name: s for s in paired_comparison.read_slices(evaluation)}
+    card = slices["payment_type=Credit Card"]
+    assert card.held and card.gated and card.comparison.worse
+    assert card.comparison.high < -card.comparison.tolerance == -TAXI.slice_max_auc_drop
+    assert [name for name, s in slices.items() if s.held] == ["payment_type=Credit Card"]
+    # Cash holds no big tip in these rows: no AUC, never gated.
+    assert slices["payment_type=Cash"].undefined == "no positive example"
+    blessing = run.output(P.EVALUATOR, "blessing")
+    verdict = blessing.custom_properties["auc_change_interval"].string_value
+    assert verdict.startswith(overall.describe())
+    assert "held back on 1 slice: payment_type=Credit Card" in verdict
+    assert json.loads(blessing.custom_properties[HELD_SLICES].string_value) == [card.name]
+    assert "held back on 1 slice: payment_type=Credit Card" in summary["comparison"]
+
+
+def test_the_candidate_is_named_alike_with_and_without_a_serving_model(slice_regression):
+    import tensorflow_model_analysis as tfma
+
+    output_dir, _ = slice_regression
+    evaluations = sorted((output_dir / "pipeline" / "Evaluator" / "evaluation").iterdir(),
+                         key=lambda p: int(p.name))  # fmt: skip
+    first, last = (str(e) for e in (evaluations[0], evaluations[-1]))
+    assert paired_comparison.read(first) is None and paired_comparison.read(last) is not None
+    results = tfma.load_eval_results([first, last], model_name=CANDIDATE_NAME)
+    overall = [dict(r.slicing_metrics)[()][""][""]["auc"]["doubleValue"]
+               for r in results.get_results()]  # fmt: skip
+    assert len(overall) == 2 and all(0.5 < auc <= 1 for auc in overall)
