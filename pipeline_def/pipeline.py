@@ -112,6 +112,25 @@ def _tuner(
     ).with_id(ids.TUNER)
 
 
+def _evaluator(
+    config: PipelineConfig,
+    example_gen: ArrowCsvExampleGen,
+    trainer: StepsTrainer,
+    baseline: dict[str, tfx.types.BaseChannel],
+) -> GatedEvaluator:
+    """The Evaluator on the test split, gated overall and by the dataset's slice bound."""
+    dataset = datasets.load(config.dataset)
+    return GatedEvaluator(
+        examples=example_gen.outputs["examples"],
+        model=trainer.outputs["model"],
+        baseline_model=baseline["model"],
+        eval_config=eval_config(dataset, config.min_auc, config.max_auc_drop),
+        min_auc=RuntimeParameter(name=ids.MIN_AUC, ptype=float, default=config.min_auc),
+        example_splits=[TEST],
+        slice_min_rows=dataset.slice_min_rows,
+    ).with_id(ids.EVALUATOR)
+
+
 def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     """The TFX pipeline: ExampleGen through the evaluation report, as the config describes."""
     example_gen = _example_gen(config)
@@ -160,14 +179,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         hyperparameters=tuner.outputs["best_hyperparameters"] if tuner else None,
         base_model=baseline["model"] if config.warm_start else None,
     ).with_id(ids.TRAINER)
-    evaluator = GatedEvaluator(
-        examples=example_gen.outputs["examples"],
-        model=trainer.outputs["model"],
-        baseline_model=baseline["model"],
-        eval_config=eval_config(datasets.load(config.dataset), config.min_auc, config.max_auc_drop),
-        min_auc=RuntimeParameter(name=ids.MIN_AUC, ptype=float, default=config.min_auc),
-        example_splits=[TEST],
-    ).with_id(ids.EVALUATOR)
+    evaluator = _evaluator(config, example_gen, trainer, baseline)
     pusher = AtomicPusher(
         model=trainer.outputs["model"],
         model_blessing=evaluator.outputs["blessing"],

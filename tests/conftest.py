@@ -229,13 +229,16 @@ RECORDED_RUNS = Path(__file__).resolve().parent / "fixtures" / "runs"
 
 @dataclass(frozen=True)
 class RecordedRuns:
-    """Three real runs' store and read-side artifacts (tests/fixtures/make_runs.py)."""
+    """Five real runs' store and read-side artifacts (tests/fixtures/make_runs.py)."""
 
     output_dir: Path
     good: str  # blessed on the absolute bound (nothing served), pushed
     rerun: str  # the same data: compared with the served model, already serving
     worse: str  # a model that hardly trained: not blessed against the served one
     broken: str  # text in a numeric column: the ExampleValidator stopped it
+    # Compared with the served model, one slice's train labels shuffled: that slice loses
+    # AUC (within its noise on the recorded rows), and the run is blessed.
+    slice_regression: str
 
 
 @pytest.fixture(scope="session")
@@ -251,5 +254,6 @@ def recorded_runs(tmp_path_factory) -> RecordedRuns:
     shutil.copytree(RECORDED_RUNS, output_dir)
     relocate(output_dir / "metadata.sqlite", ROOT, str(output_dir))
     store = open_store(SqliteMetadata(str(output_dir / "metadata.sqlite")))
-    broken, worse, rerun, good = (run.run_id for run in list_runs(store, "taxi-wide-deep"))
-    return RecordedRuns(output_dir, good, rerun, worse, broken)
+    newest_first = (run.run_id for run in list_runs(store, "taxi-wide-deep"))
+    slice_regression, broken, worse, rerun, good = newest_first
+    return RecordedRuns(output_dir, good, rerun, worse, broken, slice_regression)

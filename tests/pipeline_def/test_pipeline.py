@@ -6,6 +6,8 @@ from tfx.v1.dsl.experimental import RuntimeParameter
 
 from components import spans
 from components.cached_transform import ANALYZER_CACHE_DIR_KEY
+from components.gated_evaluator import SLICE_MIN_ROWS_KEY
+from modules import datasets
 from pipeline_def import node_ids as P
 from pipeline_def.config import PipelineConfig, Resources, SqliteMetadata
 from pipeline_def.orchestrate import local_ir
@@ -72,7 +74,15 @@ def test_config_reaches_the_components(built, config):
     assert by_id[P.TRANSFORM].exec_properties["preprocessing_fn"] == config.preprocessing_fn
     assert config.serving_dir in by_id[P.PUSHER].exec_properties["push_destination"]
     assert by_id[P.SERVING_BASELINE].exec_properties["serving_dir"] == config.serving_dir
+    assert by_id[P.REPORT].exec_properties["pipeline_name"] == config.pipeline_name
     assert built.metadata_connection_config.sqlite.filename_uri.endswith("metadata.sqlite")
+
+
+def test_the_slice_bound_judges_slices_of_the_size_the_dataset_declares(config, monkeypatch):
+    declared = dataclasses.replace(datasets.load(config.dataset), slice_min_rows=250)
+    monkeypatch.setattr(datasets, "load", lambda name: declared)
+    by_id = {c.id: c for c in create_pipeline(config).components}
+    assert by_id[P.EVALUATOR].exec_properties[SLICE_MIN_ROWS_KEY] == 250
 
 
 def test_transform_is_given_the_analyzer_cache_folder_only_when_the_cache_is_on(config):
