@@ -55,7 +55,12 @@ from tfx.utils import io_utils, json_utils, path_utils, proto_utils
 
 from components import paired_comparison
 from components.paired_comparison import GATED_METRIC, SliceComparison
-from components.properties import AUC_CHANGE_INTERVAL, BASELINE_VERSION, EVALUATED_SPLITS
+from components.properties import (
+    AUC_CHANGE_INTERVAL,
+    BASELINE_VERSION,
+    EVALUATED_SPLITS,
+    HELD_SLICES,
+)
 from components.serving_baseline import serving_version
 from components.spec_extension import extended
 from modules.features import SLICE_MIN_ROWS
@@ -63,9 +68,6 @@ from modules.features import SLICE_MIN_ROWS
 MIN_AUC_KEY = "min_auc"
 # The dataset's slice_min_rows; absent: the Dataset default.
 SLICE_MIN_ROWS_KEY = "slice_min_rows"
-# On the blessing: the slices that held the candidate back (JSON list of "column=value").
-# (To join components/properties.py, whose owner reads the blessing's properties.)
-HELD_SLICES = "held_slices"
 # The name of the candidate model in every evaluation: TFMA's own when two models are
 # evaluated (tfma.CANDIDATE_KEY), given to the lone model of a run with nothing serving.
 CANDIDATE_NAME = tfma.CANDIDATE_KEY

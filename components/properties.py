@@ -29,6 +29,8 @@ SERVING_SPAN = "serving_span"
 BASELINE_VERSION = "baseline_version"
 # On a blessing: the paired comparison with the serving model, in a line.
 AUC_CHANGE_INTERVAL = "auc_change_interval"
+# On a blessing: the slices that held the candidate back (JSON list of "column=value").
+HELD_SLICES = "held_slices"
 # On the Trainer's Model: the hyperparameters it trained with (JSON object, every
 # field), and the values a Tuner chose among them (JSON object, {} without a Tuner).
 HPARAMS = "hparams"

@@ -13,7 +13,8 @@ import pytest
 from run_commands import review_cli
 
 from components import paired_comparison
-from components.gated_evaluator import CANDIDATE_NAME, HELD_SLICES
+from components.gated_evaluator import CANDIDATE_NAME
+from components.properties import HELD_SLICES
 from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
