@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from pipeline_ops.kubeflow.api import Target
@@ -17,6 +18,7 @@ from pipeline_ops.kubeflow.cron import kfp_cron
 from pipeline_ops.kubeflow.deploy import Operations
 
 ENV_PREFIX = "WIDE_DEEP_KFP_"
+FORMER_PREFIX = "TAXI_KFP_"
 
 
 def env_name(flag: str) -> str:
@@ -25,8 +27,17 @@ def env_name(flag: str) -> str:
 
 
 def env_default(flag: str) -> str | None:
-    """The flag's value from its environment variable, or None."""
-    return os.environ.get(env_name(flag))
+    """The flag's value from its environment variable, or None.
+
+    The variables' former names (``TAXI_KFP_<FLAG>``, from when the tool knew one
+    table) are still read, with a line saying which name to use instead.
+    """
+    value = os.environ.get(env_name(flag))
+    former = FORMER_PREFIX + env_name(flag).removeprefix(ENV_PREFIX)
+    if value is None and former in os.environ:
+        print(f"note: {former} is deprecated: set {env_name(flag)} instead", file=sys.stderr)
+        return os.environ[former]
+    return value
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:

@@ -265,6 +265,18 @@ def test_bad_flags_exit_2_with_one_line(args, message, capsys, monkeypatch, tmp_
     assert not list(tmp_path.iterdir())  # nothing compiled
 
 
+def test_the_former_variable_names_still_work_with_a_note(monkeypatch, capsys):
+    monkeypatch.delenv("WIDE_DEEP_KFP_IMAGE", raising=False)
+    monkeypatch.setenv("TAXI_KFP_IMAGE", IMAGE)
+    assert kubeflow_runner.parse_args([]).image == IMAGE
+    assert capsys.readouterr().err == (
+        "note: TAXI_KFP_IMAGE is deprecated: set WIDE_DEEP_KFP_IMAGE instead\n"
+    )
+    monkeypatch.setenv("WIDE_DEEP_KFP_IMAGE", "registry/new:2")  # the new name wins, quietly
+    assert kubeflow_runner.parse_args([]).image == "registry/new:2"
+    assert capsys.readouterr().err == ""
+
+
 def test_flags_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("WIDE_DEEP_KFP_IMAGE", IMAGE)
     monkeypatch.setenv("WIDE_DEEP_KFP_PIPELINE_ROOT", "gs://bucket/root/")
