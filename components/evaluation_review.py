@@ -173,6 +173,16 @@ class Check:
     baseline: float | None
     bound: str
     passed: bool
+    # Why a failure TFMA reported does not stand (the gate set it aside), "" otherwise:
+    # "within noise", "too small to gate" or "undefined: <reason>".
+    relaxed: str = ""
+
+    @property
+    def result(self) -> str:
+        """``FAIL``, ``pass``, or ``pass: <why the gate set TFMA's failure aside>``."""
+        if not self.passed:
+            return "FAIL"
+        return f"pass: {self.relaxed}" if self.relaxed else "pass"
 
 
 @dataclass(frozen=True)
@@ -339,9 +349,11 @@ def _failures(uri: str) -> tuple[set[tuple[str, bool]], list[Check]]:
     """The failed overall thresholds, and a Check for every other failure TFMA reported.
 
     The first is a set of (metric name, is a change check); the others are failures
-    on other slices or missing metrics, which also withhold the blessing.
+    on other slices or missing metrics, which also withhold the blessing, except a
+    slice's AUC change failure the gate set aside (``_slice_bound_check``).
     """
     result = tfma.load_validation_result(uri)
+    judged = {s.name: s for s in paired_comparison.read_slices(uri)}
     overall, others = set(), []
     for per_slice in result.metric_validations_per_slice:
         keys = per_slice.slice_key.single_slice_keys
@@ -356,17 +368,56 @@ def _failures(uri: str) -> tuple[set[tuple[str, bool]], list[Check]]:
                 if failure.HasField("metric_value")
                 else None
             )
-            others.append(
-                Check(
-                    f"{key.name} [{where}]",
-                    "change" if key.is_diff else "absolute",
-                    value,
-                    None,
-                    failure.message,
-                    passed=False,
-                )
+            check = Check(
+                f"{key.name} [{where}]",
+                "change" if key.is_diff else "absolute",
+                value,
+                None,
+                failure.message,
+                passed=False,
             )
+            gated_bound = key.is_diff and key.name == GATED_METRIC and len(keys) == 1
+            others.append(_slice_bound_check(check, judged.get(where)) if gated_bound else check)
     return overall, others
+
+
+def _slice_bound_check(check: Check, paired: SliceComparison | None) -> Check:
+    """A slice's AUC change failure as the gate judged it on the slice's paired comparison.
+
+    Held: the failure stands. Otherwise the gate set it aside: a gated slice within its
+    noise (its interval not wholly below the bound), a slice too small to gate, or one
+    without an interval (its reason). No comparison recorded: TFMA's failure stands.
+    """
+    if paired is None:
+        return check
+    c = paired.comparison
+    interval = (
+        f"candidate - serving {c.difference:+.4f} (95% interval {c.low:+.4f} to "
+        f"{c.high:+.4f}, paired bootstrap on {c.rows:,} rows), bound {-c.tolerance:+.4f}"
+        if c is not None
+        else ""
+    )
+    if paired.held:
+        reason = interval or f"no interval: {paired.undefined or 'no paired comparison'}"
+        return replace(check, bound=f"{check.bound}; held: {reason}")
+    if not paired.gated:
+        return replace(
+            check,
+            bound=f"{check.bound}; {paired.rows:,} rows, under the slice bound's minimum",
+            passed=True,
+            relaxed="too small to gate",
+        )
+    if c is None:
+        reason = paired.undefined or "no paired comparison"
+        return replace(
+            check,
+            bound=f"{check.bound}; no interval: {reason}",
+            passed=True,
+            relaxed=f"undefined: {reason}",
+        )
+    return replace(
+        check, bound=f"{interval}: not wholly below it", passed=True, relaxed="within noise"
+    )
 
 
 def _thresholds(config: tfma.EvalConfig) -> Iterable[tuple[str, tfma.MetricThreshold]]:

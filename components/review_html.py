@@ -47,7 +47,7 @@ def _verdict(review: Review) -> str:
     rows = "".join(
         f"<tr><td>{html.escape(c.metric)}</td><td>{c.kind}</td><td>{_number(c.candidate)}</td>"
         f"<td>{_number(c.baseline)}</td><td>{html.escape(c.bound)}</td>"
-        f"<td class='{'pass' if c.passed else 'fail'}'>{'pass' if c.passed else 'FAIL'}</td></tr>"
+        f"<td class='{'pass' if c.passed else 'fail'}'>{html.escape(c.result)}</td></tr>"
         for c in review.checks
     )
     notes = "".join(f"<p>{html.escape(n)}</p>" for n in review.notes)

@@ -1,8 +1,8 @@
 """Inputs for the review's tests: an evaluation of the recorded runs, given per-slice data.
 
-The recorded runs keep plots of the overall slice only, and were recorded before the
-gate wrote per-slice comparisons: these helpers copy an evaluation and add both, so
-the tests see what a run with them would give.
+The recorded runs keep plots of the overall slice only: these helpers copy an
+evaluation, add plots of given slices, and put given per-slice comparisons in place of
+the gate's, so that a test controls what the review reads.
 """
 
 from __future__ import annotations

@@ -159,7 +159,7 @@ def print_review(review: Review, out: TextIO) -> None:
             metric_text(c.candidate),
             metric_text(c.baseline),
             c.bound,
-            "pass" if c.passed else "FAIL",
+            c.result,
         ]
         for c in review.checks
     ]

@@ -40,8 +40,9 @@ OUTCOME = Outcome(False, "1795448548", PushRecord(pushed=False))
 
 @pytest.fixture
 def evaluation(recorded_runs, tmp_path):
-    """The recorded worse run's evaluation, with the gate's per-slice comparisons beside it."""
-    folder = evaluation_of(recorded_runs, recorded_runs.worse, tmp_path / "evaluation")
+    """A recorded evaluation against the served model whose verdict names no slice (the
+    rerun's), with these per-slice comparisons in place of the gate's."""
+    folder = evaluation_of(recorded_runs, recorded_runs.rerun, tmp_path / "evaluation")
     write_slices(folder, [BETTER, NO_POSITIVE, WORSE, TINY, NOISE, FEW])
     return folder
 
@@ -109,16 +110,18 @@ def test_every_slice_against_the_serving_model_worst_first(evaluation):
 
 
 def test_a_slice_the_verdict_holds_back_is_marked_fail(evaluation):
-    held = SliceComparison(**{**WORSE.__dict__, "value": "Credit Card"})
-    write_slices(evaluation, [held])
     review = load_review(str(evaluation), OUTCOME)
-    failing = [c for c in review.changes if c.beyond_bound]
-    # The recorded run's verdict names no slice; a failure on it would mark the row FAIL.
-    assert failing == []
+    # The rerun's verdict names no slice, and none of these comparisons held it back.
+    assert [c for c in review.changes if c.beyond_bound] == []
+    held = SliceComparison(**{**WORSE.__dict__, "gated": True, "held": True})
+    write_slices(evaluation, [held, NOISE])
+    marked = load_review(str(evaluation), OUTCOME).changes
+    assert [c.name for c in marked if c.mark == "FAIL"] == [held.name]
     from components.evaluation_review import slice_changes
 
-    marked = slice_changes(review.slices, [held], None, {held.name})
-    assert next(c for c in marked if c.name == held.name).mark == "FAIL"
+    # A slice the verdict names as failing a bound is marked FAIL too.
+    named = slice_changes(review.slices, [NOISE], None, {NOISE.name})
+    assert next(c for c in named if c.name == NOISE.name).mark == "FAIL"
 
 
 def test_without_comparisons_the_candidate_alone_sorted_by_auc(recorded_runs, tmp_path):
@@ -223,3 +226,51 @@ def test_every_slice_under_the_size_tfma_wrote_is_left_out_by_name(recorded_runs
     assert small and set(review.left_out.names) == small
     assert review.left_out.line().startswith(f"{len(small)} slices under {MIN_SLICE_SIZE} rows")
     assert not small & {c.name for c in review.changes}
+
+
+def _recorded_review(recorded_runs, run_id, tmp_path):
+    """The review of a recorded run's evaluation, with the gate's own slice comparisons."""
+    from components import paired_comparison
+
+    folder = evaluation_of(recorded_runs, run_id, tmp_path / "evaluation")
+    review = load_review(str(folder), Outcome(False, "1", PushRecord(pushed=False)))
+    return review, {s.name: s for s in paired_comparison.read_slices(str(folder))}
+
+
+def test_a_slice_loss_within_its_noise_is_shown_and_not_failed(recorded_runs, tmp_path):
+    review, judged = _recorded_review(recorded_runs, recorded_runs.slice_regression, tmp_path)
+    card = next(c for c in review.changes if c.name == "payment_type=Credit Card")
+    recorded = judged[card.name]
+    assert recorded.gated and not recorded.held and recorded.comparison is not None
+    assert card.change < 0 and (card.low, card.high) == (
+        recorded.comparison.low,
+        recorded.comparison.high,
+    )
+    assert card.mark == ("worse" if card.high < 0 else "")
+    assert not any(c.mark == "FAIL" for c in review.changes)
+    assert all(c.passed for c in review.checks), [c for c in review.checks if not c.passed]
+    # TFMA's failure on the slice is shown, set aside with the interval the gate judged.
+    check = next(c for c in review.checks if c.metric == f"auc [{card.name}]")
+    assert check.result == "pass: within noise"
+    assert f"{card.low:+.4f} to {card.high:+.4f}" in check.bound
+    out = io.StringIO()
+    print_changes(review, out, limit=100)
+    assert re.search(rf"^\s+{re.escape(card.name)}\s.*\s{card.mark}$", out.getvalue(), re.M)
+    assert "FAIL" not in render_html(review).split("id='changes'", 1)[1]
+
+
+def test_the_slices_that_held_the_candidate_back_fail_and_no_other(recorded_runs, tmp_path):
+    review, judged = _recorded_review(recorded_runs, recorded_runs.worse, tmp_path)
+    held = {name for name, s in judged.items() if s.held}
+    assert {"payment_type=Credit Card", "company=Taxi Affiliation Services"} <= held
+    assert {c.name for c in review.changes if c.mark == "FAIL"} == held
+    failed = {c.metric for c in review.checks if not c.passed}
+    assert {f"auc [{name}]" for name in held} <= failed
+    assert ("auc", "change") in {(c.metric, c.kind) for c in review.checks if not c.passed}
+    # TFMA's other slice failures were set aside: each says why.
+    relaxed = [c for c in review.checks if c.metric.startswith("auc [") and c.passed]
+    assert relaxed and all(c.relaxed for c in relaxed)
+    reasons = ("pass: too small to gate", "pass: within noise", "pass: undefined: ")
+    assert all(c.result.startswith(reasons) for c in relaxed)
+    small = next(c for c in relaxed if not judged[c.metric[5:-1]].gated)
+    assert small.result == "pass: too small to gate"
