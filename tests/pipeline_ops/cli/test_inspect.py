@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from fixtures.make_runs import SLICE_RUN
 from run_commands import inspect_cli, lineage_components
 
 from pipeline_def import node_ids as P
@@ -50,10 +51,11 @@ def test_runs_lists_each_run_newest_first_with_its_steps(recorded_runs, inspect)
     code, out, _ = inspect("runs")
     assert code == commands.EXIT_OK
     heads = [line.split() for line in out.splitlines() if not line.startswith(" ")]
-    ids = (recorded_runs.broken, recorded_runs.worse, recorded_runs.rerun, recorded_runs.good)
-    assert [(h[0], h[-1]) for h in heads] == list(
-        zip(ids, ("failed", "complete", "complete", "complete"), strict=True)
-    )
+    r = recorded_runs
+    states = {r.good: "complete", r.rerun: "complete", r.worse: "complete", r.broken: "failed"}
+    states[r.slice_regression] = "complete"
+    listed = [(h[0], h[-1]) for h in heads]
+    assert listed == sorted(states.items(), reverse=True)  # run ids are start times
     blocks = out.split("\n" + recorded_runs.good)[1].splitlines()[1:]
     assert [line.split()[0] for line in blocks] == list(P.NODE_IDS)
     assert {line.split()[1] for line in blocks} == {"complete"}
@@ -61,14 +63,21 @@ def test_runs_lists_each_run_newest_first_with_its_steps(recorded_runs, inspect)
     assert re.search(rf"^\s+{P.TRAINER}\s+cached\s", rerun, re.M)
 
 
-def test_artifacts_by_type_show_the_push_and_already_serving(inspect):
+def test_artifacts_by_type_show_the_push_and_already_serving(recorded_runs, inspect):
     code, out, _ = inspect("artifacts", "--type", "PushedModel")
     assert code == commands.EXIT_OK
     lines = [line for line in out.splitlines() if line.startswith("#")]
-    assert len(lines) == 3 and all(" Pusher " in line for line in lines)
-    assert [("pushed=1" in line, "already_serving=1" in line) for line in lines] == [
-        (True, False), (True, True), (False, False)
-    ]  # fmt: skip
+    assert all(" Pusher " in line for line in lines)
+    # (pushed, already serving) of each run's push; the broken run stopped before one.
+    r = recorded_runs
+    pushes = {
+        r.good: (True, False), r.rerun: (True, True), r.worse: (False, False),
+        r.slice_regression: (True, False),
+    }  # fmt: skip
+    assert len(lines) == len(pushes)
+    for run, state in pushes.items():
+        (line,) = [line for line in lines if f" {run} " in line]
+        assert ("pushed=1" in line, "already_serving=1" in line) == state, line
     code, _, err = inspect("artifacts", "--type", "Nope")
     assert code == commands.EXIT_BAD_INPUT and "no artifacts of type Nope" in err
 
@@ -89,13 +98,16 @@ def test_lineage_of_the_pushed_model_reaches_the_input_files(recorded_runs, insp
         P.SERVING_BASELINE,
     } <= lineage_components(tree)  # fmt: skip
     trainer = next(i for i in tree["produced_by"]["inputs"] if i["key"] == "model")
-    assert trainer["produced_by"]["parameters"]["train_steps"] == 40
-    # The rerun pushed last (already serving): its blessing names the served version.
+    # The newest push is the slice regression's, trained longer than the served model.
+    assert trainer["produced_by"]["parameters"]["train_steps"] == int(SLICE_RUN[1])
+    # Pushed after the good run's: its blessing names the version it was compared with.
     blessing = next(i for i in tree["produced_by"]["inputs"] if i["key"] == "model_blessing")
     baseline = next(i for i in blessing["produced_by"]["inputs"] if i["key"] == "baseline_model")
     version = baseline["properties"]["serving_version"]
     assert version and blessing["properties"]["baseline_version"] == version
-    assert tree["properties"]["pushed_destination"].endswith(f"/serving/{version}")
+    # A new version beside the one it was compared with (serving versions are times).
+    serving, pushed = tree["properties"]["pushed_destination"].rsplit("/", 1)
+    assert serving.endswith("/serving") and int(pushed) > int(version)
     (examples,) = [n for n in _nodes(tree) if n["type"] == "Examples" and "produced_by" in n]
     params = examples["produced_by"]["parameters"]
     assert params["input_fingerprint"].startswith("split:single_split,num_files:1")

@@ -11,6 +11,12 @@ from pipeline_def import node_ids as P
 from pipeline_ops import commands
 from pipeline_ops.cli import review
 
+# The AUC change check as the gate judged it: both AUCs, then its paired interval.
+_CHANGE = (
+    r"(0\.\d{4})\s+(0\.\d{4})\s+candidate - baseline >= -0\.0100 unless the 95% interval "
+    r"\(([-+]\d\.\d{4}) to ([-+]\d\.\d{4}), paired bootstrap on [\d,]+ rows\) lies below it"
+)
+
 
 @pytest.fixture
 def run_review(recorded_runs, capsys):
@@ -45,12 +51,9 @@ def test_the_rerun_is_compared_with_the_served_model_and_not_copied_again(
 ):
     code, out, _ = run_review("--run", recorded_runs.rerun)
     assert code == commands.EXIT_OK and "Verdict: BLESSED" in out
-    change = re.search(
-        r"^\s+auc\s+change\s+(0\.\d{4})\s+(0\.\d{4})\s+candidate - baseline >= -0\.0100\s+pass$",
-        out,
-        re.M,
-    )
+    change = re.search(rf"^\s+auc\s+change\s+{_CHANGE}\s+pass$", out, re.M)
     assert change and change.group(1) == change.group(2), out  # the same model
+    assert float(change.group(3)) == float(change.group(4)) == 0  # on every draw of rows
     assert "Already serving, not copied again: " in out
 
 
@@ -58,18 +61,21 @@ def test_a_worse_model_fails_the_change_check_and_is_not_pushed(recorded_runs, r
     code, out, _ = run_review("--run", recorded_runs.worse)
     assert code == commands.EXIT_OK
     assert "Verdict: NOT BLESSED" in out
-    change = re.search(
-        r"^\s+auc\s+change\s+(0\.\d{4})\s+(0\.\d{4})\s+candidate - baseline >= -0\.0100\s+FAIL$",
-        out,
-        re.M,
-    )
+    change = re.search(rf"^\s+auc\s+change\s+{_CHANGE}\s+FAIL$", out, re.M)
     assert change, out
     assert float(change.group(1)) < float(change.group(2)) - 0.01
+    assert float(change.group(4)) < -0.01  # the whole interval below the tolerated drop
     assert "Not pushed: the model was not blessed." in out
 
 
-def test_without_run_the_newest_is_reviewed_and_it_has_no_evaluation(recorded_runs, run_review):
-    code, out, err = run_review()
+def test_without_run_the_newest_is_reviewed(recorded_runs, run_review):
+    code, out, _ = run_review()
+    assert code == commands.EXIT_OK
+    assert f"Evaluation review of run {recorded_runs.slice_regression}" in out
+
+
+def test_a_run_stopped_before_its_evaluation_has_none_to_review(recorded_runs, run_review):
+    code, out, err = run_review("--run", recorded_runs.broken)
     assert code == commands.EXIT_FAILED and out == ""
     assert err.strip() == (
         f"error: run {recorded_runs.broken} has no evaluation to review: "

@@ -48,6 +48,18 @@ def test_differences_name_each_feature(curated):
     assert "~ payment_type: values outside the curated domain: Bitcoin" in lines
 
 
+def _inferred_path(recorded_runs, run_id: str) -> str:
+    """The schema SchemaGen inferred in the recorded run ``run_id``."""
+    from pipeline_def import node_ids as ids
+    from pipeline_def.config import SqliteMetadata
+    from pipeline_ops.metadata.runs import find_run
+    from pipeline_ops.metadata.store import open_store
+
+    store = open_store(SqliteMetadata(str(recorded_runs.output_dir / "metadata.sqlite")))
+    schema = find_run(store, "taxi-wide-deep", run_id).output(ids.SCHEMA_GEN, "schema")
+    return f"{schema.uri}/{schema_review.SCHEMA_FILE}"
+
+
 def test_the_command_writes_the_newest_inference_and_prints_each_difference(
     recorded_runs, tmp_path, capsys, curated
 ):
@@ -57,11 +69,19 @@ def test_the_command_writes_the_newest_inference_and_prints_each_difference(
     )
     out = capsys.readouterr().out
     inferred = tfdv.load_schema_text(str(proposal))
-    # The broken run's SchemaGen saw text in trip_miles: its inference is the newest.
+    # The newest run's inference (the slice regression's), not the broken run's before it,
+    # which saw text in trip_miles.
+    assert inferred == tfdv.load_schema_text(
+        _inferred_path(recorded_runs, recorded_runs.slice_regression)
+    )
+    broken = tfdv.load_schema_text(_inferred_path(recorded_runs, recorded_runs.broken))
+    assert "~ trip_miles: type FLOAT (curated) but BYTES in the data" in differences(
+        curated, broken
+    )
     miles = next(f for f in inferred.feature if f.name == "trip_miles")
-    assert miles.type == schema_pb2.BYTES
+    assert miles.type == schema_pb2.FLOAT
     lines = differences(curated, inferred)
-    assert "~ trip_miles: type FLOAT (curated) but BYTES in the data" in lines
+    assert lines  # the sample's census tracts are all empty: inferred as text
     assert code == commands.EXIT_FAILED
     assert f"{len(lines)} difference(s) from {datasets.schema_path('taxi')}:" in out
     assert all(f"  {line}" in out.splitlines() for line in lines)

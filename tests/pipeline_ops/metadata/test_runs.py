@@ -92,14 +92,18 @@ def test_runs_are_listed_newest_first_and_found_by_id(store):
 def test_recorded_runs_are_read_back_newest_first_with_each_steps_state(recorded_runs):
     store = open_store(SqliteMetadata(str(recorded_runs.output_dir / "metadata.sqlite")))
     runs = list_runs(store, "taxi-wide-deep")
-    order = [recorded_runs.broken, recorded_runs.worse, recorded_runs.rerun, recorded_runs.good]
-    assert [run.run_id for run in runs] == order
-    broken, worse, rerun, good = runs
+    r = recorded_runs
+    made = [r.good, r.rerun, r.worse, r.broken, r.slice_regression]  # make_runs.py's order
+    assert [run.run_id for run in runs] == made[::-1]
+    assert made == sorted(made)  # run ids are start times
+    by_id = {run.run_id: run for run in runs}
+    broken, worse, rerun, good = (by_id[i] for i in (r.broken, r.worse, r.rerun, r.good))
     assert broken.nodes["ExampleValidator"].state == "failed"
     assert "Trainer" not in broken.nodes and broken.output("Evaluator", "evaluation") is None
     assert {e.state for e in good.nodes.values()} == {"complete"}
     assert rerun.nodes["Trainer"].state == "cached" and worse.nodes["Trainer"].state == "complete"
     # A cached step's outputs are the earlier run's artifacts.
     assert rerun.output("Trainer", "model").id == good.output("Trainer", "model").id
-    assert latest_run(store, "taxi-wide-deep").run_id == recorded_runs.broken
+    assert by_id[r.slice_regression].nodes["Trainer"].state == "complete"
+    assert latest_run(store, "taxi-wide-deep").run_id == recorded_runs.slice_regression
     assert find_run(store, "taxi-wide-deep", recorded_runs.good).run_id == recorded_runs.good
