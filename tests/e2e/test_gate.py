@@ -179,7 +179,7 @@ def test_a_candidate_that_loses_on_one_slice_is_judged_by_the_slice_bound(slice_
 
     Whether this run's loss on the slice goes beyond the bound is up to its training:
     the slice's 326 test rows give an interval of about +-0.065 around a loss of about
-    0.12 (held in two runs of three here, the bound -0.05), and a larger loss would
+    0.12 (held in three runs of four here, the bound -0.05), and a larger loss would
     spill past the overall bound too (the slice holds 16% of the positive-negative
     pairs). So the test checks the rule on whichever side the run falls, and the held
     side is also checked, deterministically, on the recorded "worse" run
