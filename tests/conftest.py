@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tensorflow as tf
@@ -257,3 +258,26 @@ def recorded_runs(tmp_path_factory) -> RecordedRuns:
     newest_first = (run.run_id for run in list_runs(store, "taxi-wide-deep"))
     slice_regression, broken, worse, rerun, good = newest_first
     return RecordedRuns(output_dir, good, rerun, worse, broken, slice_regression)
+
+
+def headless_chromium(window_size: str = "1400,1000", browser_log: bool = False) -> Any:
+    """Debian's chromium driven by selenium, headless; skips the test when either is absent."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver_path):
+        pytest.skip("Debian's chromium and chromium-driver are not installed (make system-deps)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={window_size}"):
+        options.add_argument(flag)
+    if browser_log:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=options, service=webdriver.ChromeService(driver_path))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A headless Chromium for the module's tests."""
+    driver = headless_chromium()
+    yield driver
+    driver.quit()

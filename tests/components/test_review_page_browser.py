@@ -8,7 +8,6 @@ chromedriver through selenium, as tests/e2e/test_gate.py drives them.
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,21 +19,6 @@ from components.properties import Outcome, PushRecord
 from components.review_html import render_html
 
 SCREENSHOT = Path("/tmp/review_page.png")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver")
-    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver_path):
-        pytest.skip("Debian's chromium and chromium-driver are not installed (make system-deps)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(driver_path))
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture

@@ -72,21 +72,6 @@ def _report_of_latest_run(output_dir: Path, tmp_path: Path) -> Path:
     return page
 
 
-@pytest.fixture(scope="module")
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver")
-    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver_path):
-        pytest.skip("Debian's chromium and chromium-driver are not installed (make system-deps)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(driver_path))
-    yield driver
-    driver.quit()
-
-
 def _rendered(browser, page: Path) -> dict:
     from selenium.webdriver.common.by import By
 

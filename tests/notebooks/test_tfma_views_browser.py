@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import headless_chromium
 from run_commands import free_port
 
 pytestmark = pytest.mark.slow
@@ -220,10 +221,6 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Page]]
     in a fresh kernel, then again in a reopened page on the same kernel."""
     if not (NOTEBOOK_ENV / "bin" / "jupyter").exists():
         pytest.skip(f"{NOTEBOOK_ENV.name} is absent: `make notebook` builds it")
-    webdriver = pytest.importorskip("selenium.webdriver")
-    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver_path):
-        pytest.skip("Debian's chromium and chromium-driver are not installed (make system-deps)")
 
     base = tmp_path_factory.mktemp("notebook")
     # A copy: the server autosaves the notebook it runs, and the repository's stays clean.
@@ -234,13 +231,12 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Page]]
     evaluations = base / "runs"
     shutil.copytree(RECORDED_EVALUATIONS, evaluations)
 
-    server, url = _notebook_server(root, evaluations)
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,2400"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(driver_path))
+    browser = headless_chromium(window_size="1400,2400", browser_log=True)  # may skip: first
+    try:
+        server, url = _notebook_server(root, evaluations)
+    except BaseException:
+        browser.quit()
+        raise
     try:
         browser.execute_cdp_cmd(
             "Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_CHART_LOADER_FAILURES}
