@@ -10,9 +10,9 @@ Compiles the same ``create_pipeline`` the local runner uses into a KFP PipelineS
 YAML (schema 2.1.0). With ``--endpoint`` the package becomes a version of the pipeline,
 named after the git commit and the package's digest (an identical package is not
 uploaded twice); ``--run`` starts a run of it, ``--wait`` follows it, and ``--schedule``
-replaces the pipeline's recurring run. Every flag can come from the environment
-(``WIDE_DEEP_KFP_IMAGE``, ``WIDE_DEEP_KFP_NAMESPACE``, ...). The TFX/TF log goes to
-``<output>.log``. Exit codes: 0 success, 1 Kubeflow refused or the run failed, 2 bad
+replaces the pipeline's recurring run. Every flag with a value can come from the
+environment (``WIDE_DEEP_KFP_IMAGE``, ``WIDE_DEEP_KFP_NAMESPACE``, ...). The TFX/TF log
+goes to ``<output>.log``. Exit codes: 0 success, 1 Kubeflow refused or the run failed, 2 bad
 input, 130 Ctrl-C while waiting (the run keeps going).
 """
 

@@ -87,9 +87,12 @@ def cluster_target(args: argparse.Namespace) -> Target | None:
     alone = [
         f"--{f.replace('_', '-')}" for f in ("unschedule", "list_schedules") if getattr(args, f)
     ]
-    acting = args.run or args.schedule or args.param
-    if len(alone) > 1 or (alone and acting):
-        raise ValueError(f"{alone[0]} acts alone: give it without --run, --schedule, --param")
+    if len(alone) > 1:
+        raise ValueError("--unschedule and --list-schedules: give one of them")
+    if alone and (args.run or args.wait or args.schedule or args.catchup or args.param):
+        raise ValueError(
+            f"{alone[0]} acts alone: give it without --run, --wait, --schedule, --catchup, --param"
+        )
     needs_endpoint = [f for f in ("run", "wait", "schedule", "unschedule", "list_schedules")
                       if getattr(args, f)]  # fmt: skip
     if not args.endpoint:

@@ -75,7 +75,7 @@ class KfpApi:
         config = kfp_server_api.Configuration(host=target.ui)
         credential = target.credential
         if credential.token or credential.token_file:
-            config.api_key["authorization"] = current_token(credential)
+            config.api_key["authorization"] = self._token()
             config.api_key_prefix["authorization"] = "Bearer"
             if credential.token_file:
                 # A projected token rotates: read it again before each request, as kfp's
@@ -88,8 +88,15 @@ class KfpApi:
         self.runs = kfp_server_api.RunServiceApi(client)
         self.recurring_runs = kfp_server_api.RecurringRunServiceApi(client)
 
+    def _token(self) -> str | None:
+        """The bearer token now; KfpError when its file went missing or empty since."""
+        try:
+            return current_token(self.target.credential)
+        except ValueError as err:
+            raise KfpError(f"no token for Kubeflow Pipelines at {self.target.ui}: {err}") from err
+
     def _refresh(self, config: kfp_server_api.Configuration) -> None:
-        config.api_key["authorization"] = current_token(self.target.credential)
+        config.api_key["authorization"] = self._token()
 
     def call(self, what: str, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``method(*args, **kwargs)`` with the timeout; KfpError saying ``what`` failed and why."""

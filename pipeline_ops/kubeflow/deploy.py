@@ -115,6 +115,9 @@ def _run(
     except KeyboardInterrupt:
         print(f"stopped waiting; the run keeps going: {url}", file=people)
         return EXIT_INTERRUPTED
+    except KfpError as err:
+        print(f"error: lost track of run {name} ({err}); it keeps going: {url}", file=people)
+        return EXIT_FAILED
     if end.succeeded:
         print(f"run {name} {end.state}: {url}")
         return EXIT_OK

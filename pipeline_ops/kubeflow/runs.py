@@ -16,13 +16,14 @@ from typing import Any, TextIO
 
 import kfp_server_api
 
-from pipeline_ops.kubeflow.api import KfpApi, name_filter
+from pipeline_ops.kubeflow.api import KfpApi, KfpError, name_filter
 from pipeline_ops.kubeflow.versions import Version
 
 # backend/api/v2beta1/run.proto, RuntimeState: the states a run ends in.
 SUCCEEDED = "SUCCEEDED"
 ENDED = (SUCCEEDED, "SKIPPED", "FAILED", "CANCELED")
 FAILED_TASK_STATES = ("FAILED", "CANCELED")
+READ_ATTEMPTS = 5  # reads of a followed run that may fail in a row before giving up
 
 
 def experiment_id(api: KfpApi, name: str) -> str:
@@ -115,8 +116,18 @@ def follow_run(
     """
     seen: dict[str, str] = {}
     started = time.monotonic()
+    failed_reads = 0
     while True:
-        run = api.call(f"read run {run_id}", api.runs.get_run, run_id)
+        try:
+            run = api.call(f"read run {run_id}", api.runs.get_run, run_id)
+        except KfpError:
+            # A blip over an hours-long run is not the run's failure: read again.
+            failed_reads += 1
+            if failed_reads >= READ_ATTEMPTS:
+                raise
+            sleep(poll_seconds)
+            continue
+        failed_reads = 0
         states = _task_states(run)
         for name, state in sorted(states.items()):
             if seen.get(name) != state and (name in tasks or state in FAILED_TASK_STATES):

@@ -120,6 +120,38 @@ def test_a_failed_run_exits_1_naming_the_task(deploy, kfp_api, capfd):
     assert f"FAILED (failed: {P.TRAINER})" in err and "/#/runs/details/" in err
 
 
+def test_a_blip_while_waiting_is_read_again_and_a_lost_run_keeps_going(deploy, kfp_api, capfd):
+    kfp_api.script_run(
+        [("RUNNING", {P.TRAINER: "RUNNING"}), ("SUCCEEDED", {P.TRAINER: "SUCCEEDED"})]
+    )
+    kfp_api.fail_next("GET", r"/apis/v2beta1/runs/[^/]+", 503, times=2)
+    assert deploy("--endpoint", kfp_api.url, "--run", "--wait", *QUICK) == commands.EXIT_OK
+    kfp_api.fail_next("GET", r"/apis/v2beta1/runs/[^/]+", 503, times=100)
+    assert deploy("--endpoint", kfp_api.url, "--run", "--wait", *QUICK) == commands.EXIT_FAILED
+    (err,) = _errors(capfd.readouterr().err)
+    assert "lost track of run" in err and "HTTP 503" in err and "it keeps going: " in err
+
+
+def test_a_token_file_gone_before_a_request_is_one_line(
+    deploy, team_api, tmp_path, capfd, monkeypatch
+):
+    token = tmp_path / "token"
+    token.write_text("secret")
+    args = ("--endpoint", team_api.url, "--namespace", "team", "--token-file", str(token))
+    assert deploy(*args) == commands.EXIT_OK
+    checked = kubeflow_runner.cluster_target
+
+    def vanishing(parsed: object) -> object:  # the file goes after the flags were checked
+        target = checked(parsed)
+        token.unlink()
+        return target
+
+    monkeypatch.setattr(kubeflow_runner, "cluster_target", vanishing)
+    assert deploy(*args) == commands.EXIT_FAILED
+    (err,) = _errors(capfd.readouterr().err)
+    assert f"no token for Kubeflow Pipelines at {team_api.url}: token file {token}" in err
+
+
 def test_a_schedule_is_replaced_by_name_and_runs_one_at_a_time(deploy, kfp_api, capfd):
     assert deploy("--endpoint", kfp_api.url, "--schedule", "0 6 * * MON") == commands.EXIT_OK
     (first,) = kfp_api.recurring_runs
@@ -175,6 +207,8 @@ def test_a_failed_upload_schedules_nothing_and_keeps_the_package(deploy, kfp_api
         (["--run", "--param", "train_steps=many"], "train_steps takes an integer"),
         (["--wait"], "--wait follows a run"),
         (["--unschedule", "--run"], "--unschedule acts alone"),
+        (["--list-schedules", "--wait"], "--list-schedules acts alone"),
+        (["--unschedule", "--list-schedules"], "give one of them"),
         (["--token", "t", "--cookie", "c"], "give one credential, not --token and --cookie"),
     ],
 )  # fmt: skip
