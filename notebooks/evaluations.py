@@ -68,10 +68,16 @@ def newest_evaluation(start: Path | None = None) -> Path:
 
 
 def candidate_name(evaluation: Path) -> str:
-    """The evaluated model's name in ``evaluation`` ("" when it was the only model)."""
+    """The evaluated model's name in ``evaluation`` ("" in older outputs' lone model)."""
     specs = json.loads((evaluation / CONFIG_FILE).read_text())["evalConfig"]["modelSpecs"]
     (candidate,) = [s for s in specs if not s.get("isBaseline", False)]
     return candidate.get("name", "")
+
+
+def slice_columns(evaluation: Path) -> list[str]:
+    """The columns the Evaluator sliced ``evaluation`` by, as its config names them."""
+    specs = json.loads((evaluation / CONFIG_FILE).read_text())["evalConfig"]["slicingSpecs"]
+    return [key for spec in specs for key in spec.get("featureKeys", [])]
 
 
 def load(evaluation: Path) -> tfma.EvalResult:
@@ -84,9 +90,10 @@ def load(evaluation: Path) -> tfma.EvalResult:
 def load_series(evaluations: list[Path]) -> view_types.EvalResults:
     """The candidates' results of several outputs, in order, for ``render_time_series``.
 
-    Each output is loaded under its own candidate's name: a run with nothing serving
-    evaluates one unnamed model, a later run a "candidate" against a "baseline", so
-    ``tfma.load_eval_results(paths, model_name=...)`` cannot name them all.
+    Each output is loaded under its own candidate's name: the Evaluator names the
+    candidate "candidate" in every run now, but outputs written before that hold an
+    unnamed lone model, which ``tfma.load_eval_results(paths, model_name=...)`` cannot
+    name together with the later ones.
     """
     import tensorflow_model_analysis as tfma
 
