@@ -15,7 +15,7 @@ from tfx.v1.dsl.components import InputArtifact, OutputArtifact, Parameter
 from components import kfp_ui
 from components.evaluation_review import Review, load_review
 from components.paired_comparison import GATED_METRIC
-from components.properties import WINDOW_PROPERTY, outcome_of, span_record
+from components.properties import outcome_of, span_record
 from components.review_html import render_html
 
 _artifacts = tfx.types.standard_artifacts
@@ -54,7 +54,7 @@ def EvaluationReport(  # noqa: N802 - TFX names the component after the function
     )
     spans = span_record(examples.mlmd_artifact)
     # A flat data root is span 0 without a window: no span to name.
-    has_spans = bool(examples.get_string_custom_property(WINDOW_PROPERTY))
-    review = replace(review, pipeline=pipeline_name or None, span=spans.span if has_spans else None)
+    span = spans.span if spans.window else None
+    review = replace(review, pipeline=pipeline_name or None, span=span)
     report.write(render_html(review))
     _headline(review, headline)

@@ -244,11 +244,6 @@ class Review:
         return _overall(self.slices)
 
     @property
-    def curves(self) -> Curves | None:
-        """The candidate's curves on the whole split (None: no plots recorded)."""
-        return self.curves_by_slice.get(OVERALL, {}).get(CANDIDATE)
-
-    @property
     def title(self) -> str:
         """What the review is of, in a line: pipeline, run, span, the models compared."""
         # The pipeline step that writes the page knows neither pipeline nor run: left out.
@@ -529,8 +524,7 @@ def _change_of(
         if paired is not None:  # both classes, too few of one for an honest interval
             undefined = f"no interval: {paired.undefined or 'too few of a class'}"
     name = OVERALL if column is None else f"{column}={value}"
-    # The gate may also record on the comparison that the slice held the candidate back.
-    held = bool(getattr(paired, "held", False))
+    held = paired is not None and paired.held
     return SliceChange(
         column,
         value,
@@ -607,10 +601,9 @@ def slice_changes(
 
 def _left_out(small: list[SliceMetrics], paired: list[SliceComparison]) -> LeftOut:
     names = [s.name for s in small]
+    # A held slice the gate could not match to its rows (rows 0) is shown as FAIL, not here.
     names += [
-        f"{p.column}={p.value}"
-        for p in paired
-        if p.rows < MIN_SLICE_SIZE and f"{p.column}={p.value}" not in names
+        p.name for p in paired if p.rows < MIN_SLICE_SIZE and not p.held and p.name not in names
     ]
     return LeftOut(names)
 
