@@ -122,6 +122,10 @@ def test_a_slice_the_verdict_holds_back_is_marked_fail(evaluation):
     # A slice the verdict names as failing a bound is marked FAIL too.
     named = slice_changes(review.slices, [NOISE], None, {NOISE.name})
     assert next(c for c in named if c.name == NOISE.name).mark == "FAIL"
+    # A held slice the gate could not match to its rows (rows 0) is not "left out".
+    unmatched = SliceComparison("company", "Gone Cab", 0, 0, None, "no rows", gated=True, held=True)
+    write_slices(evaluation, [held, unmatched])
+    assert unmatched.name not in load_review(str(evaluation), OUTCOME).left_out.names
 
 
 def test_without_comparisons_the_candidate_alone_sorted_by_auc(recorded_runs, tmp_path):
