@@ -61,6 +61,7 @@ from components.properties import (
     EVALUATED_SPLITS,
     HELD_SLICES,
 )
+from components.review_curves import slice_name
 from components.serving_baseline import serving_version
 from components.spec_extension import extended
 from modules.features import SLICE_MIN_ROWS
@@ -118,12 +119,6 @@ def tolerated_drop(eval_config: tfma.EvalConfig, overall: bool = True) -> float 
     return None
 
 
-def _slice_value(key: metrics_for_slice_pb2.SingleSliceKey) -> str:
-    """A slice key's value as text, as ``paired_comparison.slice_values`` writes it."""
-    value = getattr(key, key.WhichOneof("kind"))
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
 def _auc_change_failures(
     result: validation_result_pb2.ValidationResult,
 ) -> Iterator[tuple[str | None, bool]]:
@@ -133,7 +128,7 @@ def _auc_change_failures(
     """
     for per_slice in result.metric_validations_per_slice:
         keys = per_slice.slice_key.single_slice_keys
-        name = None if not keys else ",".join(f"{k.column}={_slice_value(k)}" for k in keys)
+        name = slice_name(keys) if keys else None
         for failure in per_slice.failures:
             key = failure.metric_key
             yield name, key.is_diff and key.name == GATED_METRIC and len(keys) <= 1
