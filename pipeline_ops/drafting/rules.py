@@ -70,20 +70,6 @@ SMALL_TABLE_MEMBERS = 5
 SMALL_TABLE_WIDE_LEARNING_RATE = 0.005
 
 
-def kind_of(values: Sequence[str]) -> str:
-    """``int``, ``float`` or ``string`` by ExampleGen's rule; ``empty`` without values."""
-    present = [v for v in values if v]
-    if not present:
-        return "empty"
-    for kind, parse in (("int", int), ("float", float)):
-        try:
-            [parse(v) for v in present]
-        except ValueError:
-            continue
-        return kind
-    return "string"
-
-
 def rank_auc(scores: Sequence[float], labels: Sequence[int]) -> float:
     """ROC AUC of ``scores`` for ``labels`` (ties count half), at least 0.5 either way."""
     order = sorted(range(len(scores)), key=scores.__getitem__)
