@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -255,8 +254,8 @@ def training_settings(rows: int) -> dict[str, int | float]:
 
 
 def label_name(label: str, positive: str) -> str:
-    """The label feature's name, e.g. ``Status_is_bad``."""
-    return re.sub(r"[^A-Za-z0-9_]", "_", f"{label}_is_{positive}")
+    """The label feature's name, e.g. ``Status_is_bad``, cleaned as transformed_name cleans."""
+    return F.transformed_name(f"{label}_is_{positive}").removesuffix("_xf")
 
 
 def literal(text: str) -> str:
