@@ -20,6 +20,9 @@ from modules.hparams import HParams
 # rows hold about 20-25 of the rarer class at taxi's share of big tips, where a slice's
 # AUC is known to about +-0.05; below that, one or two rows move its interval.
 SLICE_MIN_ROWS = 100
+# The token a missing text or code value becomes (Transform, and the drafting rules): a
+# category of its own, so the model learns what absence means.
+MISSING_TOKEN = "__missing__"
 
 
 class Scaling(Enum):

@@ -24,7 +24,6 @@ import tensorflow_transform as tft
 from modules import datasets
 from modules import features as F
 
-MISSING_TOKEN = "__missing__"
 # The key of the Transform's and the Trainer's custom_config naming the dataset.
 DATASET_KEY = "dataset"
 
@@ -159,7 +158,7 @@ def _tokens(values: tf.SparseTensor) -> tf.Tensor:
 
     A missing value is a token of its own, so the model learns what absence means.
     """
-    return dense(_text(values), MISSING_TOKEN)
+    return dense(_text(values), F.MISSING_TOKEN)
 
 
 def _vocabulary(spec: F.Vocabulary, raw: Tensor, out: dict[str, tf.Tensor]) -> None:

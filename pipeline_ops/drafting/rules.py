@@ -135,7 +135,7 @@ def choose(name: str, values: list[str], labels: list[int], tfdv_type: str) -> C
         return Choice(name, "unused", "empty in every row")
     if distinct == 1:
         return Choice(name, "unused", f"the same value ({present[0]!r}) in every row")
-    filled = [v or "__missing__" for v in values]
+    filled = [v or F.MISSING_TOKEN for v in values]
     if tfdv_type == "STRING" or tfdv_type == "BYTES":
         if distinct == len(present) and distinct > MAX_VOCABULARY:
             return Choice(name, "unused", "a different value in every row: an id")
