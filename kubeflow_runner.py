@@ -33,7 +33,8 @@ from pipeline_ops.cli.kubeflow_options import (
     env_name,
 )
 from pipeline_ops.cli.run_options import add_run_options, run_settings
-from pipeline_ops.commands import EXIT_BAD_INPUT, KUBEFLOW
+from pipeline_ops.cli.scaffold import say_error
+from pipeline_ops.commands import KUBEFLOW
 from pipeline_ops.kubeflow.deploy import Deployment, deploy, manage_schedules, object_store_uri
 
 
@@ -99,8 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         operations = cluster_operations(args, target)
         config = build_config(args)
     except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return say_error(err)
     deployment = Deployment(args.image, args.output, args.s3_endpoint, args.s3_secret)
     return deploy(config, deployment, operations, args.verbose)
 

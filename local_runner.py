@@ -30,8 +30,8 @@ from pipeline_def.config import (
     split_for,
 )
 from pipeline_ops.cli.run_options import add_run_options, run_settings
-from pipeline_ops.cli.scaffold import add_store_options
-from pipeline_ops.commands import EXIT_BAD_INPUT, EXIT_OK, RUN
+from pipeline_ops.cli.scaffold import add_store_options, say_error
+from pipeline_ops.commands import EXIT_OK, RUN
 from pipeline_ops.metadata.store import metadata_for
 from pipeline_ops.session.data_check import check_spans
 from pipeline_ops.session.local_run import run_session
@@ -99,8 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         window, files = check_spans(root, args.span, args.window)
         config = build_config(args, sum(f.stat().st_size for f in files), window.flat)
     except ValueError as err:  # bad flags, an unknown dataset, unreadable data
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return say_error(err)
     if window.note:
         print(f"note: {window.note}")
     output_dir = Path(config.pipeline_root).parent

@@ -37,6 +37,12 @@ class CommandError(Exception):
         self.exit_code = exit_code
 
 
+def say_error(err: Exception, exit_code: int = EXIT_BAD_INPUT) -> int:
+    """What stops a command in one ``error:`` line on stderr; returns ``exit_code``."""
+    print(f"error: {err}", file=sys.stderr)
+    return exit_code
+
+
 def parser_for(name: str, doc: str | None) -> argparse.ArgumentParser:
     """A parser for command ``name``, described by the first paragraph of ``doc``."""
     return argparse.ArgumentParser(prog=name, description=(doc or "").split("\n\n")[0])
@@ -133,8 +139,7 @@ def execute(body: Callable[[], int], quiet: bool = True) -> int:
     try:
         return body()
     except CommandError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return err.exit_code
+        return say_error(err, err.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
