@@ -48,7 +48,6 @@ class Window:
     spans: tuple[int, ...]  # oldest first; the last is ``span``
     previous: int | None  # the span before ``span``, for drift; None when there is none
     folders: dict[int, str]
-    asked: int
     note: str = ""
 
     @property
@@ -110,7 +109,7 @@ def resolve(
                 f"data root {root} has no span folders (span-<N>/), so no span {span}: "
                 "it is one span of files"
             )
-        return Window(FLAT_SPAN, (FLAT_SPAN,), None, {FLAT_SPAN: ""}, asked=window)
+        return Window(FLAT_SPAN, (FLAT_SPAN,), None, {FLAT_SPAN: ""})
     available = sorted(folders)
     if span == LATEST:
         span = available[-1]
@@ -128,7 +127,7 @@ def resolve(
             f"training on {', '.join(map(str, spans))}"
         )
     reads = {s: folders[s] for s in (*spans, *([previous] if previous is not None else []))}
-    return Window(span, spans, previous, reads, asked=window, note=note)
+    return Window(span, spans, previous, reads, note=note)
 
 
 def files_digest(paths: Iterable[str], base: str, opener: Callable[[str], BinaryIO]) -> str:
