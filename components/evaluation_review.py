@@ -17,7 +17,12 @@ import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis.writers import eval_config_writer
 
 from components import paired_comparison
-from components.paired_comparison import GATED_METRIC, Comparison, SliceComparison
+from components.paired_comparison import (
+    GATED_METRIC,
+    Comparison,
+    SliceComparison,
+    interval_text,
+)
 from components.properties import Outcome, PushRecord
 from components.review_curves import OVERALL, Curves, key_value, load_curves, slice_name
 from components.splits import TEST
@@ -38,13 +43,7 @@ NEEDS_POSITIVES = frozenset({"recall"})
 
 def undefined_reason(rows: int, positives: int) -> str | None:
     """Why a slice of ``rows`` with ``positives`` has no AUC (None: it has both classes)."""
-    if rows == 0:
-        return "no example"
-    if positives == 0:
-        return "no positive example"
-    if positives == rows:
-        return "no negative example"
-    return None
+    return paired_comparison.class_shortfall(rows, positives)
 
 
 @dataclass(frozen=True)
@@ -132,6 +131,38 @@ class SliceChange:
         if self.beyond_bound:
             return "FAIL"
         return "worse" if self.significantly_worse else ""
+
+    @property
+    def not_recorded(self) -> bool:
+        """Whether TFMA's point figures stand alone: a run from before the gate compared slices."""
+        return self.change is not None and self.low is None and not self.undefined
+
+    def cells(self, missing: str = "-", between: str = " to ") -> list[str]:
+        """The row for people: name, examples, positives, both AUCs, change, interval, mark.
+
+        ``missing`` stands for an absent figure, ``between`` joins the interval's ends
+        (``interval_text``). Without an interval the cell says why: the slice's classes,
+        or "not recorded" (``not_recorded``).
+        """
+        if self.low is not None and self.high is not None:
+            interval = interval_text(self.low, self.high, between)
+        elif self.undefined:
+            interval = f"undefined: {self.undefined}"
+        else:
+            interval = "not recorded" if self.not_recorded else missing
+        candidate = metric_text(
+            self.candidate_auc, missing="undefined" if self.undefined else missing
+        )
+        return [
+            self.name,
+            f"{self.rows:,}",
+            f"{self.positives:,}",
+            candidate,
+            metric_text(self.serving_auc, missing=missing),
+            missing if self.change is None else f"{self.change:+.4f}",
+            interval,
+            self.mark,
+        ]
 
 
 @dataclass(frozen=True)
@@ -387,8 +418,7 @@ def _slice_bound_check(check: Check, paired: SliceComparison | None) -> Check:
         return check
     c = paired.comparison
     interval = (
-        f"candidate - serving {c.difference:+.4f} (95% interval {c.low:+.4f} to "
-        f"{c.high:+.4f}, paired bootstrap on {c.rows:,} rows), bound {-c.tolerance:+.4f}"
+        f"candidate - serving {c.change_text(c.drawn_on())}, bound {-c.tolerance:+.4f}"
         if c is not None
         else ""
     )
@@ -483,10 +513,10 @@ def _beyond_noise(checks: list[Check], comparison: Comparison | None) -> list[Ch
     """The AUC change check as the gate judged it: on the paired comparison's interval."""
     if comparison is None:
         return checks
+    interval = interval_text(comparison.low, comparison.high)
     bound = (
         f"candidate - baseline >= {-comparison.tolerance:+.4f} unless the 95% interval "
-        f"({comparison.low:+.4f} to {comparison.high:+.4f}, paired bootstrap on "
-        f"{comparison.rows:,} rows) lies below it"
+        f"({interval}, {comparison.drawn_on()}) lies below it"
     )
     return [
         replace(c, bound=bound, passed=not comparison.worse)

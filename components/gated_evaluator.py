@@ -180,15 +180,12 @@ def describe_held(slices: Sequence[SliceComparison]) -> str:
     held = [s for s in slices if s.held]
     if not held:
         return ""
-    parts = []
-    for s in held:
-        c = s.comparison
-        parts.append(
-            f"{s.name} {c.difference:+.4f} (95% interval {c.low:+.4f} to {c.high:+.4f}, "
-            f"{c.rows:,} rows, bound {-c.tolerance:+.4f})"
-            if c is not None
-            else f"{s.name} (no paired comparison)"
-        )
+    parts = [
+        f"{s.name} {c.change_text(f'{c.rows:,} rows, bound {-c.tolerance:+.4f}')}"
+        if (c := s.comparison) is not None
+        else f"{s.name} (no paired comparison)"
+        for s in held
+    ]
     return f"held back on {len(held)} slice{'s' if len(held) > 1 else ''}: " + "; ".join(parts)
 
 

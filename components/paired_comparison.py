@@ -35,6 +35,14 @@ _BATCH = 1024
 _DRAWN_CELLS = 4_000_000
 
 
+def interval_text(low: float, high: float, between: str = " to ", digits: int = 4) -> str:
+    """A change's interval for people, both ends signed: "-0.0300 to +0.0060".
+
+    ``between`` ".." is the terminal tables', for width; ``digits`` 3, the histories'.
+    """
+    return f"{low:+.{digits}f}{between}{high:+.{digits}f}"
+
+
 @dataclass(frozen=True)
 class Comparison:
     """Two models' AUCs on the same ``rows`` and the 95% interval of their difference.
@@ -59,12 +67,19 @@ class Comparison:
         """Whether the candidate is below the baseline by more than the tolerance, beyond noise."""
         return self.high < -self.tolerance
 
+    def drawn_on(self, split: str = "") -> str:
+        """What the interval was drawn on: "paired bootstrap on 800 rows" (of ``split``)."""
+        return f"paired bootstrap on {self.rows:,} {split + ' ' if split else ''}rows"
+
+    def change_text(self, detail: str) -> str:
+        """The change and its interval: "-0.0120 (95% interval -0.0300 to +0.0060, <detail>)"."""
+        return (
+            f"{self.difference:+.4f} (95% interval {interval_text(self.low, self.high)}, {detail})"
+        )
+
     def describe(self) -> str:
         """One line: the difference, its interval and the rows."""
-        return (
-            f"candidate - serving AUC {self.difference:+.4f} (95% interval "
-            f"{self.low:+.4f} to {self.high:+.4f}, paired bootstrap on {self.rows:,} test rows)"
-        )
+        return f"candidate - serving AUC {self.change_text(self.drawn_on('test'))}"
 
 
 @dataclass(frozen=True)
@@ -188,9 +203,8 @@ def compare(
     labels: np.ndarray, candidate: np.ndarray, baseline: np.ndarray, tolerance: float
 ) -> Comparison:
     """Two models' scores on the same labelled rows; ValueError when too few of a class."""
-    positives = int(np.sum(labels))
-    fewest = min(positives, len(labels) - positives)
-    if fewest < MIN_CLASS_ROWS:
+    if undefined_reason(labels) is not None:
+        positives = int(np.sum(labels))
         raise ValueError(
             f"{len(labels)} rows with {positives} positive: fewer than {MIN_CLASS_ROWS} of a "
             "class leave no honest interval"
@@ -206,18 +220,28 @@ def compare(
     )
 
 
-def undefined_reason(labels: np.ndarray) -> str | None:
-    """Why rows have no AUC comparison (one class, too few of one), or None when they have."""
-    positives = int(np.sum(labels))
-    negatives = len(labels) - positives
-    for count, kind in ((positives, "positive"), (negatives, "negative")):
+def class_shortfall(rows: int, positives: int, fewest: int = 1) -> str | None:
+    """Why ``rows`` with ``positives`` among them have no AUC, or no honest interval.
+
+    No rows, one class only, or fewer than ``fewest`` of a class; None when none of
+    these. ``fewest`` 1 asks for an AUC; ``MIN_CLASS_ROWS``, for an honest interval.
+    """
+    if rows == 0:
+        return "no example"
+    counts = ((positives, "positive"), (rows - positives, "negative"))
+    for count, kind in counts:
         if count == 0:
             return f"no {kind} example"
-    for count, kind in ((positives, "positive"), (negatives, "negative")):
-        if count < MIN_CLASS_ROWS:
+    for count, kind in counts:
+        if count < fewest:
             plural = "s" if count > 1 else ""
-            return f"{count} {kind}{plural}: fewer than {MIN_CLASS_ROWS} of a class"
+            return f"{count} {kind}{plural}: fewer than {fewest} of a class"
     return None
+
+
+def undefined_reason(labels: np.ndarray) -> str | None:
+    """Why rows have no AUC comparison (one class, too few of one), or None when they have."""
+    return class_shortfall(len(labels), int(np.sum(labels)), MIN_CLASS_ROWS)
 
 
 def _feature_texts(example: tf.train.Example, column: str) -> list[str]:

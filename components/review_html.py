@@ -95,30 +95,10 @@ def _slice_table(review: Review) -> str:
     return f"<table id='slices'><tr><th>slice</th>{head}</tr>{rows}</table>"
 
 
-def _no_interval(change: SliceChange) -> str:
-    """Why a slice has no interval: its classes, or a run from before per-slice comparisons."""
-    if change.undefined:
-        return f"undefined: {change.undefined}"
-    return "not recorded" if change.change is not None else "–"
-
-
 def _change_row(change: SliceChange) -> str:
-    interval = (
-        f"{change.low:+.4f} to {change.high:+.4f}"
-        if change.low is not None and change.high is not None
-        else _no_interval(change)
-    )
-    candidate = _number(change.candidate_auc)
-    if change.candidate_auc is None and change.undefined:
-        candidate = "undefined"
     css = {"FAIL": " class='fail'", "worse": " class='worse'"}.get(change.mark, "")
-    return (
-        f"<tr{css} data-slice='{html.escape(change.name)}'><td>{html.escape(change.name)}</td>"
-        f"<td>{change.rows:,}</td><td>{change.positives:,}</td><td>{candidate}</td>"
-        f"<td>{_number(change.serving_auc)}</td>"
-        f"<td>{'–' if change.change is None else f'{change.change:+.4f}'}</td>"
-        f"<td>{html.escape(interval)}</td><td>{change.mark}</td></tr>"
-    )
+    cells = "".join(f"<td>{html.escape(cell)}</td>" for cell in change.cells(missing="–"))
+    return f"<tr{css} data-slice='{html.escape(change.name)}'>{cells}</tr>"
 
 
 def _changes(review: Review) -> str:

@@ -27,6 +27,7 @@ from components.evaluation_review import (  # noqa: E402
     Review,
     metric_text,
 )
+from components.paired_comparison import interval_text  # noqa: E402
 from components.review_curves import OPERATING_THRESHOLDS, OVERALL, Curves  # noqa: E402
 from components.review_svg import COLOURS, Axes, Series, chart  # noqa: E402
 
@@ -249,7 +250,7 @@ def history_section(review: Review) -> str:
     rows = "".join(
         f"<tr><td>{html.escape(p.run_id)}</td><td>{'–' if p.span is None else p.span}</td>"
         f"<td>{_number(p.candidate_auc)}</td><td>{_number(p.serving_auc)}</td>"
-        f"<td>{f'{p.interval[0]:+.3f} to {p.interval[1]:+.3f}' if p.interval else '–'}</td>"
+        f"<td>{interval_text(*p.interval, digits=3) if p.interval else '–'}</td>"
         f"<td>{'yes' if p.blessed else 'no'}</td>"
         f"<td>{html.escape(p.pushed_version or '–')}</td></tr>"
         for p in review.history

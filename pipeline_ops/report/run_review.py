@@ -29,7 +29,7 @@ from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.report.history import history_row
 
 if TYPE_CHECKING:
-    from components.evaluation_review import HistoryPoint, Review, SliceChange, Tuning
+    from components.evaluation_review import HistoryPoint, Review, Tuning
 
 # The terminal shows this many slices, worst change first; the HTML page shows them all.
 TERMINAL_SLICES = 12
@@ -184,31 +184,6 @@ def print_review(review: Review, out: TextIO) -> None:
         print_history_points(review, out)
 
 
-def change_cells(change: SliceChange) -> list[str]:
-    """A slice's row: examples, positives, both AUCs, the change, its interval, the mark."""
-    from components.evaluation_review import metric_text
-
-    undefined = f"undefined: {change.undefined}" if change.undefined else "-"
-    if not change.undefined and change.change is not None:
-        undefined = "not recorded"  # a run from before the gate compared slices
-    interval = (
-        f"{change.low:+.4f}..{change.high:+.4f}"
-        if change.low is not None and change.high is not None
-        else undefined
-    )
-    candidate = metric_text(change.candidate_auc, missing="undefined" if change.undefined else "-")
-    return [
-        change.name,
-        f"{change.rows:,}",
-        f"{change.positives:,}",
-        candidate,
-        metric_text(change.serving_auc),
-        "-" if change.change is None else f"{change.change:+.4f}",
-        interval,
-        change.mark,
-    ]
-
-
 def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> None:
     """The AUC of every slice against the serving model's, worst change first, ``limit`` shown."""
     from components.evaluation_review import MIN_SLICE_SIZE
@@ -221,12 +196,12 @@ def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> 
     )
     head = ["slice", "examples", "positives", "candidate", "serving", "change", "95% interval", ""]
     shown = review.changes[: limit + 1]  # the overall row, then ``limit`` slices
-    _table([head] + [change_cells(c) for c in shown], out)
+    _table([head] + [c.cells(between="..") for c in shown], out)
     hidden = len(review.changes) - len(shown)
     if hidden > 0:
         print(f"  {hidden} more slice(s): --html FILE shows them all", file=out)
     print("  worse: the 95% interval lies below 0; FAIL: beyond the gate's slice bound", file=out)
-    if any(c.change is not None and c.low is None and not c.undefined for c in review.changes):
+    if any(c.not_recorded for c in review.changes):
         print("  not recorded: the run's gate compared no slices (TFMA's point figures)", file=out)
     if review.left_out.names:
         print(f"  {review.left_out.line()}", file=out)
