@@ -13,7 +13,7 @@ from tfx import v1 as tfx
 from tfx.v1.dsl.components import InputArtifact, OutputArtifact, Parameter
 
 from components import kfp_ui
-from components.evaluation_review import Review, load_review
+from components.evaluation_review import Review, load_review, named_span
 from components.paired_comparison import GATED_METRIC
 from components.properties import outcome_of, span_record
 from components.review_html import render_html
@@ -53,8 +53,8 @@ def EvaluationReport(  # noqa: N802 - TFX names the component after the function
         evaluation.uri, outcome_of(blessing.mlmd_artifact, pushed_model.mlmd_artifact)
     )
     spans = span_record(examples.mlmd_artifact)
-    # A flat data root is span 0 without a window: no span to name.
-    span = spans.span if spans.window else None
-    review = replace(review, pipeline=pipeline_name or None, span=span)
+    review = replace(
+        review, pipeline=pipeline_name or None, span=named_span(spans.span, spans.window)
+    )
     report.write(render_html(review))
     _headline(review, headline)

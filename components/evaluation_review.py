@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -44,6 +44,11 @@ NEEDS_POSITIVES = frozenset({"recall"})
 def undefined_reason(rows: int, positives: int) -> str | None:
     """Why a slice of ``rows`` with ``positives`` has no AUC (None: it has both classes)."""
     return paired_comparison.class_shortfall(rows, positives)
+
+
+def named_span(span: int, window: Sequence[object]) -> int | None:
+    """The span a review names: none for a flat data root (span 0 and no window)."""
+    return span if window else None
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,17 @@ what the Pusher did, and the serving version the model was warm-started from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from components.properties import outcome_of, span_record, warm_start_of
 from pipeline_def import node_ids as ids
 from pipeline_ops.metadata.runs import PipelineRun
+from pipeline_ops.report.text_table import table_lines
+
+if TYPE_CHECKING:
+    from components.evaluation_review import HistoryPoint
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,21 @@ class HistoryRow:
     pushed_version: str | None
     not_pushed_reason: str
     warm_started_from: str | None
+
+    def point(self) -> HistoryPoint:
+        """The run as every history shows it (its span and pushed version as recorded)."""
+        from components.evaluation_review import HistoryPoint
+
+        interval = self.difference_interval
+        return HistoryPoint(
+            run_id=self.run_id,
+            span=self.span,
+            candidate_auc=self.candidate_auc,
+            serving_auc=self.serving_auc,
+            interval=(interval[0], interval[1]) if interval else None,
+            blessed=self.blessed,
+            pushed_version=self.pushed_version,
+        )
 
 
 def _validator_verdict(run: PipelineRun) -> str:
@@ -86,29 +106,63 @@ def history_json(rows: list[HistoryRow]) -> list[dict[str, Any]]:
     return [asdict(r) for r in rows]
 
 
-def _auc(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4f}"
+# Extra columns of a history table: a heading, and a cell per run.
+Columns = Sequence[tuple[str, Sequence[str]]]
 
 
-def _interval(value: list[float] | None) -> str:
-    return "-" if value is None else f"{value[0]:+.3f}..{value[1]:+.3f}"
+def print_history_points(
+    points: Sequence[HistoryPoint],
+    out: TextIO,
+    read: Columns = (),
+    more: Columns = (),
+    notes: Sequence[str] = (),
+) -> None:
+    """A table of runs, oldest first: span, both AUCs, the change's interval, blessed, pushed.
+
+    ``read`` adds columns after the span (what each run read), ``more`` after the push;
+    ``notes`` a line under each run's ("": none).
+    """
+    from components.evaluation_review import metric_text
+    from components.paired_comparison import interval_text
+
+    rows = [["run", "span", *(h for h, _ in read), "candidate", "serving", "change 95%",
+             "blessed", "pushed", *(h for h, _ in more)]]  # fmt: skip
+    for i, p in enumerate(points):
+        rows.append(
+            [
+                p.run_id,
+                "-" if p.span is None else str(p.span),
+                *(cells[i] for _, cells in read),
+                metric_text(p.candidate_auc),
+                metric_text(p.serving_auc),
+                interval_text(*p.interval, between="..", digits=3) if p.interval else "-",
+                "yes" if p.blessed else "no",
+                p.pushed_version or "-",
+                *(cells[i] for _, cells in more),
+            ]
+        )
+    lines = table_lines(rows)
+    under = " " * (2 + max(len(row[0]) for row in rows) + 2)
+    print(lines[0], file=out)
+    for line, note in zip(lines[1:], notes or [""] * len(points), strict=True):
+        print(line, file=out)
+        if note:
+            print(f"{under}{note}", file=out)
 
 
 def print_history(rows: list[HistoryRow], out: TextIO) -> None:
-    """One line per run, oldest first, then a line for each run's reason not to push."""
-    print(
-        f"{'run':<28} {'span':>4} {'window':<12} {'rows':>6} {'drift':<8} {'cand AUC':>8} "
-        f"{'serv AUC':>8} {'diff 95%':<15} {'blessed':<8} {'pushed':<11} warm start",
-        file=out,
+    """One line per run, oldest first, with what it read and its warm start.
+
+    Under a run not pushed, a line says why.
+    """
+    print_history_points(
+        [r.point() for r in rows],
+        out,
+        read=[
+            ("window", [",".join(map(str, r.window)) or "-" for r in rows]),
+            ("rows", [str(r.rows) for r in rows]),
+            ("drift", [r.drift for r in rows]),
+        ],
+        more=[("warm start", [r.warm_started_from or "-" for r in rows])],
+        notes=[f"not pushed: {r.not_pushed_reason}" if r.not_pushed_reason else "" for r in rows],
     )
-    for r in rows:
-        window = ",".join(map(str, r.window)) or "-"
-        print(
-            f"{r.run_id:<28} {'-' if r.span is None else r.span:>4} {window:<12} {r.rows:>6} "
-            f"{r.drift:<8} {_auc(r.candidate_auc):>8} {_auc(r.serving_auc):>8} "
-            f"{_interval(r.difference_interval):<15} {'yes' if r.blessed else 'no':<8} "
-            f"{r.pushed_version or '-':<11} {r.warm_started_from or '-'}",
-            file=out,
-        )
-        if r.not_pushed_reason:
-            print(f"{'':<28} not pushed: {r.not_pushed_reason}", file=out)

@@ -26,7 +26,8 @@ from components.splits import TEST
 from modules.hparams import HParams
 from pipeline_def import node_ids as ids
 from pipeline_ops.metadata.runs import PipelineRun
-from pipeline_ops.report.history import history_row
+from pipeline_ops.report.history import history_row, print_history_points
+from pipeline_ops.report.text_table import print_table
 
 if TYPE_CHECKING:
     from components.evaluation_review import HistoryPoint, Review, Tuning
@@ -47,7 +48,7 @@ def review_of_run(
     ``earlier`` are the pipeline's runs before it (any order): their history is shown.
     """
     # TFMA takes seconds to import: only once there is something to read.
-    from components.evaluation_review import load_review
+    from components.evaluation_review import load_review, named_span
 
     evaluator = run.nodes.get(ids.EVALUATOR)
     evaluation = run.output(ids.EVALUATOR, "evaluation")
@@ -66,15 +67,14 @@ def review_of_run(
         review,
         tuning=tuning_of_run(run),
         pipeline=pipeline,
-        # A flat data root records span 0 and no window: it has no span to name.
-        span=spans.span if spans.window else None,
+        span=named_span(spans.span, spans.window),
         history=history_points([*earlier, run]),
     )
 
 
 def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
     """The runs that reached an evaluation, oldest first, as the review's history."""
-    from components.evaluation_review import HistoryPoint
+    from components.evaluation_review import named_span
 
     points = []
     for run in sorted(runs, key=lambda r: r.started_ms):
@@ -82,13 +82,9 @@ def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
             continue
         row = history_row(run)
         points.append(
-            HistoryPoint(
-                run_id=row.run_id,
-                span=row.span if row.window else None,
-                candidate_auc=row.candidate_auc,
-                serving_auc=row.serving_auc,
-                interval=tuple(row.difference_interval) if row.difference_interval else None,
-                blessed=row.blessed,
+            dataclasses.replace(
+                row.point(),
+                span=named_span(row.span, row.window),
                 # A rerun of the serving model pushes nothing new.
                 pushed_version=row.pushed_version if _pushed_new(run) else None,
             )
@@ -129,14 +125,6 @@ def tuning_of_run(run: PipelineRun) -> Tuning | None:
     )
 
 
-def _table(rows: list[list[str]], out: TextIO) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        rest = zip(row[1:], widths[1:], strict=True)
-        cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in rest]
-        print("  " + "  ".join(cells).rstrip(), file=out)
-
-
 def print_review(review: Review, out: TextIO) -> None:
     """The review as terminal text."""
     from components.evaluation_review import SLICE_COLUMNS, metric_text
@@ -163,7 +151,7 @@ def print_review(review: Review, out: TextIO) -> None:
         ]
         for c in review.checks
     ]
-    _table(rows, out)
+    print_table(rows, out)
     print(f"  {push_line(review)}", file=out)
     if review.tuning is not None:
         print("", file=out)
@@ -178,10 +166,11 @@ def print_review(review: Review, out: TextIO) -> None:
     columns = [c for c in SLICE_COLUMNS if c.short]
     rows = [["slice"] + [c.short for c in columns]]
     rows += [[s.name] + [s.text(c.metric) for c in columns] for s in review.slices]
-    _table(rows, out)
+    print_table(rows, out)
     if review.history:
         print("", file=out)
-        print_history_points(review, out)
+        print("History (oldest first):", file=out)
+        print_history_points(review.history, out)
 
 
 def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> None:
@@ -196,7 +185,7 @@ def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> 
     )
     head = ["slice", "examples", "positives", "candidate", "serving", "change", "95% interval", ""]
     shown = review.changes[: limit + 1]  # the overall row, then ``limit`` slices
-    _table([head] + [c.cells(between="..") for c in shown], out)
+    print_table([head] + [c.cells(between="..") for c in shown], out)
     hidden = len(review.changes) - len(shown)
     if hidden > 0:
         print(f"  {hidden} more slice(s): --html FILE shows them all", file=out)
@@ -205,24 +194,3 @@ def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> 
         print("  not recorded: the run's gate compared no slices (TFMA's point figures)", file=out)
     if review.left_out.names:
         print(f"  {review.left_out.line()}", file=out)
-
-
-def print_history_points(review: Review, out: TextIO) -> None:
-    """The pipeline's runs up to this one: AUCs, the change's interval, the push."""
-    from components.evaluation_review import metric_text
-
-    print("History (oldest first):", file=out)
-    rows = [["run", "span", "candidate", "serving", "change 95%", "blessed", "pushed"]]
-    for h in review.history:
-        rows.append(
-            [
-                h.run_id,
-                "-" if h.span is None else str(h.span),
-                metric_text(h.candidate_auc),
-                metric_text(h.serving_auc),
-                f"{h.interval[0]:+.3f}..{h.interval[1]:+.3f}" if h.interval else "-",
-                "yes" if h.blessed else "no",
-                h.pushed_version or "-",
-            ]
-        )
-    _table(rows, out)
