@@ -54,7 +54,7 @@ from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import io_utils, json_utils, path_utils, proto_utils
 
 from components import paired_comparison
-from components.paired_comparison import GATED_METRIC, SliceComparison
+from components.paired_comparison import GATED_METRIC, Comparison, SliceComparison
 from components.properties import (
     AUC_CHANGE_INTERVAL,
     BASELINE_VERSION,
@@ -232,12 +232,11 @@ def _scored(
     examples: tfx.dsl.Artifact,
     models: tuple[tfx.dsl.Artifact, tfx.dsl.Artifact],
     split: str,
-) -> tuple[list[bytes], np.ndarray, np.ndarray, np.ndarray]:
-    """The rows of ``split``, their labels, and the candidate's and serving model's scores."""
+) -> tuple[list[bytes], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The rows of ``split``, and their labels, the candidate's and serving model's scores."""
     records = paired_comparison.split_records(examples.uri, split)
     candidate, baseline = (path_utils.serving_model_path(m.uri) for m in models)
-    return (
-        records,
+    return records, (
         paired_comparison.model_labels(candidate, records, spec.label_key),
         paired_comparison.model_scores(candidate, records, spec.prediction_key),
         paired_comparison.model_scores(baseline, records, spec.prediction_key),
@@ -285,6 +284,65 @@ def write_verdict(blessing: tfx.dsl.Artifact, blessed: bool) -> None:
     )
 
 
+def compare_with_serving(
+    scored: tuple[np.ndarray, np.ndarray, np.ndarray],
+    drop: float,
+    evaluation: tfx.dsl.Artifact,
+    blessing: tfx.dsl.Artifact,
+) -> Comparison | None:
+    """The candidate against the serving model on the same rows, kept beside the evaluation.
+
+    None where too few rows of a class leave no honest interval: the blessing says so,
+    and TFMA's point comparison stands.
+    """
+    try:
+        comparison = paired_comparison.compare(*scored, drop)
+    except ValueError as err:
+        blessing.set_string_custom_property(AUC_CHANGE_INTERVAL, f"no paired comparison: {err}")
+        return None
+    paired_comparison.write(comparison, evaluation.uri)
+    return comparison
+
+
+def write_slice_comparisons(
+    config: tfma.EvalConfig,
+    records: Sequence[bytes],
+    scored: tuple[np.ndarray, np.ndarray, np.ndarray],
+    min_rows: int,
+    evaluation: tfx.dsl.Artifact,
+) -> list[SliceComparison]:
+    """Every slice compared and judged against TFMA's failures, kept beside the evaluation."""
+    slices = judge_slices(
+        compare_slices(config, records, scored, min_rows), failed_slices(evaluation.uri)
+    )
+    paired_comparison.write_slices(slices, evaluation.uri)
+    return slices
+
+
+def bless(
+    blessing: tfx.dsl.Artifact,
+    evaluation: tfx.dsl.Artifact,
+    comparison: Comparison,
+    slices: Sequence[SliceComparison],
+) -> None:
+    """Record the comparison and the held slices on the blessing, and write the verdict.
+
+    Blessed where TFMA's checks pass but for the AUC change bounds, and neither the
+    whole split nor any slice is worse beyond its noise.
+    """
+    held = describe_held(slices)
+    blessing.set_string_custom_property(
+        AUC_CHANGE_INTERVAL, comparison.describe() + (f"; {held}" if held else "")
+    )
+    blessing.set_string_custom_property(HELD_SLICES, json.dumps([s.name for s in slices if s.held]))
+    write_verdict(
+        blessing,
+        passes_but_for_auc_change(evaluation.uri)
+        and not comparison.worse
+        and not any(s.held for s in slices),
+    )
+
+
 class GatedEvaluatorExecutor(evaluator_executor.Executor):
     """Evaluator executor: the run-time bound, an absent baseline dropped, recorded."""
 
@@ -295,68 +353,73 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
         exec_properties: dict[str, Any],
     ) -> None:
         """Evaluate like TFX's Evaluator, against the serving model when there is one."""
-        exec_properties = dict(exec_properties)
-        min_auc = float(exec_properties[MIN_AUC_KEY])
-        if not 0.0 <= min_auc <= 1.0:
-            raise ValueError(f"min_auc must be in [0, 1], got {min_auc}")
         config = proto_utils.json_to_proto(
             exec_properties[standard_component_specs.EVAL_CONFIG_KEY], tfma.EvalConfig()
         )
-        exec_properties[standard_component_specs.EVAL_CONFIG_KEY] = proto_utils.proto_to_json(
-            with_min_auc(config, min_auc)
-        )
-        input_dict = dict(input_dict)
         baseline = input_dict.get(standard_component_specs.BASELINE_MODEL_KEY) or []
         version = serving_version(baseline[0]) if baseline else ""
+        evaluation, blessing = self._run_tfma(
+            input_dict, output_dict, exec_properties, config, version
+        )
+        drop = tolerated_drop(config)
+        if version == "" or drop is None:
+            return  # nothing serves, or no change bound: TFMA's verdict stands
+        examples, model = (
+            artifact_utils.get_single_instance(input_dict[key])
+            for key in (standard_component_specs.EXAMPLES_KEY, standard_component_specs.MODEL_KEY)
+        )
+        split = evaluation.get_string_custom_property(EVALUATED_SPLITS).split(",")[0]
+        records, scored = _scored(config.model_specs[0], examples, (model, baseline[0]), split)
+        comparison = compare_with_serving(scored, drop, evaluation, blessing)
+        if comparison is None:
+            return
+        min_rows = int(exec_properties.get(SLICE_MIN_ROWS_KEY) or SLICE_MIN_ROWS)
+        slices = write_slice_comparisons(config, records, scored, min_rows, evaluation)
+        bless(blessing, evaluation, comparison, slices)
+
+    def _run_tfma(
+        self,
+        input_dict: dict[str, list[tfx.dsl.Artifact]],
+        output_dict: dict[str, list[tfx.dsl.Artifact]],
+        exec_properties: dict[str, Any],
+        config: tfma.EvalConfig,
+        version: str | None,
+    ) -> tuple[tfx.dsl.Artifact, tfx.dsl.Artifact]:
+        """TFX's Evaluator at the run-time AUC bound; the evaluation and the blessing.
+
+        ``version`` is the serving model's ("": nothing serves, the baseline is dropped;
+        None: a Resolver's baseline, named by its URI). The evaluation records the splits
+        it was computed on; a lone candidate is named as beside a baseline.
+        """
+        min_auc = float(exec_properties[MIN_AUC_KEY])
+        if not 0.0 <= min_auc <= 1.0:
+            raise ValueError(f"min_auc must be in [0, 1], got {min_auc}")
+        exec_properties = {
+            **exec_properties,
+            standard_component_specs.EVAL_CONFIG_KEY: proto_utils.proto_to_json(
+                with_min_auc(config, min_auc)
+            ),
+        }
+        input_dict = dict(input_dict)
+        baseline = input_dict.get(standard_component_specs.BASELINE_MODEL_KEY) or []
         if version == "":  # nothing serves: judge on the absolute bound alone
             input_dict.pop(standard_component_specs.BASELINE_MODEL_KEY, None)
         super().Do(input_dict, output_dict, exec_properties)
-        evaluation = artifact_utils.get_single_instance(
-            output_dict[standard_component_specs.EVALUATION_KEY]
+        evaluation, blessing = (
+            artifact_utils.get_single_instance(output_dict[key])
+            for key in (
+                standard_component_specs.EVALUATION_KEY,
+                standard_component_specs.BLESSING_KEY,
+            )
         )
         splits = json_utils.loads(exec_properties[standard_component_specs.EXAMPLE_SPLITS_KEY])
         evaluation.set_string_custom_property(EVALUATED_SPLITS, ",".join(splits))
-        blessing = artifact_utils.get_single_instance(
-            output_dict[standard_component_specs.BLESSING_KEY]
-        )
-        # A Resolver's baseline (Vertex) has no serving version: name it by its URI.
         blessing.set_string_custom_property(
             BASELINE_VERSION, version if version is not None else baseline[0].uri
         )
         if not input_dict.get(standard_component_specs.BASELINE_MODEL_KEY):
             name_the_candidate(evaluation.uri)
-        drop = tolerated_drop(config)
-        if version == "" or drop is None:
-            return
-        examples, model = (
-            artifact_utils.get_single_instance(input_dict[key])
-            for key in (standard_component_specs.EXAMPLES_KEY, standard_component_specs.MODEL_KEY)
-        )
-        records, *scored = _scored(config.model_specs[0], examples, (model, baseline[0]), splits[0])
-        try:
-            comparison = paired_comparison.compare(*scored, drop)
-        except ValueError as err:  # too few rows of a class: TFMA's point comparison stands
-            blessing.set_string_custom_property(AUC_CHANGE_INTERVAL, f"no paired comparison: {err}")
-            return
-        paired_comparison.write(comparison, evaluation.uri)
-        min_rows = int(exec_properties.get(SLICE_MIN_ROWS_KEY) or SLICE_MIN_ROWS)
-        slices = judge_slices(
-            compare_slices(config, records, tuple(scored), min_rows), failed_slices(evaluation.uri)
-        )
-        paired_comparison.write_slices(slices, evaluation.uri)
-        held = describe_held(slices)
-        blessing.set_string_custom_property(
-            AUC_CHANGE_INTERVAL, comparison.describe() + (f"; {held}" if held else "")
-        )
-        blessing.set_string_custom_property(
-            HELD_SLICES, json.dumps([s.name for s in slices if s.held])
-        )
-        write_verdict(
-            blessing,
-            passes_but_for_auc_change(evaluation.uri)
-            and not comparison.worse
-            and not any(s.held for s in slices),
-        )
+        return evaluation, blessing
 
 
 class GatedEvaluatorSpec(

@@ -16,6 +16,7 @@ from tfx.types import standard_artifacts
 from components import gated_evaluator as G
 from components.gated_evaluator import passes_but_for_auc_change, tolerated_drop, write_verdict
 from components.paired_comparison import Comparison, SliceComparison
+from components.properties import AUC_CHANGE_INTERVAL, HELD_SLICES
 from modules import datasets
 from pipeline_def.evaluation import eval_config
 
@@ -140,6 +141,35 @@ def test_the_verdict_names_the_slices_that_held_the_candidate_back():
         "300 rows, bound -0.0500)"
     )
     assert G.describe_held(slices[1:]) == ""
+
+
+@pytest.mark.parametrize(
+    ("high", "held", "blessed"),
+    [(0.01, False, True), (-0.02, False, False), (0.01, True, False)],
+    ids=["within-noise", "worse-overall", "held-on-a-slice"],
+)
+def test_the_blessing_records_the_comparison_and_the_slices_that_held_it(
+    high, held, blessed, tmp_path
+):
+    # TFMA failed the AUC change bounds only: the paired comparisons decide.
+    result = vr.ValidationResult(validation_ok=False)
+    result.metric_validations_per_slice.append(_failure("auc", True))
+    evaluation = standard_artifacts.ModelEvaluation()
+    evaluation.uri = _written(tmp_path, result)
+    blessing = standard_artifacts.ModelBlessing()
+    blessing.uri = str(tmp_path / "blessing")
+    overall = Comparison(800, 0.89, 0.9, -0.04, high, tolerance=0.01)
+    slices = G.judge_slices(
+        [_slice("Flash Cab", 300, -0.2, -0.08 if held else 0.01)], {"company=Flash Cab"}
+    )
+    G.bless(blessing, evaluation, overall, slices)
+    assert (tmp_path / "blessing" / ("BLESSED" if blessed else "NOT_BLESSED")).exists()
+    assert blessing.get_int_custom_property("blessed") == int(blessed)
+    recorded = blessing.get_string_custom_property(AUC_CHANGE_INTERVAL)
+    assert recorded.startswith(overall.describe())
+    assert ("held back on 1 slice: company=Flash Cab -0.0500" in recorded) is held
+    names = json.loads(blessing.get_string_custom_property(HELD_SLICES))
+    assert names == (["company=Flash Cab"] if held else [])
 
 
 RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "pipeline" / "Evaluator"
