@@ -7,6 +7,7 @@ gate writes them) beside a recorded evaluation; the assertions hold behaviour
 
 from __future__ import annotations
 
+import html
 import io
 import re
 
@@ -168,6 +169,32 @@ def test_the_terminal_shows_the_worst_slices_and_how_many_more(evaluation):
     )
     assert re.search(rf"^\s+{len(review.changes) - 3} more slice\(s\)", text, re.M)
     assert "slice under 20 rows left out:" in text or "slices under 20 rows left out:" in text
+
+
+def _page_cells(page: str, name: str) -> list[str]:
+    """The cells of the page's row of slice ``name`` in its table against the serving model."""
+    row = re.search(rf"data-slice='{re.escape(html.escape(name))}'>(.*?)</tr>", page).group(1)
+    return [html.unescape(cell) for cell in re.findall(r"<td>(.*?)</td>", row)]
+
+
+@pytest.mark.parametrize("recorded", [True, False], ids=["compared", "not-recorded"])
+def test_the_page_and_the_terminal_show_each_slice_with_the_same_cells(evaluation, recorded):
+    if not recorded:
+        write_slices(evaluation, [])  # a run from before the gate compared slices
+    review = load_review(str(evaluation), OUTCOME)
+    print_changes(review, out := io.StringIO(), limit=100)
+    lines = out.getvalue().splitlines()
+    page = render_html(review)
+    for change in review.changes:
+        # The page's dash and interval joint stand for the terminal's: else the same.
+        cells = [c.replace("–", "-").replace(" to ", "..") for c in _page_cells(page, change.name)]
+        (line,) = [line for line in lines if line.strip().startswith(f"{change.name} ")]
+        assert re.fullmatch(r"\s*" + r"\s+".join(re.escape(c) for c in cells if c), line), line
+    # Slices TFMA reported that the gate did not compare: its point figures stand.
+    shown = {c.name for c in review.changes if c.not_recorded}
+    assert shown and all(_page_cells(page, name)[6] == "not recorded" for name in shown)
+    assert (WORSE.name in shown) is not recorded
+    assert "not recorded: the run's gate compared no slices" in out.getvalue()
 
 
 def _page(evaluation, **fields) -> str:

@@ -132,6 +132,38 @@ def test_why_a_slice_has_no_comparison(positives, negatives, reason):
     assert pc.undefined_reason(np.array([1] * positives + [0] * negatives)) == reason
 
 
+@pytest.mark.parametrize(
+    ("rows", "positives", "gate", "review"),
+    [
+        (0, 0, "no example", "no example"),
+        (9, 0, "no positive example", "no positive example"),
+        (9, 9, "no negative example", "no negative example"),
+        (43, 3, "3 positives: fewer than 5 of a class", None),  # an AUC, no honest interval
+        (10, 5, None, None),
+    ],
+)
+def test_the_gate_and_the_review_give_one_class_the_same_reason(rows, positives, gate, review):
+    from components.evaluation_review import undefined_reason
+
+    labels = np.array([1] * positives + [0] * (rows - positives), dtype=int)
+    assert pc.undefined_reason(labels) == gate
+    assert undefined_reason(rows, positives) == review
+
+
+def test_a_change_and_its_interval_read_alike_wherever_they_are_shown():
+    c = pc.Comparison(rows=1234, candidate_auc=0.9, baseline_auc=0.912, low=-0.03, high=0.006,
+                      tolerance=0.01)  # fmt: skip
+    assert pc.interval_text(c.low, c.high) == "-0.0300 to +0.0060"
+    assert pc.interval_text(c.low, c.high, between="..", digits=3) == "-0.030..+0.006"
+    assert c.change_text(c.drawn_on()) == (
+        "-0.0120 (95% interval -0.0300 to +0.0060, paired bootstrap on 1,234 rows)"
+    )
+    assert c.describe() == (
+        "candidate - serving AUC -0.0120 (95% interval -0.0300 to +0.0060, "
+        "paired bootstrap on 1,234 test rows)"
+    )
+
+
 def _records(values: list[dict[str, object]]) -> list[bytes]:
     import tensorflow as tf
 

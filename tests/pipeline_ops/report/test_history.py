@@ -1,0 +1,52 @@
+"""The history's one printer: the review's runs and ``wide-deep-inspect history`` alike."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from pipeline_def.config import SqliteMetadata
+from pipeline_ops.metadata.runs import find_run
+from pipeline_ops.metadata.store import open_store
+from pipeline_ops.report.history import HistoryRow, history_row, print_history
+from pipeline_ops.report.run_review import print_review, review_of_run
+
+
+def _cells(text: str) -> dict[str, list[str]]:
+    """Each table line's cells (two spaces or more apart), by its first cell."""
+    lines = [line.strip() for line in text.splitlines() if line.startswith("  ")]
+    return {cells[0]: cells for cells in (re.split(r"\s{2,}", line) for line in lines)}
+
+
+def test_the_review_and_inspect_show_each_run_with_the_same_cells(recorded_runs):
+    store = open_store(SqliteMetadata(str(recorded_runs.output_dir / "metadata.sqlite")))
+    ids = (recorded_runs.good, recorded_runs.rerun)
+    good, rerun = (find_run(store, "taxi-wide-deep", run_id) for run_id in ids)
+    print_history([history_row(good), history_row(rerun)], inspected := io.StringIO())
+    print_review(review_of_run(rerun, earlier=[good]), reviewed := io.StringIO())
+    history = reviewed.getvalue().split("History (oldest first):\n", 1)[1]
+    inspect, review = _cells(inspected.getvalue()), _cells(history)
+    assert review["run"] == ["run", "span", "candidate", "serving", "change 95%", "blessed",
+                             "pushed"]  # fmt: skip
+    # Inspect adds what each run read (window, rows, drift) after the span, and its warm start.
+    assert inspect["run"] == review["run"][:2] + ["window", "rows", "drift"] + review["run"][2:] + [
+        "warm start"
+    ]
+    for run_id in ids:
+        assert inspect[run_id][5:9] == review[run_id][2:6]  # AUCs, the change, blessed
+    assert re.fullmatch(r"[+-]\d\.\d{3}\.\.[+-]\d\.\d{3}", review[recorded_runs.rerun][4])
+
+
+def test_a_run_not_pushed_says_why_under_its_line():
+    def row(run_id: str, pushed: str | None, why: str) -> HistoryRow:
+        return HistoryRow(run_id, 3, [2, 3], 600, "passed", 0.8, 0.85, [-0.08, -0.02],
+                          pushed is not None, "17", pushed, why, "17")  # fmt: skip
+
+    print_history([row("r1", None, "not blessed"), row("r2", "18", "")], out := io.StringIO())
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 4
+    assert lines[1].split() == ["r1", "3", "2,3", "600", "passed", "0.8000", "0.8500",
+                                "-0.080..-0.020", "no", "-", "17"]  # fmt: skip
+    assert lines[2].strip() == "not pushed: not blessed"
+    assert lines[2].index("not") > lines[1].index("r1") + len("r1")  # under the run's cells
+    assert lines[3].split()[0] == "r2" and lines[3].split()[-3:] == ["yes", "18", "17"]
