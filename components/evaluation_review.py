@@ -19,12 +19,14 @@ from tensorflow_model_analysis.writers import eval_config_writer
 from components import paired_comparison
 from components.paired_comparison import (
     GATED_METRIC,
+    OVERALL,
     Comparison,
     SliceComparison,
     interval_text,
+    slice_label,
 )
 from components.properties import Outcome, PushRecord
-from components.review_curves import OVERALL, Curves, key_value, load_curves, slice_name
+from components.review_curves import Curves, key_value, load_curves, slice_name
 from components.splits import TEST
 
 CANDIDATE, BASELINE = "candidate", "baseline"
@@ -67,7 +69,7 @@ class SliceMetrics:
     @property
     def name(self) -> str:
         """``Overall`` or ``column=value``."""
-        return OVERALL if self.column is None else f"{self.column}={self.value}"
+        return slice_label(self.column, self.value)
 
     @property
     def rows(self) -> int:
@@ -116,7 +118,7 @@ class SliceChange:
     @property
     def name(self) -> str:
         """``Overall`` or ``column=value``."""
-        return OVERALL if self.column is None else f"{self.column}={self.value}"
+        return slice_label(self.column, self.value)
 
     @property
     def change(self) -> float | None:
@@ -558,7 +560,6 @@ def _change_of(
             serving = found.baseline.get(GATED_METRIC)
         if paired is not None:  # both classes, too few of one for an honest interval
             undefined = f"no interval: {paired.undefined or 'too few of a class'}"
-    name = OVERALL if column is None else f"{column}={value}"
     held = paired is not None and paired.held
     return SliceChange(
         column,
@@ -570,7 +571,7 @@ def _change_of(
         low,
         high,
         undefined,
-        name in failing or held,
+        slice_label(column, value) in failing or held,
     )
 
 
@@ -622,11 +623,7 @@ def slice_changes(
     """
     by_name = {s.name: s for s in slices}
     head = [_overall_change(by_name.get(OVERALL), overall, failing)]
-    rows = [
-        _change_of(by_name.get(f"{p.column}={p.value}"), p, failing)
-        for p in paired
-        if p.rows >= MIN_SLICE_SIZE
-    ]
+    rows = [_change_of(by_name.get(p.name), p, failing) for p in paired if p.rows >= MIN_SLICE_SIZE]
     seen = {r.name for r in rows}
     rows += [
         _change_of(s, None, failing) for s in slices if s.column is not None and s.name not in seen

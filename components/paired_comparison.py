@@ -29,10 +29,17 @@ BOOTSTRAP_ROUNDS = 2000
 # Fewer rows of either class than this and a draw's AUC hangs on a row or two: the
 # interval would claim a confidence it has not got.
 MIN_CLASS_ROWS = 5
+# What the reviews and the verdict call the whole split, beside its slices.
+OVERALL = "Overall"
 COMPARISON_FILE = "auc_comparison.json"
 SLICES_FILE = "slice_comparisons.json"
 _BATCH = 1024
 _DRAWN_CELLS = 4_000_000
+
+
+def slice_label(column: str | None, value: str | None) -> str:
+    """How the reviews and the verdict name a slice: ``column=value``; ``OVERALL``: no column."""
+    return OVERALL if column is None else f"{column}={value}"
 
 
 def interval_text(low: float, high: float, between: str = " to ", digits: int = 4) -> str:
@@ -104,7 +111,7 @@ class SliceComparison:
     @property
     def name(self) -> str:
         """``column=value``, as the review and the verdict name a slice."""
-        return f"{self.column}={self.value}"
+        return slice_label(self.column, self.value)
 
 
 def split_records(examples_uri: str, split: str) -> list[bytes]:

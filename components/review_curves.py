@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import tensorflow_model_analysis as tfma
 
-OVERALL = "Overall"
+from components.paired_comparison import OVERALL, slice_label
+
 # The thresholds at which the page shows each slice's rates: a decision threshold
 # is usually one of these, and five fit a narrow table.
 OPERATING_THRESHOLDS: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -22,8 +23,7 @@ OPERATING_THRESHOLDS: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
 
 def slice_name(keys: Iterable[tfma.proto.metrics_for_slice_pb2.SingleSliceKey]) -> str:
     """``Overall`` for no key, else ``column=value`` (joined by ``, `` for a cross)."""
-    parts = [f"{k.column}={key_value(k)}" for k in keys]
-    return ", ".join(parts) or OVERALL
+    return ", ".join(slice_label(k.column, key_value(k)) for k in keys) or OVERALL
 
 
 def key_value(key: tfma.proto.metrics_for_slice_pb2.SingleSliceKey) -> str:

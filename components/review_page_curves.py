@@ -27,8 +27,8 @@ from components.evaluation_review import (  # noqa: E402
     Review,
     metric_text,
 )
-from components.paired_comparison import interval_text  # noqa: E402
-from components.review_curves import OPERATING_THRESHOLDS, OVERALL, Curves  # noqa: E402
+from components.paired_comparison import OVERALL, interval_text  # noqa: E402
+from components.review_curves import OPERATING_THRESHOLDS, Curves  # noqa: E402
 from components.review_svg import COLOURS, Axes, Series, chart  # noqa: E402
 
 # Model key -> how the page names it.
