@@ -200,6 +200,21 @@ class HistoryPoint:
     blessed: bool
     pushed_version: str | None  # None: nothing new pushed (not blessed, or already serving)
 
+    def cells(self, missing: str = "-", between: str = " to ") -> list[str]:
+        """The run for people: run, span, both AUCs, the change's interval, blessed, pushed.
+
+        ``missing`` stands for an absent figure, ``between`` joins the interval's ends.
+        """
+        return [
+            self.run_id,
+            missing if self.span is None else str(self.span),
+            metric_text(self.candidate_auc, missing=missing),
+            metric_text(self.serving_auc, missing=missing),
+            interval_text(*self.interval, between, digits=3) if self.interval else missing,
+            "yes" if self.blessed else "no",
+            self.pushed_version or missing,
+        ]
+
 
 @dataclass(frozen=True)
 class Check:

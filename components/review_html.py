@@ -15,9 +15,14 @@ from components.evaluation_review import (
     Review,
     SliceChange,
     SliceMetrics,
-    metric_text,
 )
-from components.review_page_curves import history_section, overall_section, slices_section
+from components.review_page_curves import (
+    MISSING,
+    history_section,
+    number,
+    overall_section,
+    slices_section,
+)
 
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 76em; color: #222; }
@@ -37,16 +42,12 @@ code { background: #f4f4f4; padding: 0 .2em; }
 """
 
 
-def _number(value: float | None, name: str = "") -> str:
-    return metric_text(value, name, missing="–")
-
-
 def _verdict(review: Review) -> str:
     state = "pass" if review.blessed else "fail"
     headline = "BLESSED" if review.blessed else "NOT BLESSED"
     rows = "".join(
-        f"<tr><td>{html.escape(c.metric)}</td><td>{c.kind}</td><td>{_number(c.candidate)}</td>"
-        f"<td>{_number(c.baseline)}</td><td>{html.escape(c.bound)}</td>"
+        f"<tr><td>{html.escape(c.metric)}</td><td>{c.kind}</td><td>{number(c.candidate)}</td>"
+        f"<td>{number(c.baseline)}</td><td>{html.escape(c.bound)}</td>"
         f"<td class='{'pass' if c.passed else 'fail'}'>{html.escape(c.result)}</td></tr>"
         for c in review.checks
     )
@@ -97,7 +98,7 @@ def _slice_table(review: Review) -> str:
 
 def _change_row(change: SliceChange) -> str:
     css = {"FAIL": " class='fail'", "worse": " class='worse'"}.get(change.mark, "")
-    cells = "".join(f"<td>{html.escape(cell)}</td>" for cell in change.cells(missing="–"))
+    cells = "".join(f"<td>{html.escape(cell)}</td>" for cell in change.cells(MISSING))
     return f"<tr{css} data-slice='{html.escape(change.name)}'>{cells}</tr>"
 
 

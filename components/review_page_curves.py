@@ -27,7 +27,7 @@ from components.evaluation_review import (  # noqa: E402
     Review,
     metric_text,
 )
-from components.paired_comparison import OVERALL, interval_text  # noqa: E402
+from components.paired_comparison import OVERALL  # noqa: E402
 from components.review_curves import OPERATING_THRESHOLDS, Curves  # noqa: E402
 from components.review_svg import COLOURS, Axes, Series, chart  # noqa: E402
 
@@ -35,8 +35,13 @@ from components.review_svg import COLOURS, Axes, Series, chart  # noqa: E402
 MODELS = ((CANDIDATE, "candidate"), (BASELINE, "serving"))
 
 
-def _number(value: float | None) -> str:
-    return metric_text(value, missing="–")
+# The page's mark for a figure that is absent (the terminal's is "-").
+MISSING = "–"
+
+
+def number(value: float | None, name: str = "") -> str:
+    """A figure on the page: ``metric_text`` with the page's mark for an absent one."""
+    return metric_text(value, name, missing=MISSING)
 
 
 def _png(figure: plt.Figure) -> str:
@@ -158,8 +163,8 @@ def _rates_table(models: dict[str, Curves]) -> str:
                 continue
             rows.append(
                 f"<tr><td>{name}</td><td>{point.threshold:.2f}</td>"
-                f"<td>{_number(point.precision)}</td><td>{_number(point.recall)}</td>"
-                f"<td>{_number(point.fpr)}</td><td>{_number(point.fnr)}</td></tr>"
+                f"<td>{number(point.precision)}</td><td>{number(point.recall)}</td>"
+                f"<td>{number(point.fpr)}</td><td>{number(point.fnr)}</td></tr>"
             )
     return (
         "<table class='rates'><tr><th>model</th><th>threshold</th><th>precision</th>"
@@ -248,11 +253,7 @@ def history_section(review: Review) -> str:
             "(<code>wide-deep-review --html FILE</code> adds it).</p>"
         )
     rows = "".join(
-        f"<tr><td>{html.escape(p.run_id)}</td><td>{'–' if p.span is None else p.span}</td>"
-        f"<td>{_number(p.candidate_auc)}</td><td>{_number(p.serving_auc)}</td>"
-        f"<td>{interval_text(*p.interval, digits=3) if p.interval else '–'}</td>"
-        f"<td>{'yes' if p.blessed else 'no'}</td>"
-        f"<td>{html.escape(p.pushed_version or '–')}</td></tr>"
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in p.cells(MISSING)) + "</tr>"
         for p in review.history
     )
     return (

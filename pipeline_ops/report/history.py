@@ -122,25 +122,11 @@ def print_history_points(
     ``read`` adds columns after the span (what each run read), ``more`` after the push;
     ``notes`` a line under each run's ("": none).
     """
-    from components.evaluation_review import metric_text
-    from components.paired_comparison import interval_text
-
     rows = [["run", "span", *(h for h, _ in read), "candidate", "serving", "change 95%",
              "blessed", "pushed", *(h for h, _ in more)]]  # fmt: skip
     for i, p in enumerate(points):
-        rows.append(
-            [
-                p.run_id,
-                "-" if p.span is None else str(p.span),
-                *(cells[i] for _, cells in read),
-                metric_text(p.candidate_auc),
-                metric_text(p.serving_auc),
-                interval_text(*p.interval, between="..", digits=3) if p.interval else "-",
-                "yes" if p.blessed else "no",
-                p.pushed_version or "-",
-                *(cells[i] for _, cells in more),
-            ]
-        )
+        run, span, *shown = p.cells(between="..")
+        rows.append([run, span, *(c[i] for _, c in read), *shown, *(c[i] for _, c in more)])
     lines = table_lines(rows)
     under = " " * (2 + max(len(row[0]) for row in rows) + 2)
     print(lines[0], file=out)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import html
 import io
 import re
 
+from components.review_html import render_html
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import find_run
 from pipeline_ops.metadata.store import open_store
@@ -23,18 +25,25 @@ def test_the_review_and_inspect_show_each_run_with_the_same_cells(recorded_runs)
     ids = (recorded_runs.good, recorded_runs.rerun)
     good, rerun = (find_run(store, "taxi-wide-deep", run_id) for run_id in ids)
     print_history([history_row(good), history_row(rerun)], inspected := io.StringIO())
-    print_review(review_of_run(rerun, earlier=[good]), reviewed := io.StringIO())
+    review = review_of_run(rerun, earlier=[good])
+    print_review(review, reviewed := io.StringIO())
     history = reviewed.getvalue().split("History (oldest first):\n", 1)[1]
-    inspect, review = _cells(inspected.getvalue()), _cells(history)
-    assert review["run"] == ["run", "span", "candidate", "serving", "change 95%", "blessed",
-                             "pushed"]  # fmt: skip
+    inspect, shown = _cells(inspected.getvalue()), _cells(history)
+    head = ["run", "span", "candidate", "serving", "change 95%", "blessed", "pushed"]
+    assert shown["run"] == head
     # Inspect adds what each run read (window, rows, drift) after the span, and its warm start.
-    assert inspect["run"] == review["run"][:2] + ["window", "rows", "drift"] + review["run"][2:] + [
-        "warm start"
-    ]
+    assert inspect["run"] == [*head[:2], "window", "rows", "drift", *head[2:], "warm start"]
     for run_id in ids:
-        assert inspect[run_id][5:9] == review[run_id][2:6]  # AUCs, the change, blessed
-    assert re.fullmatch(r"[+-]\d\.\d{3}\.\.[+-]\d\.\d{3}", review[recorded_runs.rerun][4])
+        assert inspect[run_id][5:9] == shown[run_id][2:6]  # AUCs, the change, blessed
+    assert re.fullmatch(r"[+-]\d\.\d{3}\.\.[+-]\d\.\d{3}", shown[recorded_runs.rerun][4])
+    # The page's history table: the same cells, but for its dash and interval joint.
+    table = render_html(review).split("<table id='history'>", 1)[1].split("</table>", 1)[0]
+    for row in re.findall(r"<tr><td>(.*?)</td></tr>", table):
+        cells = [
+            html.unescape(c).replace("–", "-").replace(" to ", "..") for c in row.split("</td><td>")
+        ]
+        assert cells == shown[cells[0]]
+    assert len(re.findall(r"<tr><td>", table)) == len(ids)
 
 
 def test_a_run_not_pushed_says_why_under_its_line():
