@@ -440,7 +440,7 @@ def _slice_bound_check(check: Check, paired: SliceComparison | None) -> Check:
         return check
     c = paired.comparison
     interval = (
-        f"candidate - serving {c.change_text(c.drawn_on())}, bound {-c.tolerance:+.4f}"
+        f"candidate - serving {c.change_text(c.drawn_on())}, {c.bound_text}"
         if c is not None
         else ""
     )

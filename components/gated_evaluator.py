@@ -181,7 +181,7 @@ def describe_held(slices: Sequence[SliceComparison]) -> str:
     if not held:
         return ""
     parts = [
-        f"{s.name} {c.change_text(f'{c.rows:,} rows, bound {-c.tolerance:+.4f}')}"
+        f"{s.name} {c.change_text(f'{c.rows:,} rows, {c.bound_text}')}"
         if (c := s.comparison) is not None
         else f"{s.name} (no paired comparison)"
         for s in held

@@ -74,6 +74,11 @@ class Comparison:
         """Whether the candidate is below the baseline by more than the tolerance, beyond noise."""
         return self.high < -self.tolerance
 
+    @property
+    def bound_text(self) -> str:
+        """The gate's bound on the change, for people: "bound -0.0100"."""
+        return f"bound {-self.tolerance:+.4f}"
+
     def drawn_on(self, split: str = "") -> str:
         """What the interval was drawn on: "paired bootstrap on 800 rows" (of ``split``)."""
         return f"paired bootstrap on {self.rows:,} {split + ' ' if split else ''}rows"
