@@ -284,6 +284,19 @@ def write_verdict(blessing: tfx.dsl.Artifact, blessed: bool) -> None:
     )
 
 
+def _at_run_time_bound(exec_properties: dict[str, Any], config: tfma.EvalConfig) -> dict[str, Any]:
+    """``exec_properties`` with ``min_auc`` written into ``config``'s AUC bounds.
+
+    ValueError where ``min_auc`` is not in [0, 1]: a run started from the KFP UI may
+    set it to anything.
+    """
+    min_auc = float(exec_properties[MIN_AUC_KEY])
+    if not 0.0 <= min_auc <= 1.0:
+        raise ValueError(f"min_auc must be in [0, 1], got {min_auc}")
+    config_json = proto_utils.proto_to_json(with_min_auc(config, min_auc))
+    return {**exec_properties, standard_component_specs.EVAL_CONFIG_KEY: config_json}
+
+
 def compare_with_serving(
     scored: tuple[np.ndarray, np.ndarray, np.ndarray],
     drop: float,
@@ -391,15 +404,7 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
         None: a Resolver's baseline, named by its URI). The evaluation records the splits
         it was computed on; a lone candidate is named as beside a baseline.
         """
-        min_auc = float(exec_properties[MIN_AUC_KEY])
-        if not 0.0 <= min_auc <= 1.0:
-            raise ValueError(f"min_auc must be in [0, 1], got {min_auc}")
-        exec_properties = {
-            **exec_properties,
-            standard_component_specs.EVAL_CONFIG_KEY: proto_utils.proto_to_json(
-                with_min_auc(config, min_auc)
-            ),
-        }
+        exec_properties = _at_run_time_bound(exec_properties, config)
         input_dict = dict(input_dict)
         baseline = input_dict.get(standard_component_specs.BASELINE_MODEL_KEY) or []
         if version == "":  # nothing serves: judge on the absolute bound alone

@@ -94,11 +94,8 @@ def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
 
 def _pushed_new(run: PipelineRun) -> bool:
     pushed = run.output(ids.PUSHER, "pushed_model")
-    return (
-        pushed is not None
-        and outcome_of(None, pushed).pushed_to is not None
-        and not (outcome_of(None, pushed).already_serving)
-    )
+    outcome = outcome_of(None, pushed) if pushed is not None else None
+    return outcome is not None and outcome.pushed_to is not None and not outcome.already_serving
 
 
 def tuning_of_run(run: PipelineRun) -> Tuning | None:
