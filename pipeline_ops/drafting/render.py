@@ -116,9 +116,12 @@ def render(name: str, table: Table, label: str, positive: str, choices: Sequence
         group: [c for c in choices if c.group == group]
         for group in ("numeric", "integer_ranges", "vocabularies", "hashed", "timestamps")
     }
-    kinds = {"numeric": ("Numeric", "Scaling"), "integer_ranges": ("IntegerRange",)}
+    kinds = {
+        "numeric": ("Numeric", "Scaling"),
+        "integer_ranges": ("IntegerRange",),
+        "timestamps": ("Timestamp", "TimeFormat"),
+    }
     kinds |= {"vocabularies": ("Vocabulary",), "hashed": ("Hashed",)}
-    kinds |= {"timestamps": ("Timestamp", "TimeFormat")}
     used = {"Dataset", "Label"} | ({"Cross"} if crosses else set())
     for group, members in groups.items():
         if members:

@@ -2,10 +2,9 @@
 
 A column becomes a vocabulary (text, or a few integer codes), an integer range
 (small non-negative codes), a scaled numeric with quantile buckets and a
-piecewise-linear encoding (log-scaled when heavy-tailed; numbers written as text
-too, ``reading.py``), time features (dates, timestamps, unix seconds), hashed ids,
-or is left out (empty, constant, a row number, an id); missing cells get an
-indicator. The
+piecewise-linear encoding (log-scaled when heavy-tailed; numbers written as text too:
+``reading.py``), time features (dates, timestamps, unix seconds), hashed ids, or is left
+out (empty, constant, a row number, an id); missing cells get an indicator. The
 strongest categorical columns give the crosses and the slices, the best single
 column the AUC bound, and the table's size its training settings.
 """
