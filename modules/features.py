@@ -33,6 +33,20 @@ class Scaling(Enum):
     Z = "z"
 
 
+class NumberText(Enum):
+    """How a numeric column written as text marks its decimals: its cells are read as numbers.
+
+    A cell may carry a currency sign or code (``$``, ``€``, ``USD``), a percent sign
+    (dropped: ``12.5%`` is 12.5), a sign or parentheses for a negative (``(1,234.00)``
+    is -1234), and a thousands separator other than the decimal mark (``,``, ``.``,
+    a space or ``'``) between groups of three digits. A cell that reads otherwise is
+    missing.
+    """
+
+    DECIMAL_POINT = "."  # 12,345.67  12 345.67  12'345.67  $1,234
+    DECIMAL_COMMA = ","  # 12.345,67  12 345,67  1.234 €
+
+
 @dataclass(frozen=True)
 class Numeric:
     """A numeric raw column fed to the deep part as one scaled float.
@@ -50,6 +64,8 @@ class Numeric:
     # are its own, finer than the buckets': a part is one float to the deep part, where
     # a bucket is a one-hot column of the wide part and of every cross it is in.
     piecewise_bins: int = 0
+    # Set: the column's cells are numbers written as text, read this way (Transform).
+    text: NumberText | None = None
 
     def __post_init__(self) -> None:
         if self.piecewise_bins and self.piecewise_bins < 3:
@@ -108,6 +124,58 @@ class Hashed:
     name: str
     hash_buckets: int
     missing_indicator: bool = False
+
+
+class TimeFormat(Enum):
+    """How a date or timestamp column is written.
+
+    The dates' fields in their order, with a 4-digit year and any of ``-``, ``/``,
+    ``.`` between them; a time may follow (``13:45``, ``13:45:07``, ``1:45 PM``, after
+    a space or ``T``, with an ignored ``Z`` or offset: the clock time as written is
+    what people live by). Or whole seconds since 1970-01-01 UTC, an integer column.
+    """
+
+    YMD = "ymd"  # 2024-01-31, 2024-01-31 13:45:07, 2024-01-31T13:45:07Z
+    MDY = "mdy"  # 01/31/2024, 1/31/2024 1:45 PM
+    DMY = "dmy"  # 31.01.2024, 31/01/2024 13:45
+    UNIX_SECONDS = "unix_seconds"  # 1706708707
+
+
+@dataclass(frozen=True)
+class Timestamp:
+    """A date or timestamp column, fed to the model as time features.
+
+    The time of day on a circle (``time_of_day``: the column holds times), the day of
+    the year on a circle, the years since 1970 z-scored (the data's age: the same
+    after z-scoring as the years since the data's start) and the day of the week as a
+    category. A missing or unreadable cell has every circle at its centre (0, 0), the
+    mean age and a weekday id of its own; ``missing_indicator`` adds a 0/1 feature.
+    """
+
+    name: str
+    written: TimeFormat
+    time_of_day: bool = True
+    missing_indicator: bool = False
+
+    # Monday to Sunday, and one id for a missing date.
+    WEEKDAY_IDS = 8
+
+    def part_name(self, part: str) -> str:
+        """The name of one of its features: ``time_sin``, ``year_cos``, ``years``, ``weekday``..."""
+        return f"{self.name}_{part}"
+
+    def dense_names(self) -> tuple[str, ...]:
+        """The names of its float features (the weekday is categorical: ``weekday_name``)."""
+        circles = ("time_sin", "time_cos") if self.time_of_day else ()
+        names = [self.part_name(p) for p in (*circles, "year_sin", "year_cos", "years")]
+        if self.missing_indicator:
+            names.append(missing_name(self.name))
+        return tuple(names)
+
+    @property
+    def weekday_name(self) -> str:
+        """The name of its day-of-week feature: ids 0 (Monday) to 6, 7 when missing."""
+        return self.part_name("weekday")
 
 
 @dataclass(frozen=True)
@@ -177,6 +245,7 @@ class Dataset:
     integer_ranges: tuple[IntegerRange, ...] = ()
     vocabularies: tuple[Vocabulary, ...] = ()
     hashed: tuple[Hashed, ...] = ()
+    timestamps: tuple[Timestamp, ...] = ()
     crosses: tuple[Cross, ...] = ()
     # Columns the Evaluator slices by (each one costs TFMA time: keep the list short).
     slices: tuple[str, ...] = ()
@@ -247,6 +316,7 @@ class Dataset:
         names += [f.name for f in self.integer_ranges]
         names += [f.name for f in self.vocabularies]
         names += [f.name for f in self.hashed]
+        names += [f.name for f in self.timestamps]
         names += self.extra_raw_columns
         return tuple(dict.fromkeys(names))
 
@@ -262,6 +332,7 @@ class Dataset:
         names += [missing_name(f.name) for f in self.numeric if f.missing_indicator]
         names += [missing_name(f.name) for f in self.vocabularies if f.missing_indicator]
         names += [missing_name(f.name) for f in self.hashed if f.missing_indicator]
+        names += [n for f in self.timestamps for n in f.dense_names()]
         names += self.extra_dense_features
         return tuple(transformed_name(n) for n in names)
 
@@ -271,6 +342,7 @@ class Dataset:
         names += [f.name for f in self.vocabularies]
         names += [f.name for f in self.hashed]
         names += [bucket_name(f.name) for f in self.numeric if f.bucket_count]
+        names += [f.weekday_name for f in self.timestamps]
         return tuple(transformed_name(n) for n in names)
 
     def cross_features(self) -> tuple[str, ...]:
@@ -293,5 +365,6 @@ class Dataset:
             }
         )
         sizes.update({transformed_name(h.name): h.hash_buckets for h in self.hashed})
+        sizes.update({transformed_name(t.weekday_name): t.WEEKDAY_IDS for t in self.timestamps})
         sizes.update({transformed_name(c.name): c.hash_buckets for c in self.crosses})
         return sizes

@@ -15,6 +15,8 @@ extra phase or multi-stage analyzer costs Beam stages and seconds.
 from __future__ import annotations
 
 import importlib
+import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -67,6 +69,55 @@ def missing(x: tf.SparseTensor) -> tf.Tensor:
     return 1.0 - dense(ones, 0.0)
 
 
+# Spaces a number may be padded or grouped with: ASCII, no-break and narrow no-break
+# (spreadsheets in French and other locales group thousands with the latter two).
+_SPACE = r"[\s\x{00A0}\x{202F}]"
+# Thousands separators besides the decimal mark's other: apostrophes (Swiss) and spaces.
+_GROUPING = ("'", r"\x{2019}", _SPACE)
+
+
+def _number_syntax(written: F.NumberText) -> tuple[str, str]:
+    """The RE2 pattern of a number written ``written`` (signs, currency gone), and its separators.
+
+    A separator stands between groups of three digits only, so that ``1,5`` is no
+    number where ``,`` groups thousands.
+    """
+    decimal = re.escape(written.value)
+    other = re.escape("," if written is F.NumberText.DECIMAL_POINT else ".")
+    grouped = "|".join(rf"\d{{1,3}}(?:{sep}\d{{3}})+" for sep in (other, *_GROUPING))
+    pattern = rf"[+-]?(?:(?:{grouped}|\d+)(?:{decimal}\d*)?|{decimal}\d+)"
+    return pattern, "|".join((other, *_GROUPING))
+
+
+def _trimmed(text: tf.Tensor) -> tf.Tensor:
+    return tf.strings.regex_replace(text, f"^{_SPACE}+|{_SPACE}+$", "")
+
+
+def number_from_text(text: tf.Tensor, written: F.NumberText) -> tf.Tensor:
+    """The float32 numbers the strings ``text`` write as ``written`` says; NaN where none is."""
+    negative = tf.strings.regex_full_match(text, r".*\(.*\).*")
+    core = _trimmed(tf.strings.regex_replace(text, r"[\p{Sc}%()]", ""))
+    # ISO currency codes before or after the number (USD 12.50, 12,50 EUR).
+    core = _trimmed(tf.strings.regex_replace(core, r"^[A-Z]{3}|[A-Z]{3}$", ""))
+    core = tf.strings.regex_replace(core, r"\x{2212}", "-")  # the typographic minus
+    pattern, separators = _number_syntax(written)
+    plain = tf.strings.regex_replace(core, separators, "")
+    if written is F.NumberText.DECIMAL_COMMA:
+        plain = tf.strings.regex_replace(plain, ",", ".")
+    readable = tf.strings.regex_full_match(core, pattern)
+    number = tf.strings.to_number(tf.where(readable, plain, "nan"), tf.float32)
+    return tf.where(negative, -number, number)
+
+
+def _number_values(spec: F.Numeric, x: Tensor) -> tf.SparseTensor:
+    """The column's present values as float32, text read as its ``text`` says."""
+    values = present(x)
+    if spec.text is None or values.dtype != tf.string:
+        return tf.sparse.map_values(tf.cast, values, tf.float32)
+    numbers = tf.sparse.map_values(number_from_text, values, spec.text)
+    return tf.sparse.retain(numbers, tf.math.is_finite(numbers.values))
+
+
 def _scaled(spec: F.Numeric, values: tf.SparseTensor) -> tf.SparseTensor:
     if spec.scaling is F.Scaling.LOG_Z:
         return tf.sparse.map_values(lambda v: tf.math.log1p(tf.maximum(v, 0.0)), values)
@@ -87,9 +138,7 @@ def _numerics(
     """
     if not specs:
         return
-    raw = {
-        s.name: tf.sparse.map_values(tf.cast, present(inputs[s.name]), tf.float32) for s in specs
-    }
+    raw = {s.name: _number_values(s, inputs[s.name]) for s in specs}
     stacked = tf.sparse.concat(1, [_scaled(s, raw[s.name]) for s in specs])
     # Missing values land at 0, the mean of the present ones, after z-scoring; the
     # indicator (when declared) and the extra bucket carry the absence.
@@ -183,6 +232,127 @@ def _hashed(spec: F.Hashed, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
         out[F.transformed_name(F.missing_name(spec.name))] = missing(values)
 
 
+_SECONDS_PER_DAY = 86400
+# The Gregorian calendar's mean year in days: the day of the year on a circle is the
+# days since 1970 over it, which puts 1 January within a day of the same angle each year.
+_DAYS_PER_YEAR = 365.2425
+# After the date, a time (hours, minutes, seconds and fractions, AM/PM) and a zone.
+_CLOCK = (
+    r"(?:(?:T|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?\s*(?:([AaPp])\.?[Mm]\.?)?)?"
+    r"\s*(?:Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?"
+)
+# Each format's date, and its fields rewritten as year|month|day.
+_DATES = {
+    F.TimeFormat.YMD: (r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", r"\1|\2|\3"),
+    F.TimeFormat.MDY: (r"(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})", r"\3|\1|\2"),
+    F.TimeFormat.DMY: (r"(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})", r"\3|\2|\1"),
+}
+
+
+def days_from_civil(year: tf.Tensor, month: tf.Tensor, day: tf.Tensor) -> tf.Tensor:
+    """Days since 1970-01-01 of the Gregorian dates (int64), by integer arithmetic.
+
+    Howard Hinnant's days_from_civil: the year counted from March, so that the leap
+    day ends it, in 400-year eras of 146,097 days.
+    """
+    year = year - tf.cast(month <= 2, tf.int64)
+    era = tf.math.floordiv(year, 400)
+    year_of_era = year - era * 400
+    day_of_year = (153 * tf.math.floormod(month + 9, 12) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146097 + day_of_era - 719468
+
+
+def _days_in_month(year: tf.Tensor, month: tf.Tensor) -> tf.Tensor:
+    one = tf.ones_like(month)
+    following = days_from_civil(year + month // 12, tf.math.floormod(month, 12) + 1, one)
+    return following - days_from_civil(year, month, one)
+
+
+def time_from_text(text: tf.Tensor, written: F.TimeFormat) -> tuple[tf.Tensor, ...]:
+    """The dates and times the strings ``text`` write, as ``written`` says.
+
+    Four [n] tensors: days since 1970-01-01 (int64), seconds of the day (int64), whether
+    the cell holds a time, and whether it reads at all (the others mean nothing where not).
+    """
+    date, fields = _DATES[written]
+    pattern = rf"^\s*{date}{_CLOCK}\s*$"
+    readable = tf.strings.regex_full_match(text, pattern)
+    # Every readable cell as year|month|day|0hour|0minute|0second|xA or xP: the 0 and
+    # x stand for an absent time or meridiem.
+    canonical = tf.strings.regex_replace(text, pattern, fields + r"|0\4|0\5|0\6|x\7")
+    cells = tf.strings.split(tf.where(readable, canonical, "1970|1|1|0|0|0|x"), "|")
+    parts = cells.to_tensor(shape=[None, 7])
+    year, month, day, hour, minute, second = tf.unstack(
+        tf.strings.to_number(parts[:, :6], tf.int64), axis=1
+    )
+    meridiem = tf.strings.upper(parts[:, 6])
+    twelve_hour = meridiem != "X"
+    valid_hour = tf.where(twelve_hour, (hour >= 1) & (hour <= 12), hour <= 23)
+    hour = tf.where(twelve_hour, hour % 12 + 12 * tf.cast(meridiem == "XP", tf.int64), hour)
+    month_ok = (month >= 1) & (month <= 12)
+    month = tf.where(month_ok, month, tf.ones_like(month))
+    day_ok = (day >= 1) & (day <= _days_in_month(year, month))
+    readable &= month_ok & day_ok & valid_hour & (minute <= 59) & (second <= 59)
+    seconds = hour * 3600 + minute * 60 + second
+    has_time = tf.strings.length(parts[:, 3]) > 1
+    return days_from_civil(year, month, day), seconds, has_time, readable
+
+
+def _time_parts(spec: F.Timestamp, values: tf.SparseTensor) -> tuple[tf.Tensor, ...]:
+    """Per example: days since 1970, seconds of the day, has a time, readable."""
+    filled = missing(values) == 0.0
+    if spec.written is F.TimeFormat.UNIX_SECONDS:
+        seconds = tf.cast(tf.math.floor(tf.cast(dense(values, 0), tf.float64)), tf.int64)
+        days = tf.math.floordiv(seconds, _SECONDS_PER_DAY)
+        return days, seconds - days * _SECONDS_PER_DAY, filled, filled
+    days, seconds, has_time, readable = time_from_text(dense(values, ""), spec.written)
+    return days, seconds, has_time, readable & filled
+
+
+def _circle(fraction: tf.Tensor, where: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """The sine and cosine of a fraction of a turn, as float32; (0, 0) where not ``where``."""
+    angle = tf.cast(2.0 * math.pi * fraction, tf.float32)
+    return tf.where(where, tf.sin(angle), 0.0), tf.where(where, tf.cos(angle), 0.0)
+
+
+def _where_sparse(values: tf.Tensor, keep: tf.Tensor) -> tf.SparseTensor:
+    """The [batch] ``values`` where ``keep`` as a [batch, 1] SparseTensor."""
+    rows = tf.where(keep)
+    return tf.SparseTensor(
+        tf.concat([rows, tf.zeros_like(rows)], 1),
+        tf.boolean_mask(values, keep),
+        tf.stack([tf.size(keep, out_type=tf.int64), 1]),
+    )
+
+
+def _timestamp(spec: F.Timestamp, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
+    """The time features of one date or timestamp column (``features.Timestamp``)."""
+    days, seconds, has_time, readable = _time_parts(spec, present(raw))
+
+    def put(part: str, value: tf.Tensor) -> None:
+        out[F.transformed_name(spec.part_name(part))] = value
+
+    if spec.time_of_day:
+        day_fraction = tf.cast(seconds, tf.float64) / _SECONDS_PER_DAY
+        sin, cos = _circle(day_fraction, readable & has_time)
+        put("time_sin", sin)
+        put("time_cos", cos)
+    years = (tf.cast(days, tf.float64) + tf.cast(seconds, tf.float64) / _SECONDS_PER_DAY) / (
+        _DAYS_PER_YEAR
+    )
+    sin, cos = _circle(years - tf.math.floor(years), readable)
+    put("year_sin", sin)
+    put("year_cos", cos)
+    # The age z-scored over the readable cells only; the others land at the mean.
+    ages = _where_sparse(tf.cast(years, tf.float32), readable)
+    put("years", dense(tft.scale_to_z_score(ages), 0.0))
+    if spec.missing_indicator:
+        out[F.transformed_name(F.missing_name(spec.name))] = 1.0 - tf.cast(readable, tf.float32)
+    weekday = tf.math.floormod(days + 3, 7)  # 1970-01-01 was a Thursday; Monday is 0
+    put("weekday", tf.where(readable, weekday, spec.WEEKDAY_IDS - 1))
+
+
 def _cross(spec: F.Cross, out: dict[str, tf.Tensor]) -> tf.Tensor:
     parts = [tf.strings.as_string(out[F.transformed_name(s)]) for s in spec.sources]
     return tf.strings.to_hash_bucket_fast(tf.strings.join(parts, "|"), spec.hash_buckets)
@@ -211,6 +381,8 @@ def preprocessing_fn(
         _vocabulary(spec, inputs[spec.name], out)
     for spec in dataset.hashed:
         _hashed(spec, inputs[spec.name], out)
+    for spec in dataset.timestamps:
+        _timestamp(spec, inputs[spec.name], out)
     if dataset.extra_dense_features:
         out.update(hooks.extra_features(inputs))
     for spec in dataset.crosses:

@@ -12,9 +12,15 @@ column) and writes, for ``wide-deep-run --dataset NAME`` to run on:
 - ``modules/datasets/NAME/schema.pbtxt``: the curated schema, from the inferred one;
 - ``data/NAME/NAME.csv``: the sample, copied into the dataset's data root.
 
-It prints one line per column: the kind chosen and why. Bad input (no such file,
-an empty one, duplicate columns, a label that is not there, a POSITIVE value that
-never occurs, one class only, too few rows, a name already taken) is one line on
+Rows whose LABEL cell is empty are set aside (an unknown label is no negative): the
+draft's statistics, kinds and AUCs see the labelled rows only, the copied sample holds
+only them, and the curated schema requires the label, so that a later file with
+empty labels stops at the ExampleValidator.
+
+It prints one line per column: the kind chosen and why (numbers and dates written as
+text: how they are read), and the rows set aside. Bad input (no such file, an empty
+one, duplicate columns, a label that is not there, a POSITIVE value that never
+occurs, one class only, too few (labelled) rows, a name already taken) is one line on
 stderr and exit 2, and nothing is written. Exit 0: the draft is written.
 """
 
@@ -37,6 +43,11 @@ from pipeline_ops.drafting.render import curated_schema, render, statistics, tfd
 from pipeline_ops.drafting.rules import choose, training_settings
 from pipeline_ops.drafting.table import DraftError, check_label, check_name, read_table
 
+# The kinds a text column may be read as (numbers, dates): no list of values in the schema.
+READ = ("numeric", "time")
+# How many lines of rows set aside the draft names.
+SHOWN_LINES = 5
+
 
 def draft(
     name: str,
@@ -55,8 +66,8 @@ def draft(
     temporary names first, then renamed: bad input leaves nothing behind.
     """
     check_name(name, datasets_dir, data_dir, csv_path, overwrite)
-    table = read_table(csv_path)
-    labels = check_label(table, label, positive)
+    labelled = check_label(read_table(csv_path), label, positive)
+    table, labels = labelled.table, labelled.labels
     quiet_libraries()
     with tempfile.TemporaryDirectory(prefix=f"draft-{name}-") as tmp:
         # The sample as plain UTF-8 CSV: what TFDV reads here and ExampleGen later.
@@ -74,18 +85,29 @@ def draft(
             exec(compile(source, f"{name}/__init__.py", "exec"), {})  # noqa: S102 - our own draft
         except ValueError as err:
             raise DraftError(f"{csv_path}: {err} (rename the columns)") from None
-        schema = curated_schema(stats, label, positive, table)
+        read = [c.column for c in choices if c.kind in READ]
+        schema = curated_schema(stats, label, positive, table, read)
         folder = _write(name, source, schema, plain, csv_path, datasets_dir, data_dir)
+    sample = data_dir / name / f"{name}.csv"
     width = max(len(c.column) for c in choices)
     print(f"{table.rows} rows; label {label} == {positive!r}: {sum(labels)} positive", file=out)
+    if labelled.unlabelled:
+        print(f"  {_set_aside(label, labelled.unlabelled)}, not in {sample}", file=out)
     for c in choices:
         print(f"  {c.column:<{width}}  {c.kind:<13} {c.why}", file=out)
     settings = training_settings(table.rows)
     if settings:
         pairs = ", ".join(f"{k}={v}" for k, v in settings.items())
         print(f"  training settings for a small table: {pairs}", file=out)
-    print(f"wrote {folder}/ and {data_dir / name / f'{name}.csv'}", file=out)
+    print(f"wrote {folder}/ and {sample}", file=out)
     return folder
+
+
+def _set_aside(label: str, lines: Sequence[int]) -> str:
+    """What the draft says of the rows without a label: how many, and the first lines."""
+    shown = ", ".join(map(str, lines[:SHOWN_LINES])) + (", ..." if len(lines) > SHOWN_LINES else "")
+    rows = f"{len(lines)} row{'s' if len(lines) > 1 else ''}"
+    return f"{rows} without a {label} set aside (line{'s' if len(lines) > 1 else ''} {shown})"
 
 
 def _write(

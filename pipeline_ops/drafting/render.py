@@ -32,16 +32,28 @@ def statistics(path: Path):  # noqa: ANN201 - a DatasetFeatureStatisticsList
         )
 
 
-def curated_schema(stats, label: str, positive: str, table: Table) -> str:  # noqa: ANN001
-    """The curated schema's text: the inferred schema, with the project's conventions."""
+def curated_schema(
+    stats,  # noqa: ANN001 - a DatasetFeatureStatisticsList
+    label: str,
+    positive: str,
+    table: Table,
+    read: Sequence[str] = (),
+) -> str:
+    """The curated schema's text: the inferred schema, with the project's conventions.
+
+    The label's column must hold a value in every row (the draft set aside the rows
+    without one, and a later file with such rows stops at the ExampleValidator); the
+    ``read`` columns, numbers or dates written as text, have no list of values.
+    """
     import tensorflow_data_validation as tfdv
     from google.protobuf import text_format
     from tensorflow_metadata.proto.v0 import schema_pb2
 
     schema = tfdv.infer_schema(stats, infer_feature_shape=False)
     schema.default_environment.extend(["TRAINING", "SERVING"])
+    free = {f.domain for f in schema.feature if f.name in read and f.HasField("domain")}
     for feature in schema.feature:
-        complete = all(table.cells[feature.name])
+        complete = feature.name == label or all(table.cells[feature.name])
         feature.presence.CopyFrom(schema_pb2.FeaturePresence(min_fraction=1.0, min_count=1))
         feature.value_count.CopyFrom(schema_pb2.ValueCount(min=1 if complete else 0, max=1))
         if feature.type == schema_pb2.FLOAT:
@@ -49,13 +61,19 @@ def curated_schema(stats, label: str, positive: str, table: Table) -> str:  # no
             feature.float_domain.disallow_inf = True
         if feature.name == label:
             feature.not_in_environment.append("SERVING")
+        if feature.domain in free:
+            feature.ClearField("domain")
+    domains = [d for d in schema.string_domain if d.name not in free]
+    del schema.string_domain[:]
+    schema.string_domain.extend(domains)
 
     header = (
         f"# The curated schema of {table.path.name}, drafted by `make dataset` from TFDV's\n"
         '# inference on the sample: review it. Every column must exist; "value_count\n'
         '# { min: 1 max: 1 }" means its cells must hold a value, "{ max: 1 }" that they\n'
-        f"# may be empty. The label's column ({label}) is absent when serving; string\n"
-        "# domains list the values seen (a new value is an anomaly: add it here).\n"
+        f"# may be empty. The label's column ({label}) must hold one in every row, and is\n"
+        "# absent when serving; string domains list the values seen (a new value is an\n"
+        "# anomaly: add it here).\n"
     )
     return header + text_format.MessageToString(schema)
 
@@ -96,14 +114,19 @@ def render(name: str, table: Table, label: str, positive: str, choices: Sequence
     crosses = crosses_of(choices)
     groups = {
         group: [c for c in choices if c.group == group]
-        for group in ("numeric", "integer_ranges", "vocabularies", "hashed")
+        for group in ("numeric", "integer_ranges", "vocabularies", "hashed", "timestamps")
     }
-    kinds = {"numeric": ("Numeric", "Scaling"), "integer_ranges": ("IntegerRange",)}
+    kinds = {
+        "numeric": ("Numeric", "Scaling"),
+        "integer_ranges": ("IntegerRange",),
+        "timestamps": ("Timestamp", "TimeFormat"),
+    }
     kinds |= {"vocabularies": ("Vocabulary",), "hashed": ("Hashed",)}
     used = {"Dataset", "Label"} | ({"Cross"} if crosses else set())
     for group, members in groups.items():
         if members:
             used |= set(kinds[group])
+    used |= {name for c in choices for name in c.imports}
     body = [
         f"    name={literal(name)},",
         f"    label=Label({literal(label_name(label, positive))}, ({literal(label)},), "

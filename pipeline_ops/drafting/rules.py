@@ -2,7 +2,8 @@
 
 A column becomes a vocabulary (text, or a few integer codes), an integer range
 (small non-negative codes), a scaled numeric with quantile buckets and a
-piecewise-linear encoding (log-scaled when heavy-tailed), hashed ids, or is left
+piecewise-linear encoding (log-scaled when heavy-tailed; numbers written as text too:
+``reading.py``), time features (dates, timestamps, unix seconds), hashed ids, or is left
 out (empty, constant, a row number, an id); missing cells get an indicator. The
 strongest categorical columns give the crosses and the slices, the best single
 column the AUC bound, and the table's size its training settings.
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from components.splits import TRAIN
 from modules import features as F
 from pipeline_def.config import DEFAULT_SPLIT
+from pipeline_ops.drafting.reading import Times, read_numbers, read_times
 
 # Strings with more distinct values than this are hashed, not given a vocabulary.
 MAX_VOCABULARY = 100
@@ -118,6 +120,8 @@ class Choice:
     auc: float = 0.5
     categories: int = 0
     feature: str = ""  # the categorical feature's name in crosses
+    # Names the declaration uses from modules.features besides its group's kinds.
+    imports: tuple[str, ...] = ()
 
 
 def _missing_note(missing: int, rows: int) -> str:
@@ -135,8 +139,14 @@ def choose(name: str, values: list[str], labels: list[int], tfdv_type: str) -> C
         return Choice(name, "unused", "empty in every row")
     if distinct == 1:
         return Choice(name, "unused", f"the same value ({present[0]!r}) in every row")
+    times = read_times(name, values, tfdv_type)
+    if times:
+        return _timestamp(name, times)
     filled = [v or F.MISSING_TOKEN for v in values]
     if tfdv_type == "STRING" or tfdv_type == "BYTES":
+        numbers = read_numbers(values)
+        if numbers:
+            return _numeric(name, numbers.numbers, labels, numbers.why, numbers.written)
         if distinct == len(present) and distinct > MAX_VOCABULARY:
             return Choice(name, "unused", "a different value in every row: an id")
         if distinct > MAX_VOCABULARY:
@@ -181,24 +191,57 @@ def choose(name: str, values: list[str], labels: list[int], tfdv_type: str) -> C
             f"{buckets} hash buckets" + _missing_note(missing, rows),
             f"Hashed({literal(name)}, {buckets}{flag})", "hashed",
         )  # fmt: skip
+    return _numeric(name, [float(v) if v else None for v in values], labels, tfdv_type.lower())
+
+
+def _numeric(
+    name: str,
+    values: list[float | None],
+    labels: list[int],
+    written: str,
+    text: F.NumberText | None = None,
+) -> Choice:
+    """A numeric column's draft: scaled (log1p when heavy-tailed), bucketed when varied.
+
+    ``values`` are its rows' numbers (None: missing); ``written`` says how they are
+    written, ``text`` how they are read when they are text.
+    """
+    numbers = [v for v in values if v is not None]
+    missing = len(values) - len(numbers)
     skew = _skew(numbers)
-    heavy = low >= 0 and skew > HEAVY_TAIL_SKEW
+    heavy = min(numbers) >= 0 and skew > HEAVY_TAIL_SKEW
     scaling = "LOG_Z" if heavy else "Z"
     shape = f"skew {skew:.1f}: z-score"
     if heavy:
         shape = f"non-negative, skew {skew:.1f}: log1p, z-score"
+    distinct = len(set(numbers))
     buckets = NUMERIC_BUCKETS if distinct > NUMERIC_BUCKETS else 0
     bucket_arg = f", bucket_count={buckets}, piecewise_bins={PIECEWISE_BINS}" if buckets else ""
     bucket_note = (
         f", {buckets} quantile buckets, piecewise-linear over {PIECEWISE_BINS}" if buckets else ""
     )
     median = sorted(numbers)[len(numbers) // 2]
-    auc = rank_auc([float(v) if v else median for v in values], labels)
+    auc = rank_auc([median if v is None else v for v in values], labels)
+    text_arg = f", text=NumberText.{text.name}" if text else ""
+    flag = ", missing_indicator=True" if missing else ""
     return Choice(
         name, "numeric",
-        f"{tfdv_type.lower()}, {shape}{bucket_note}" + _missing_note(missing, rows),
-        f"Numeric({literal(name)}, Scaling.{scaling}{flag}{bucket_arg})", "numeric",
+        f"{written}{'; ' if text else ', '}{shape}{bucket_note}"
+        + _missing_note(missing, len(values)),
+        f"Numeric({literal(name)}, Scaling.{scaling}{text_arg}{flag}{bucket_arg})", "numeric",
         auc, buckets + 1 if buckets else 0, F.bucket_name(name) if buckets else "",
+        ("NumberText",) if text else (),
+    )  # fmt: skip
+
+
+def _timestamp(name: str, times: Times) -> Choice:
+    """A date or timestamp column's draft: its time features."""
+    missing = len(times.readable) - sum(times.readable)
+    clock = "" if times.time_of_day else ", time_of_day=False"
+    flag = ", missing_indicator=True" if missing else ""
+    return Choice(
+        name, "time", times.why + _missing_note(missing, len(times.readable)),
+        f"Timestamp({literal(name)}, TimeFormat.{times.written.name}{clock}{flag})", "timestamps",
     )  # fmt: skip
 
 

@@ -4,30 +4,17 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import tensorflow as tf
+from project_copy import copy_project, run_in
 from run_commands import PROJECT, TEST_TRAIN_STEPS
 
 from modules.hparams import HParams
 
 # Column names that are not Python identifiers, as people's tables have them.
 RENAMED = {"Seniority": "years at job", "Home": "home-type", "Income": "income ($)"}
-
-
-def _copy_project(to: Path) -> Path:
-    """The project's code, without outputs or environment: drafts land in the copy."""
-    for part in ("components", "modules", "pipeline_def", "pipeline_ops"):
-        shutil.copytree(PROJECT / part, to / part, ignore=shutil.ignore_patterns("__pycache__"))
-    for script in ("local_runner.py", "kubeflow_runner.py", "scripts/bench_dataset.py"):
-        (to / script).parent.mkdir(exist_ok=True)
-        shutil.copy(PROJECT / script, to / script)
-    return to
 
 
 def _table(path: Path, rows: int) -> Path:
@@ -41,21 +28,12 @@ def _table(path: Path, rows: int) -> Path:
     return path
 
 
-def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    # The copy's packages before the installed checkout's, for scripts/ too.
-    env = {**os.environ, "PYTHONPATH": str(cwd)}
-    return subprocess.run(
-        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900,
-        check=False,
-    )  # fmt: skip
-
-
 @pytest.mark.slow
 def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
-    project = _copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project")
     table = _table(tmp_path / "loans.csv", 1500)
 
-    drafted = _run(
+    drafted = run_in(
         project, "-m", "pipeline_ops.cli.draft_dataset", "loans", str(table), "Status", "bad"
     )
     assert drafted.returncode == 0, drafted.stderr
@@ -68,7 +46,7 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     assert (project / "modules" / "datasets" / "loans" / "schema.pbtxt").is_file()
 
     out = tmp_path / "out"
-    run = _run(
+    run = run_in(
         project, "local_runner.py", "--dataset", "loans", "--output-dir", str(out),
         "--train-steps", TEST_TRAIN_STEPS,
     )  # fmt: skip
@@ -88,7 +66,7 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     # The benchmark against the trees: on the run's splits, over 3 folds of the rows the
     # run learned and chose from (retraining the run's Transform and Trainer), and the
     # run's Trainer again with the run's own seed and with another.
-    bench = _run(
+    bench = run_in(
         project, "scripts/bench_dataset.py", "--dataset", "loans", "--output-dir", str(out),
         "--folds", "3", "--seeds", str(HParams().seed), "7",
     )  # fmt: skip
@@ -127,7 +105,7 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     assert 0.0 < probability < 1.0
 
     package = tmp_path / "loans.yaml"
-    compiled = _run(
+    compiled = run_in(
         project, "kubeflow_runner.py", "--dataset", "loans", "--image", "registry/x:1",
         "--pipeline-root", "s3://bucket/root", "--data-root", "s3://bucket/loans",
         "--output", str(package),

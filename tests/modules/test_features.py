@@ -90,3 +90,27 @@ def test_a_datasets_hyperparameters_are_checked_by_name_and_type():
         F.Dataset("t", label, hparams={"batch": 32})
     with pytest.raises(ValueError, match="dataset t: hyperparameter 'dropout' must be float"):
         F.Dataset("t", label, hparams={"dropout": "0.4"})
+
+
+def test_a_timestamp_gives_circles_an_age_and_a_weekday_category():
+    label = F.Label("bad", ("Status",), "bad")
+    stamp = F.Timestamp("ordered at", F.TimeFormat.YMD, missing_indicator=True)
+    day = F.Timestamp("day", F.TimeFormat.DMY, time_of_day=False)
+    dataset = F.Dataset("t", label, timestamps=(stamp, day))
+    assert dataset.raw_feature_columns() == ("ordered at", "day")
+    assert dataset.dense_features() == (
+        "ordered_at_time_sin_xf", "ordered_at_time_cos_xf", "ordered_at_year_sin_xf",
+        "ordered_at_year_cos_xf", "ordered_at_years_xf", "ordered_at_missing_xf",
+        "day_year_sin_xf", "day_year_cos_xf", "day_years_xf",
+    )  # fmt: skip
+    assert dataset.categorical_features() == ("ordered_at_weekday_xf", "day_weekday_xf")
+    # Seven days and one id for a missing date.
+    assert dataset.fixed_cardinalities() == {"ordered_at_weekday_xf": 8, "day_weekday_xf": 8}
+
+
+def test_a_numeric_column_is_read_as_numbers_unless_it_says_it_is_text():
+    assert F.Numeric("x", F.Scaling.Z).text is None
+    money = F.Numeric("x", F.Scaling.Z, text=F.NumberText.DECIMAL_COMMA)
+    assert money.text.value == ","
+    dataset = F.Dataset("t", F.Label("bad", ("Status",), "bad"), numeric=(money,))
+    assert dataset.dense_features() == ("x_xf",)

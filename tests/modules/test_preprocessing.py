@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
+import math
 import re
 
 import numpy as np
+import pytest
 import tensorflow as tf
 import tensorflow_transform as tft
 import tensorflow_transform.beam as tft_beam
@@ -12,7 +15,13 @@ import tensorflow_transform.beam as tft_beam
 from modules import features as F
 from modules.datasets import taxi
 from modules.datasets.taxi import DATASET as TAXI
-from modules.preprocessing import _numerics, piecewise_linear
+from modules.preprocessing import (
+    _numerics,
+    _timestamp,
+    number_from_text,
+    piecewise_linear,
+    time_from_text,
+)
 
 
 def _column(rows: list[dict], name: str) -> np.ndarray:
@@ -124,18 +133,24 @@ def test_piecewise_parts_are_cut_at_their_own_quantiles_not_the_buckets(tmp_path
         _numerics((spec,), inputs, out)
         return out
 
-    feature_spec = {"x": tf.io.VarLenFeature(tf.float32)}
-    with tft_beam.Context(temp_dir=str(tmp_path)):
-        (rows, _), _ = (
-            [{"x": [v]} for v in values],
-            tft.DatasetMetadata.from_feature_spec(feature_spec),
-        ) | tft_beam.AnalyzeAndTransformDataset(numerics)
+    rows = _analyzed(numerics, [{"x": [v]} for v in values], {"x": tf.float32}, tmp_path)
     parts = np.array([[r[F.transformed_name(p)] for p in spec.piecewise_names()] for r in rows])
     # Quintile boundaries near 20, 40, 60 and 80: x = 30 is half through the first
     # interval and has not reached the others, though the two buckets split at 50.
     np.testing.assert_allclose(parts[values.index(30.0)], [0.5, 0.0, 0.0], atol=0.06)
     np.testing.assert_allclose(parts[values.index(90.0)], [1.0, 1.0, 1.0])
     assert sorted({r[F.transformed_name(F.bucket_name("x"))] for r in rows}) == [0, 1]
+
+
+def _analyzed(fn, instances: list[dict], dtypes: dict, tmp_path) -> list[dict]:  # noqa: ANN001
+    """``instances`` through a real tf.Transform analysis of ``fn``, every column optional."""
+    feature_spec = {name: tf.io.VarLenFeature(dtype) for name, dtype in dtypes.items()}
+    with tft_beam.Context(temp_dir=str(tmp_path)):
+        (rows, _), _ = (
+            instances,
+            tft.DatasetMetadata.from_feature_spec(feature_spec),
+        ) | tft_beam.AnalyzeAndTransformDataset(fn)
+    return rows
 
 
 def _quantile_analyzers(spec: F.Numeric) -> int:
@@ -152,3 +167,127 @@ def test_buckets_and_parts_of_one_count_share_one_quantiles_analyzer():
     assert _quantile_analyzers(F.Numeric("x", F.Scaling.Z, bucket_count=5, piecewise_bins=5)) == 1
     assert _quantile_analyzers(F.Numeric("x", F.Scaling.Z, bucket_count=5, piecewise_bins=8)) == 2
     assert _quantile_analyzers(F.Numeric("x", F.Scaling.Z, piecewise_bins=8)) == 1
+
+
+NAN = float("nan")
+NUMBERS_AS_TEXT = {
+    F.NumberText.DECIMAL_POINT: {
+        "12,345.67": 12345.67, "$12,345.67": 12345.67, "(1,234.00)": -1234.0,
+        "USD 1,234": 1234.0, "12.5%": 12.5, "1 234": 1234.0, "1\u00a0234.5": 1234.5,
+        "1'234.50": 1234.5, "-€3": -3.0, "1,234,567": 1234567.0, "0.5": 0.5, ".5": 0.5,
+        # Not numbers: a separator that groups no thousands, text, a range, nothing.
+        "1,5": NAN, "abc": NAN, "12-34": NAN, "": NAN,
+    },
+    F.NumberText.DECIMAL_COMMA: {
+        "12.345,67": 12345.67, "1.234,56 €": 1234.56, "1\u202f234,5": 1234.5, "1,5": 1.5,
+        "(3,25)": -3.25, "EUR 1.234": 1234.0,
+        "12,345.67": NAN, "1.5": NAN,
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("written", list(NUMBERS_AS_TEXT))
+def test_numbers_written_as_text_read_as_their_numbers(written):
+    cells = NUMBERS_AS_TEXT[written]
+    read = tf.function(lambda text: number_from_text(text, written))
+    got = read(tf.constant(list(cells))).numpy()
+    np.testing.assert_array_equal(got, np.array(list(cells.values()), np.float32))
+
+
+def _days(date: str) -> int:
+    return (datetime.date.fromisoformat(date) - datetime.date(1970, 1, 1)).days
+
+
+DATES = {
+    F.TimeFormat.YMD: {
+        "2024-01-31": ("2024-01-31", None), "2024-01-31 13:45": ("2024-01-31", 49500),
+        "2024-01-31T13:45:07Z": ("2024-01-31", 49507),
+        "2024/02/29 23:59:59.5+01:00": ("2024-02-29", 86399),
+        "2024-02-30": None, "2023-13-01": None, "2024-01-31 24:00": None, "01/31/2024": None,
+    },
+    F.TimeFormat.MDY: {
+        "01/31/2024": ("2024-01-31", None), "1/31/2024 1:45 PM": ("2024-01-31", 49500),
+        "12/01/2024 12:05 AM": ("2024-12-01", 300), "31/01/2024": None,
+    },
+    F.TimeFormat.DMY: {
+        "31.01.2024": ("2024-01-31", None), "31/01/2024 13:45:07": ("2024-01-31", 49507),
+        "01.31.2024": None, "2024-01-31": None,
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("written", list(DATES))
+def test_dates_written_as_text_read_as_days_and_seconds(written):
+    cells = DATES[written]
+    read = tf.function(lambda text: time_from_text(text, written))
+    days, seconds, has_time, readable = (t.numpy().tolist() for t in read(tf.constant(list(cells))))
+    assert readable == [v is not None for v in cells.values()]
+    expected = [v for v in cells.values() if v is not None]
+    got = [(d, s, t) for d, s, t, r in zip(days, seconds, has_time, readable, strict=True) if r]
+    assert got == [(_days(date), clock or 0, clock is not None) for date, clock in expected]
+
+
+def test_text_numbers_and_timestamps_become_features_in_a_real_transform(tmp_path):
+    amount = F.Numeric(
+        "amount", F.Scaling.Z, missing_indicator=True, text=F.NumberText.DECIMAL_POINT
+    )
+    ordered = F.Timestamp("ordered", F.TimeFormat.YMD, missing_indicator=True)
+    created = F.Timestamp("created", F.TimeFormat.UNIX_SECONDS, time_of_day=False)
+
+    def fn(inputs: dict) -> dict:
+        out: dict = {}
+        _numerics((amount,), inputs, out)
+        _timestamp(ordered, inputs["ordered"], out)
+        _timestamp(created, inputs["created"], out)
+        return out
+
+    # A Wednesday at 13:45, a Saturday without a time (its clock at the centre), a bad
+    # cell and an empty one; unix seconds of the first (2024-01-31 13:45:07 UTC) and of
+    # a Sunday midnight.
+    cells = [
+        ("$12,345.67", "2024-01-31 13:45", 1706708707), ("(1,000)", "2024-02-03", 1706400000),
+        ("n/a", "2024-02-30", None), ("", "", None),
+    ]  # fmt: skip
+    instances = [
+        {
+            "amount": [a.encode()] if a else [],
+            "ordered": [o.encode()] if o else [],
+            "created": [c] if c else [],
+        }
+        for a, o, c in cells
+    ]
+    dtypes = {"amount": tf.string, "ordered": tf.string, "created": tf.int64}
+    rows = _analyzed(fn, instances, dtypes, tmp_path)
+
+    def column(name: str) -> list:
+        return [r[F.transformed_name(name)] for r in rows]
+
+    # The numbers read, z-scored over the two present: +-1; the others at the mean.
+    assert column("amount") == pytest.approx([1.0, -1.0, 0.0, 0.0])
+    assert column(F.missing_name("amount")) == [0.0, 0.0, 1.0, 1.0]
+    assert column(ordered.weekday_name) == [2, 5, 7, 7]  # Monday is 0; 7: missing
+    assert column(created.weekday_name) == [2, 6, 7, 7]
+    assert column(F.missing_name("ordered")) == [0.0, 0.0, 1.0, 1.0]
+    turn = 2 * math.pi * (13 * 3600 + 45 * 60) / 86400
+    assert column(ordered.part_name("time_sin")) == pytest.approx(
+        [math.sin(turn), 0, 0, 0], abs=1e-6
+    )
+    assert column(ordered.part_name("time_cos")) == pytest.approx(
+        [math.cos(turn), 0, 0, 0], abs=1e-6
+    )
+    years = [
+        (_days(d) + s / 86400) / 365.2425 for d, s in (("2024-01-31", 49500), ("2024-02-03", 0))
+    ]
+    year_turns = [2 * math.pi * (y - math.floor(y)) for y in years]
+    assert column(ordered.part_name("year_sin")) == pytest.approx(
+        [*(math.sin(t) for t in year_turns), 0, 0], abs=1e-5
+    )
+    # The earlier of two dates is one standard deviation below their mean age.
+    assert column(ordered.part_name("years")) == pytest.approx([-1.0, 1.0, 0.0, 0.0], abs=1e-3)
+    assert F.transformed_name(created.part_name("time_sin")) not in rows[0]
+    assert set(rows[0]) == {
+        F.transformed_name(n)
+        for n in (*amount.piecewise_names(), "amount", F.missing_name("amount"))
+        + ordered.dense_names() + (ordered.weekday_name,)
+        + created.dense_names() + (created.weekday_name,)
+    }  # fmt: skip

@@ -49,3 +49,12 @@ def test_a_draft_without_slices_declares_no_slice_bound():
     ids = [f"id{i}" for i in range(400)]  # unique: left out, no slice
     dataset = _drafted({"row": ids}, labels)
     assert dataset.slices == () and dataset.slice_max_auc_drop is None
+
+
+def test_a_draft_imports_the_kinds_of_numbers_and_dates_written_as_text():
+    labels = [i % 3 == 0 for i in range(400)]
+    amounts = [f"${1.05**i:,.2f}" for i in range(400)]
+    days = [f"{1 + i % 28:02d}.{1 + i % 12:02d}.2024" for i in range(400)]
+    dataset = _drafted({"amount": amounts, "day": days}, labels)
+    assert dataset.numeric[0].text is F.NumberText.DECIMAL_POINT
+    assert dataset.timestamps == (F.Timestamp("day", F.TimeFormat.DMY, time_of_day=False),)

@@ -1,0 +1,35 @@
+"""A copy of the project to draft datasets into, and commands run in it, as users run them.
+
+Drafts write into the project's own ``modules/datasets`` and ``data``; the end-to-end
+tests draft into a copy, and run the commands with the copy's packages first.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from run_commands import PROJECT
+
+
+def copy_project(to: Path) -> Path:
+    """The project's code, without outputs or environment: drafts land in the copy."""
+    for part in ("components", "modules", "pipeline_def", "pipeline_ops"):
+        shutil.copytree(PROJECT / part, to / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for script in ("local_runner.py", "kubeflow_runner.py", "scripts/bench_dataset.py"):
+        (to / script).parent.mkdir(exist_ok=True)
+        shutil.copy(PROJECT / script, to / script)
+    return to
+
+
+def run_in(cwd: Path, *args: str, program: str = sys.executable) -> subprocess.CompletedProcess:
+    """``program ARGS`` (Python by default) in the copy ``cwd``, its packages first."""
+    # The copy's packages before the installed checkout's, for scripts/ too.
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run(
+        [program, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900,
+        check=False,
+    )  # fmt: skip
