@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from modules.features import SLICE_MIN_ROWS
+from pipeline_ops.drafting.crosses import Crosses
 from pipeline_ops.drafting.rules import (
     SLICE_MAX_AUC_DROP,
     SMALL_TABLE_ROWS,
     Choice,
-    crosses_of,
     label_name,
     literal,
     min_auc_of,
@@ -91,16 +91,42 @@ def _comment(text: str, indent: str) -> list[str]:
     return [f"{indent}# {line}" for line in textwrap.wrap(text, 98 - len(indent))]
 
 
-def render(name: str, table: Table, label: str, positive: str, choices: Sequence[Choice]) -> str:
-    """The declaration module's source, formatted as ruff formats it."""
-    crosses = crosses_of(choices)
+def _crosses(crosses: Crosses) -> list[str]:
+    """The ``crosses=`` lines, each cross after its measured interaction."""
+    if not crosses.chosen:
+        return _comment(
+            "No crosses: no pair of features predicts the label beyond both alone on held-out "
+            "rows (pipeline_ops/drafting/crosses.py).",
+            "    ",
+        )
+    lines = _comment(
+        "Pairs of features whose cells predict the label beyond both alone, measured on "
+        "held-out rows (pipeline_ops/drafting/crosses.py), strongest first.",
+        "    ",
+    )
+    lines.append("    crosses=(")
+    for m in crosses.chosen:
+        lines += _comment(m.describe(), "        ")
+        lines += _call(m.declaration(), "        ")
+    return [*lines, "    ),"]
+
+
+def render(
+    name: str,
+    table: Table,
+    label: str,
+    positive: str,
+    choices: Sequence[Choice],
+    crosses: Crosses,
+) -> str:
+    """The declaration module's source, formatted as ruff formats it, with ``crosses``."""
     groups = {
         group: [c for c in choices if c.group == group]
         for group in ("numeric", "integer_ranges", "vocabularies", "hashed")
     }
     kinds = {"numeric": ("Numeric", "Scaling"), "integer_ranges": ("IntegerRange",)}
     kinds |= {"vocabularies": ("Vocabulary",), "hashed": ("Hashed",)}
-    used = {"Dataset", "Label"} | ({"Cross"} if crosses else set())
+    used = {"Dataset", "Label"} | ({"Cross"} if crosses.chosen else set())
     for group, members in groups.items():
         if members:
             used |= set(kinds[group])
@@ -116,11 +142,7 @@ def render(name: str, table: Table, label: str, positive: str, choices: Sequence
                 body += _comment(c.why, "        ")
                 body += _call(c.source, "        ")
             body.append("    ),")
-    if crosses:
-        body.append("    # Every pair of the three columns that alone best separate the label.")
-        body.append("    crosses=(")
-        body += [f"        {cross}," for cross in crosses]
-        body.append("    ),")
+    body += _crosses(crosses)
     slices = [literal(s) for s in slices_of(choices)]
     body.append("    # Low-cardinality categorical columns, strongest first.")
     body.append(f"    slices=({', '.join(slices)}{',' if len(slices) == 1 else ''}),")
