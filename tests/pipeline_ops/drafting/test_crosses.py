@@ -35,7 +35,7 @@ def _columns(interaction: float, seed: int = 0) -> tuple[dict[str, list[str]], l
 
 def _choices(columns: dict[str, list[str]], labels: list[int]) -> list[R.Choice]:
     return [
-        R.choose(name, values, labels, "STRING" if name in ("segment", "shop") else "FLOAT")
+        R.choose(name, values, labels, "FLOAT" if name in "xyz" else "STRING")
         for name, values in columns.items()
     ]
 
@@ -89,14 +89,26 @@ def test_the_interaction_is_measured_beyond_both_features_added_up():
     # x and y alone say nothing of the label; their cells do.
     assert abs(planted.additive_auc - 0.5) < 0.03 and planted.auc_gain > 0.1
     assert planted.gain > 10 * X.MIN_GAIN
-    # segment predicts the label strongly, but added up with z it needs no cross.
+    # segment predicts the label strongly, but added up with z it needs no cross: the
+    # cells, shrunk to the additive model as far as they spread no more than noise,
+    # gain nothing on held-out rows and lose little (their own shares lose 10 nats).
     alone = X.interaction(found["segment"], found["z_bucket"], y, folds)
     assert alone.additive_auc > 0.75 and abs(alone.auc_gain) < 0.005
-    assert alone.gain < X.MIN_GAIN
+    assert -5 < alone.gain < X.MIN_GAIN
+
+
+def test_a_pair_of_many_valued_columns_does_not_win_by_fitting_its_noise():
+    columns, labels = _columns(interaction=0.0)
+    rng = np.random.default_rng(1)
+    for name in ("store", "clerk"):  # 60 values each: 3,600 cells for 3,000 rows
+        columns[name] = [f"{name}{v}" for v in rng.integers(0, 60, ROWS)]
+    crosses = X.choose_crosses(columns, labels, _choices(columns, labels))
+    assert crosses.chosen == ()
 
 
 def test_buckets_are_cut_at_quantiles_with_missing_cells_in_a_bucket_of_their_own():
-    values = [str(v) for v in range(100)] + ["", "n/a"]
+    values = [str(v) for v in range(101)] + ["", "n/a"]
     codes = X.bucket_codes(values, 10)
-    assert np.bincount(codes).tolist() == [10] * 10 + [2]
-    assert codes[:12].tolist() == [0] * 10 + [1, 1]
+    # As Transform's buckets: a value on a boundary (10, 20, ...) opens the next bucket.
+    assert np.bincount(codes).tolist() == [10] * 9 + [11, 2]
+    assert codes[9:12].tolist() == [0, 1, 1]
