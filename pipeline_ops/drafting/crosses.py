@@ -32,11 +32,12 @@ FOLD_SEED = 0
 # The additive model's L2 on each value's log-odds: a value of a few rows stays near 0.
 ADDITIVE_L2 = 1.0
 NEWTON_STEPS = 25
-# Crossed: a pair whose cells raise the held-out log-likelihood by MIN_GAIN (nats) and
-# rank the held-out rows better; tables without interactions keep their pairs below it
-# whatever their size (docs/decisions/crosses-by-interaction.md). At most MAX_CROSSES,
-# the strongest first.
+# Crossed: a pair whose cells raise the held-out log-likelihood by MIN_GAIN (nats), which
+# no pair of a table without interactions reaches whatever its size, and its AUC by
+# MIN_AUC_GAIN, so that a large table's real but slight interactions are not crossed
+# (docs/decisions/crosses-by-interaction.md). At most MAX_CROSSES, the strongest first.
 MIN_GAIN = 10.0
+MIN_AUC_GAIN = 0.005
 MAX_CROSSES = 3
 # The next best pairs the draft names as left out.
 NEXT_BEST = 3
@@ -72,10 +73,13 @@ class Interaction:
         """The cells' held-out AUC beyond the additive model's."""
         return self.cells_auc - self.additive_auc
 
-    @property
-    def crossable(self) -> bool:
-        """Whether the pair interacts beyond what tables without interactions reach."""
-        return self.gain >= MIN_GAIN and self.auc_gain > 0
+    def shortfall(self) -> str:
+        """The threshold the pair falls short of; empty when it reaches both."""
+        if self.gain < MIN_GAIN:
+            return f"log-likelihood gain under {MIN_GAIN:g}"
+        if self.auc_gain < MIN_AUC_GAIN:
+            return f"AUC gain under {MIN_AUC_GAIN}"
+        return ""
 
     def declaration(self) -> str:
         """The pair as a Cross declaration (Python source)."""
@@ -116,7 +120,7 @@ def bucket_codes(values: Sequence[str], buckets: int) -> np.ndarray:
 
 def category_codes(values: Sequence[str]) -> np.ndarray:
     """Each cell's value as a code; an empty cell is a value of its own."""
-    return np.unique(np.array(values, dtype=object), return_inverse=True)[1].ravel()
+    return pd.factorize(pd.Series(values, dtype=object))[0]
 
 
 def candidates(cells: Mapping[str, Sequence[str]], choices: Sequence[Choice]) -> list[Candidate]:
@@ -169,7 +173,7 @@ def _additive(theta: np.ndarray, size_a: int) -> np.ndarray:
 
 def _margins(table: np.ndarray) -> np.ndarray:
     """The table's total, then its row sums, then its column sums."""
-    return np.r_[table.sum(), table.sum(1), table.sum(0)]
+    return np.concatenate([[table.sum()], table.sum(1), table.sum(0)])
 
 
 def cell_probabilities(positives: np.ndarray, rows: np.ndarray, additive: np.ndarray) -> np.ndarray:
@@ -197,7 +201,7 @@ def grouped_auc(scores: np.ndarray, positives: np.ndarray, negatives: np.ndarray
     """ROC AUC of groups of rows sharing a score (ties count half); NaN without both classes."""
     order = np.argsort(scores, kind="mergesort")
     ordered = scores[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
     pos = np.add.reduceat(positives[order], starts)
     neg = np.add.reduceat(negatives[order], starts)
     pairs = pos.sum() * neg.sum()
@@ -251,7 +255,7 @@ def fold_of_each_row(rows: int) -> np.ndarray:
 def choose_crosses(
     cells: Mapping[str, Sequence[str]], labels: Sequence[int], choices: Sequence[Choice]
 ) -> Crosses:
-    """The pairs to cross: the MAX_CROSSES strongest crossable pairs; and the next best."""
+    """The pairs to cross: the MAX_CROSSES strongest reaching both thresholds; the next best."""
     y = np.asarray(labels, dtype=float)
     folds = fold_of_each_row(len(y))
     pairs = itertools.combinations(candidates(cells, choices), 2)
@@ -259,7 +263,7 @@ def choose_crosses(
     # each, cost far more than the solve on a busy machine.
     with threadpool_limits(limits=1, user_api="blas"):
         measured = sorted((interaction(a, b, y, folds) for a, b in pairs), key=lambda m: -m.gain)
-    chosen = [m for m in measured if m.crossable][:MAX_CROSSES]
+    chosen = [m for m in measured if not m.shortfall()][:MAX_CROSSES]
     rest = [m for m in measured if m not in chosen]
     return Crosses(tuple(chosen), tuple(rest[:NEXT_BEST]))
 
@@ -268,12 +272,13 @@ def summary(crosses: Crosses) -> list[str]:
     """What the draft prints of its crosses: each one and why, then the next best left out."""
     lines = [
         f"crosses: pairs whose cells predict the label beyond both features alone, on "
-        f"held-out rows ({FOLDS} folds; crossed from a log-likelihood gain of {MIN_GAIN:g})"
+        f"held-out rows ({FOLDS} folds; crossed from a log-likelihood gain of {MIN_GAIN:g} "
+        f"and an AUC gain of {MIN_AUC_GAIN})"
     ]
     lines += [f"  crossed {m.describe()}" for m in crosses.chosen]
     if not crosses.chosen:
-        lines.append("  none crossed: no pair interacts beyond what chance reaches")
+        lines.append("  none crossed: no pair reaches both thresholds")
     for m in crosses.left_out:
-        why = f"beyond the {MAX_CROSSES} strongest" if m.crossable else "under the threshold"
+        why = m.shortfall() or f"beyond the {MAX_CROSSES} strongest"
         lines.append(f"  left out ({why}) {m.describe()}")
     return lines

@@ -65,8 +65,8 @@ def test_a_planted_numeric_interaction_is_crossed_and_the_draft_says_why(tmp_pat
     assert len(crossed) == 1
     assert crossed[0].startswith("crossed x_bucket x y_bucket: interaction +0.")
     assert "AUC beyond both alone" in crossed[0]
-    # The next best pairs are named as left out, under the threshold.
-    assert out.count("left out (under the threshold)") == X.NEXT_BEST
+    # The next best pairs are named as left out, and why.
+    assert out.count("left out (log-likelihood gain under 10) ") == X.NEXT_BEST
     # The declaration says the same above the cross.
     assert "        # x_bucket x y_bucket: interaction +0." in source
 
@@ -76,7 +76,7 @@ def test_a_table_without_interactions_gets_no_crosses():
     crosses = X.choose_crosses(columns, labels, _choices(columns, labels))
     assert crosses.chosen == ()
     assert all(m.gain < X.MIN_GAIN for m in crosses.left_out)
-    assert X.summary(crosses)[1] == "  none crossed: no pair interacts beyond what chance reaches"
+    assert X.summary(crosses)[1] == "  none crossed: no pair reaches both thresholds"
 
 
 def test_the_interaction_is_measured_beyond_both_features_added_up():
