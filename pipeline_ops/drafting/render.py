@@ -86,9 +86,10 @@ def _call(source: str, indent: str) -> list[str]:
     return [f"{indent}{callee}(", *parts, f"{indent}),"]
 
 
-def _comment(text: str, indent: str) -> list[str]:
+def _comment(text: str, indent: str, *, split_hyphenated: bool = True) -> list[str]:
     """``text`` as comment lines that fit in 100 columns."""
-    return [f"{indent}# {line}" for line in textwrap.wrap(text, 98 - len(indent))]
+    lines = textwrap.wrap(text, 98 - len(indent), break_on_hyphens=split_hyphenated)
+    return [f"{indent}# {line}" for line in lines]
 
 
 def _crosses(crosses: Crosses) -> list[str]:
@@ -106,7 +107,8 @@ def _crosses(crosses: Crosses) -> list[str]:
     )
     lines.append("    crosses=(")
     for m in crosses.chosen:
-        lines += _comment(m.describe(), "        ")
+        # Feature names and "held-out" stay whole.
+        lines += _comment(m.describe(), "        ", split_hyphenated=False)
         lines += _call(m.declaration(), "        ")
     return [*lines, "    ),"]
 
