@@ -252,17 +252,24 @@ def fold_of_each_row(rows: int) -> np.ndarray:
     return np.random.default_rng(FOLD_SEED).permutation(rows) % FOLDS
 
 
-def choose_crosses(
+def measure_pairs(
     cells: Mapping[str, Sequence[str]], labels: Sequence[int], choices: Sequence[Choice]
-) -> Crosses:
-    """The pairs to cross: the MAX_CROSSES strongest reaching both thresholds; the next best."""
+) -> list[Interaction]:
+    """Every pair of candidate features' interaction, the strongest first."""
     y = np.asarray(labels, dtype=float)
     folds = fold_of_each_row(len(y))
     pairs = itertools.combinations(candidates(cells, choices), 2)
     # The Newton steps solve systems of a few dozen unknowns: BLAS's threads, woken for
     # each, cost far more than the solve on a busy machine.
     with threadpool_limits(limits=1, user_api="blas"):
-        measured = sorted((interaction(a, b, y, folds) for a, b in pairs), key=lambda m: -m.gain)
+        return sorted((interaction(a, b, y, folds) for a, b in pairs), key=lambda m: -m.gain)
+
+
+def choose_crosses(
+    cells: Mapping[str, Sequence[str]], labels: Sequence[int], choices: Sequence[Choice]
+) -> Crosses:
+    """The pairs to cross: the MAX_CROSSES strongest reaching both thresholds; the next best."""
+    measured = measure_pairs(cells, labels, choices)
     chosen = [m for m in measured if not m.shortfall()][:MAX_CROSSES]
     rest = [m for m in measured if m not in chosen]
     return Crosses(tuple(chosen), tuple(rest[:NEXT_BEST]))
