@@ -39,6 +39,7 @@ from pipeline_def.config import DEFAULT_DATA_ROOT
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold as C
 from pipeline_ops.cli.quiet import quiet_libraries
+from pipeline_ops.drafting.crosses import choose_crosses, summary
 from pipeline_ops.drafting.render import curated_schema, render, statistics, tfdv_types
 from pipeline_ops.drafting.rules import choose, training_settings
 from pipeline_ops.drafting.table import DraftError, check_label, check_name, read_table
@@ -80,7 +81,8 @@ def draft(
             for column in table.columns
             if column != label
         ]
-        source = render(name, table, label, positive, choices)
+        crosses = choose_crosses(table.cells, labels, choices)
+        source = render(name, table, label, positive, choices, crosses)
         try:
             exec(compile(source, f"{name}/__init__.py", "exec"), {})  # noqa: S102 - our own draft
         except ValueError as err:
@@ -95,6 +97,8 @@ def draft(
         print(f"  {_set_aside(label, labelled.unlabelled)}, not in {sample}", file=out)
     for c in choices:
         print(f"  {c.column:<{width}}  {c.kind:<13} {c.why}", file=out)
+    for line in summary(crosses):
+        print(f"  {line}", file=out)
     settings = training_settings(table.rows)
     if settings:
         pairs = ", ".join(f"{k}={v}" for k, v in settings.items())

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from modules.features import SLICE_MIN_ROWS
+from pipeline_ops.drafting.crosses import Crosses
 from pipeline_ops.drafting.rules import (
     SLICE_MAX_AUC_DROP,
     SMALL_TABLE_ROWS,
     Choice,
-    crosses_of,
     label_name,
     literal,
     min_auc_of,
@@ -104,14 +104,42 @@ def _call(source: str, indent: str) -> list[str]:
     return [f"{indent}{callee}(", *parts, f"{indent}),"]
 
 
-def _comment(text: str, indent: str) -> list[str]:
+def _comment(text: str, indent: str, *, split_hyphenated: bool = True) -> list[str]:
     """``text`` as comment lines that fit in 100 columns."""
-    return [f"{indent}# {line}" for line in textwrap.wrap(text, 98 - len(indent))]
+    lines = textwrap.wrap(text, 98 - len(indent), break_on_hyphens=split_hyphenated)
+    return [f"{indent}# {line}" for line in lines]
 
 
-def render(name: str, table: Table, label: str, positive: str, choices: Sequence[Choice]) -> str:
-    """The declaration module's source, formatted as ruff formats it."""
-    crosses = crosses_of(choices)
+def _crosses(crosses: Crosses) -> list[str]:
+    """The ``crosses=`` lines, each cross after its measured interaction."""
+    if not crosses.chosen:
+        return _comment(
+            "No crosses: no pair of features predicts the label beyond both alone on held-out "
+            "rows (pipeline_ops/drafting/crosses.py).",
+            "    ",
+        )
+    lines = _comment(
+        "Pairs of features whose cells predict the label beyond both alone, measured on "
+        "held-out rows (pipeline_ops/drafting/crosses.py), strongest first.",
+        "    ",
+    )
+    lines.append("    crosses=(")
+    for m in crosses.chosen:
+        # Feature names and "held-out" stay whole.
+        lines += _comment(m.describe(), "        ", split_hyphenated=False)
+        lines += _call(m.declaration(), "        ")
+    return [*lines, "    ),"]
+
+
+def render(
+    name: str,
+    table: Table,
+    label: str,
+    positive: str,
+    choices: Sequence[Choice],
+    crosses: Crosses,
+) -> str:
+    """The declaration module's source, formatted as ruff formats it, with ``crosses``."""
     groups = {
         group: [c for c in choices if c.group == group]
         for group in ("numeric", "integer_ranges", "vocabularies", "hashed", "timestamps")
@@ -122,7 +150,7 @@ def render(name: str, table: Table, label: str, positive: str, choices: Sequence
         "timestamps": ("Timestamp", "TimeFormat"),
     }
     kinds |= {"vocabularies": ("Vocabulary",), "hashed": ("Hashed",)}
-    used = {"Dataset", "Label"} | ({"Cross"} if crosses else set())
+    used = {"Dataset", "Label"} | ({"Cross"} if crosses.chosen else set())
     for group, members in groups.items():
         if members:
             used |= set(kinds[group])
@@ -139,11 +167,7 @@ def render(name: str, table: Table, label: str, positive: str, choices: Sequence
                 body += _comment(c.why, "        ")
                 body += _call(c.source, "        ")
             body.append("    ),")
-    if crosses:
-        body.append("    # Every pair of the three columns that alone best separate the label.")
-        body.append("    crosses=(")
-        body += [f"        {cross}," for cross in crosses]
-        body.append("    ),")
+    body += _crosses(crosses)
     slices = [literal(s) for s in slices_of(choices)]
     body.append("    # Low-cardinality categorical columns, strongest first.")
     body.append(f"    slices=({', '.join(slices)}{',' if len(slices) == 1 else ''}),")

@@ -5,8 +5,8 @@ A column becomes a vocabulary (text, or a few integer codes), an integer range
 piecewise-linear encoding (log-scaled when heavy-tailed; numbers written as text too:
 ``reading.py``), time features (dates, timestamps, unix seconds), hashed ids, or is left
 out (empty, constant, a row number, an id); missing cells get an indicator. The
-strongest categorical columns give the crosses and the slices, the best single
-column the AUC bound, and the table's size its training settings.
+strongest categorical columns give the slices (crosses.py chooses the crosses), the
+best single column the AUC bound, and the table's size its training settings.
 """
 
 from __future__ import annotations
@@ -46,9 +46,6 @@ MAX_SLICES = 3
 # good candidates on chance. A drafted table's test split is a fifth of a small table,
 # so fewer of its slices reach 100 rows: the bound falls on the ones that can be judged.
 SLICE_MAX_AUC_DROP = 0.05
-# Crosses: every pair of the strongest few categorical features.
-CROSSED_FEATURES = 3
-MAX_CROSS_BUCKETS = 1000
 # Training settings of small tables. HParams' defaults were chosen on the taxi sample
 # (15,002 rows, 9,000 to train on), where an epoch of 50 batches of 256 is about 1.4
 # passes over the train split. On a table of a few thousand rows that epoch is several
@@ -253,18 +250,6 @@ def min_auc_of(choices: Sequence[Choice]) -> float:
     """
     strong = [c.auc for c in choices if c.group == "numeric" or 0 < c.categories <= 20]
     return max(0.5, math.floor(max(strong, default=0.5) * 20) / 20)
-
-
-def crosses_of(choices: Sequence[Choice]) -> list[str]:
-    """Every pair of the strongest categorical features, as Cross declarations."""
-    categorical = sorted((c for c in choices if c.feature), key=lambda c: -c.auc)
-    crossed = categorical[:CROSSED_FEATURES]
-    found = []
-    for i, a in enumerate(crossed):
-        for b in crossed[i + 1 :]:
-            buckets = min(MAX_CROSS_BUCKETS, 2 * a.categories * b.categories)
-            found.append(f"Cross(({literal(a.feature)}, {literal(b.feature)}), {buckets})")
-    return found
 
 
 def slices_of(choices: Sequence[Choice]) -> list[str]:

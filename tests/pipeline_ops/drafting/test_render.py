@@ -7,6 +7,7 @@ from pathlib import Path
 from modules import features as F
 from pipeline_ops.drafting import render
 from pipeline_ops.drafting import rules as R
+from pipeline_ops.drafting.crosses import choose_crosses
 from pipeline_ops.drafting.table import Table
 
 
@@ -32,7 +33,8 @@ def _drafted(columns: dict[str, list[str]], labels: list[int]) -> F.Dataset:
     cells = {**columns, "y": ["bad" if y else "good" for y in labels]}
     table = Table(Path("t.csv"), tuple(cells), cells, "")
     namespace: dict = {}
-    exec(render.render("t", table, "y", "bad", choices), namespace)  # noqa: S102 - our draft
+    source = render.render("t", table, "y", "bad", choices, choose_crosses(cells, labels, choices))
+    exec(source, namespace)  # noqa: S102 - our draft
     return namespace["DATASET"]
 
 
