@@ -103,7 +103,7 @@ class Crosses:
     left_out: tuple[Interaction, ...]
 
 
-def bucket_codes(values: Sequence[str], buckets: int) -> np.ndarray:
+def bucket_codes(values: Sequence[str | float | None], buckets: int) -> np.ndarray:
     """Each cell's quantile bucket of ``buckets``, as Transform cuts them; missing: ``buckets``.
 
     A cell that does not read as a number counts as missing.
@@ -131,7 +131,8 @@ def candidates(cells: Mapping[str, Sequence[str]], choices: Sequence[Choice]) ->
             continue
         if c.feature == F.bucket_name(c.column):
             # Choice.categories counts the missing value's bucket too.
-            codes = bucket_codes(cells[c.column], c.categories - 1)
+            # A column written as text is bucketed by the numbers the draft read from it.
+            codes = bucket_codes(c.numbers or cells[c.column], c.categories - 1)
         else:
             codes = category_codes(cells[c.column])
         found.append(Candidate(c.feature, c.categories, codes))

@@ -119,6 +119,9 @@ class Choice:
     feature: str = ""  # the categorical feature's name in crosses
     # Names the declaration uses from modules.features besides its group's kinds.
     imports: tuple[str, ...] = ()
+    # A numeric column written as text: each row's number as Transform reads it (None:
+    # missing), for what the draft measures on it (the crosses' buckets); else empty.
+    numbers: tuple[float | None, ...] = ()
 
 
 def _missing_note(missing: int, rows: int) -> str:
@@ -227,7 +230,7 @@ def _numeric(
         + _missing_note(missing, len(values)),
         f"Numeric({literal(name)}, Scaling.{scaling}{text_arg}{flag}{bucket_arg})", "numeric",
         auc, buckets + 1 if buckets else 0, F.bucket_name(name) if buckets else "",
-        ("NumberText",) if text else (),
+        ("NumberText",) if text else (), tuple(values) if text else (),
     )  # fmt: skip
 
 

@@ -112,3 +112,15 @@ def test_buckets_are_cut_at_quantiles_with_missing_cells_in_a_bucket_of_their_ow
     # As Transform's buckets: a value on a boundary (10, 20, ...) opens the next bucket.
     assert np.bincount(codes).tolist() == [10] * 9 + [11, 2]
     assert codes[9:12].tolist() == [0, 1, 1]
+
+
+def test_a_numeric_written_as_money_text_is_crossed_by_its_numbers():
+    columns, labels = _columns(interaction=16.0)
+    # x as an export writes money: a currency sign and thousands separators.
+    columns["x"] = [f"${float(v) * 10_000:,.2f}" for v in columns["x"]]
+    choices = [
+        R.choose(name, values, labels, "FLOAT" if name in "yz" else "STRING")
+        for name, values in columns.items()
+    ]
+    crosses = X.choose_crosses(columns, labels, choices)
+    assert [m.features for m in crosses.chosen] == [("x_bucket", "y_bucket")]
