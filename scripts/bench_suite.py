@@ -1,6 +1,6 @@
 """The benchmark suite: the pipeline against tuned trees on ten public tables.
 
-    python scripts/bench_suite.py [--folds 5] [--tables NAME,NAME] [--reuse]
+    python scripts/bench_suite.py [--folds 5] [--tables NAME,NAME] [--reuse] [--report]
     make bench-suite ARGS="--folds 3 --tables hmda,chile"
 
 Each table of ``TABLES`` (``docs/benchmarks/suite.md`` says where each comes from
@@ -25,8 +25,9 @@ Prints one line per step with its time, then the table of figures (markdown, for
 ``outputs/bench-suite/results/NAME.json`` with the checkout's commit, the folds, the
 date and the digest of the drafted declaration, so figures of another draft or
 model are never taken for these; ``--reuse`` keeps a table's figures when all four
-match. Exit 0 when every table ran, 1 when a step failed (the other tables still
-run), 2 on bad arguments.
+match. ``--report`` runs nothing and prints the figures kept (of separate runs,
+each table's commit and date first). Exit 0 when every table ran, 1 when a step
+failed (the other tables still run), 2 on bad arguments.
 """
 
 from __future__ import annotations
@@ -386,6 +387,17 @@ def verdict_text(summary: dict) -> str:
     )
 
 
+def report(results: Sequence[dict]) -> None:
+    """Prints the figures' table and the suite's verdict."""
+    print(f"\n{figures_table(results)}\n\n{verdict_text(summarize(results))}")
+
+
+def kept_results(tables: Sequence[SuiteTable]) -> list[dict]:
+    """The figures kept for ``tables`` (those that have them), for ``--report``."""
+    files = [SUITE_DIR / "results" / f"{t.name}.json" for t in tables]
+    return [json.loads(f.read_text()) for f in files if f.is_file()]
+
+
 def run_suite(tables: Sequence[SuiteTable], folds: int, reuse: bool) -> int:
     """Every table in turn, then the figures; 0 when every table ran, else 1."""
     started = time.monotonic()
@@ -404,10 +416,9 @@ def run_suite(tables: Sequence[SuiteTable], folds: int, reuse: bool) -> int:
     failed = [name for name, r in outcomes.items() if not r]
     minutes = (time.monotonic() - started) / 60
     if results:
-        summary = summarize(results)
-        print(f"\n{figures_table(results)}\n\n{verdict_text(summary)}")
+        report(results)
         _write_json(SUITE_DIR / "results" / "suite.json", {
-            **meta, "folds": folds, "minutes": round(minutes, 1), **summary,
+            **meta, "folds": folds, "minutes": round(minutes, 1), **summarize(results),
             "results": [{k: v for k, v in r.items() if k != "gap_draws"} for r in results],
         })  # fmt: skip
     ending = f"failed: {', '.join(failed)}" if failed else "every table ran"
@@ -425,6 +436,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="keep a table's figures when they are of this commit, folds and draft",
     )
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="run nothing: print the figures kept in outputs/bench-suite/results/",
+    )
     parser.add_argument("--compare", help=argparse.SUPPRESS)  # one table's folds: a step
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -437,6 +453,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.compare:
         compare_table(args.compare, args.folds, args.out)
         return 0
+    if args.report:
+        results = kept_results(tables)
+        for r in results:
+            print(f"{r['table']}: commit {r['commit']}, {r['folds']} folds, {r['date']}")
+        if results:
+            report(results)
+        return 0 if results else 1
     return run_suite(tables, args.folds, args.reuse)
 
 
