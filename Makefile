@@ -13,7 +13,7 @@ UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset clean system-deps graphviz kfp-local dataset spans spans-demo
+.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset bench-suite clean system-deps graphviz kfp-local dataset spans spans-demo
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -66,6 +66,18 @@ bench-trainer: $(STAMP)  ## The Trainer's input pipeline against in-memory tenso
 
 bench-dataset: $(STAMP)  ## The model's AUC against tuned boosted trees (ARGS="--dataset NAME [--folds 5] [--seeds 1 2 3]", after its run).
 	$(PY) scripts/bench_dataset.py $(ARGS)
+
+# The suite's tables come from their own lock, installed beside the runtime's (a
+# sync of requirements.lock removes them: the stamp then is older and they come back).
+BENCH_LOCK := requirements-bench.lock
+BENCH_STAMP := $(VENV)/.bench-synced-from-lock
+
+$(BENCH_STAMP): $(BENCH_LOCK) $(STAMP)
+	@$(UV) pip install --quiet --python $(PY) -r $(BENCH_LOCK)
+	@touch $@
+
+bench-suite: $(BENCH_STAMP)  ## Draft, run and cross-validate against tuned trees on 10 public tables (ARGS="[--folds 3] [--tables a,b] [--reuse]").
+	$(PY) scripts/bench_suite.py $(ARGS)
 
 spans: $(STAMP)  ## Write the taxi sample as quarterly spans, data/taxi-spans/span-NN/ (2013-Q1 = span-00).
 	$(PY) scripts/make_spans.py $(ARGS)

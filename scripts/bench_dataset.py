@@ -291,37 +291,54 @@ def _pipeline_scores(
     return model_scores(model_dir, rows["score"], dataset.prediction_key)
 
 
-def _trees_auc(dataset: Dataset, tables: dict, labels: dict[str, list[int]]) -> tuple[float, str]:
-    """The trees trained on the "train" table, the setting best on "choose": AUC on "score"."""
+def _trees_scores(
+    dataset: Dataset, tables: dict, labels: dict[str, list[int]]
+) -> tuple[np.ndarray, str]:
+    """The trees trained on "train", the setting best on "choose": their scores on "score"."""
     from sklearn.metrics import roc_auc_score
 
     others = {name: tables[name] for name in ("choose", "score")}
     scores = fit_trees(dataset, tables["train"], labels["train"], others)
     chosen = max(scores, key=lambda k: roc_auc_score(labels["choose"], scores[k]["choose"]))
-    return _auc(labels["score"], scores[chosen]["score"]), chosen
+    return scores[chosen]["score"], chosen
 
 
-def _round(dataset: Dataset, run: PipelineRun, rows: dict[str, list[bytes]]) -> dict:
-    """One round's AUCs on ``rows["score"]``: the run's pipeline, and the trees."""
+def _round(
+    dataset: Dataset, run: PipelineRun, rows: dict[str, list[bytes]], keep_scores: bool
+) -> dict:
+    """One round's AUCs on ``rows["score"]``: the run's pipeline, and the trees.
+
+    With ``keep_scores``, also the scored rows' labels and both models' scores.
+    """
     tables, labels = _labelled_tables(dataset, rows)
     with tempfile.TemporaryDirectory(prefix="bench-dataset-") as folder:
         scores = _pipeline_scores(run, dataset, rows, Path(folder))
-    trees_auc, setting = _trees_auc(dataset, tables, labels)
-    return {
+    trees_scores, setting = _trees_scores(dataset, tables, labels)
+    figures = {
         "pipeline_auc": _auc(labels["score"], scores),
-        "trees_auc": trees_auc,
+        "trees_auc": _auc(labels["score"], trees_scores),
         "trees_setting": setting,
     }
+    if keep_scores:
+        figures["scored"] = {"labels": labels["score"], "pipeline": scores, "trees": trees_scores}
+    return figures
 
 
 def cross_validate(
-    dataset: Dataset, run: PipelineRun, records: dict[str, list[bytes]], folds: int
+    dataset: Dataset,
+    run: PipelineRun,
+    records: dict[str, list[bytes]],
+    folds: int,
+    *,
+    keep_scores: bool = False,
 ) -> dict:
     """The run's pipeline and the trees over ``folds`` rounds of the train and validation rows.
 
     In each round one fold is scored, the next one chooses (the model's early stopping,
     the trees' setting) and the others train (Transform's analysis too), as the run's
-    train, validation and test splits do. The test split is never read.
+    train, validation and test splits do. The test split is never read. With
+    ``keep_scores`` each round also holds its scored rows' labels and both models'
+    scores (``"scored"``; arrays, for an interval over the rounds: not JSON).
     """
     dealt = deal_folds(records[TRAIN] + records[VALIDATION], folds)
     rounds = []
@@ -329,7 +346,7 @@ def cross_validate(
         started = time.monotonic()
         train = [r for k in training for r in dealt[k]]
         rows = {"train": train, "choose": dealt[choosing], "score": dealt[scored]}
-        rounds.append(_round(dataset, run, rows))
+        rounds.append(_round(dataset, run, rows, keep_scores))
         print(
             f"round {scored + 1} of {folds}: pipeline {rounds[-1]['pipeline_auc']:.4f}, "
             f"trees {rounds[-1]['trees_auc']:.4f} ({time.monotonic() - started:.0f} s)",
