@@ -5,7 +5,8 @@ import tensorflow as tf
 from modules import features as F
 from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
-from modules.model import averaged, build_model, embedding_dim
+from modules.keras_setup import keras
+from modules.model import TowerEnsemble, base_name, build_model, embedding_dim, layer_name
 
 VOCAB_SIZES = {"payment_type": 8, "company": 40}
 
@@ -86,20 +87,112 @@ def test_keras_internals_are_not_autograph_converted():
     assert tf.keras.__name__.startswith("tf_keras.")  # Keras 2 (tf_keras), not Keras 3
 
 
-def test_an_ensemble_serves_the_mean_of_its_members_probabilities(cardinalities):
-    members = [
-        build_model(TAXI, cardinalities, HParams(hidden_units=(8,), seed=seed))
-        for seed in (1, 2, 3)
+def _weights(model: keras.Model) -> dict[str, np.ndarray]:
+    return {v.name: v.numpy() for v in model.weights}
+
+
+def test_one_member_is_the_plain_wide_and_deep_model_with_its_names(cardinalities):
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8, 4)))
+    assert type(model) is keras.experimental.WideDeepModel
+    embeddings = [f"{name}_embedding" for name in TAXI.categorical_features()]
+    deep = ["deep_inputs", "hidden_0", "dropout_0", "hidden_1", "dropout_1", "deep_logit"]
+    skipped = (keras.layers.InputLayer, keras.layers.Flatten)
+    layers = {layer.name for layer in model.dnn_model.layers if not isinstance(layer, skipped)}
+    assert layers == {*embeddings, *deep}
+    # Warm start finds a serving model's weights by these names.
+    dense = [
+        f"{layer}/{w}:0"
+        for layer in ("hidden_0", "hidden_1", "deep_logit")
+        for w in ("kernel", "bias")
     ]
+    expected = {"linear/kernel:0", "linear/bias:0", *dense}
+    assert set(_weights(model)) == expected | {f"{e}/embeddings:0" for e in embeddings}
+    assert model.linear_model.output_shape == (None, 1)
+
+
+def test_towers_have_an_output_each_and_the_model_predicts_their_mean(cardinalities):
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,), ensemble_members=3))
+    assert isinstance(model, TowerEnsemble)
     x = _batch(cardinalities, 64)
-    each = [member.predict(x, verbose=0) for member in members]
-    assert np.abs(each[0] - each[1]).max() > 1e-3  # the members differ: the mean is no echo
-    served = averaged(TAXI, members).predict(x, verbose=0)
-    np.testing.assert_allclose(served, np.mean(each, axis=0), atol=1e-6, rtol=0)
+    towers = model.tower_probabilities(x).numpy()
+    assert towers.shape == (64, 3)
+    assert np.abs(towers[:, 0] - towers[:, 1]).max() > 1e-3  # the towers differ: no echo
+    predicted = model.predict(x, verbose=0)
+    np.testing.assert_allclose(predicted, towers.mean(axis=1, keepdims=True), atol=1e-6, rtol=0)
 
 
-def test_one_member_is_served_as_it_is(cardinalities):
-    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,)))
-    assert averaged(TAXI, [model]) is model
-    with pytest.raises(ValueError, match="at least one member"):
-        averaged(TAXI, [])
+def test_a_towers_loss_reaches_none_of_the_other_towers_weights(cardinalities):
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,), ensemble_members=3))
+    x = _batch(cardinalities, 64)
+    y = tf.constant((x[F.transformed_name("trip_start_hour")] == 3).astype("float32"))
+    with tf.GradientTape() as tape:
+        towers = model.tower_probabilities(x, training=True)
+        loss = keras.losses.binary_crossentropy(y, towers[:, 1:2])
+    variables = model.trainable_variables
+    grads = dict(zip([v.name for v in variables], tape.gradient(loss, variables), strict=True))
+    kernel = grads["linear/kernel:0"].numpy()
+    assert not kernel[:, [0, 2]].any() and kernel[:, 1].any()
+    for name, grad in grads.items():
+        layer = name.split("/")[0]
+        if layer != "linear":
+            reached = grad is not None and bool(tf.reduce_any(tf.convert_to_tensor(grad) != 0))
+            assert reached == layer.endswith("_tower2"), name
+
+
+def _as_tower(single: keras.Model, towered: keras.Model, tower: int) -> None:
+    """Give ``towered``'s tower ``tower`` the weights of the one-member ``single``."""
+    values = _weights(towered)
+    towers = values["linear/bias:0"].shape[0]
+    for name, value in _weights(single).items():
+        layer, _, rest = name.partition("/")
+        if layer == "linear":
+            values[name][..., tower] = value[..., 0]
+        else:
+            values[f"{layer_name(layer, tower, towers)}/{rest}"] = value
+    towered.set_weights([values[v.name] for v in towered.weights])
+
+
+def test_each_tower_trains_as_a_fit_of_its_own_would(cardinalities):
+    # No dropout: the masks would differ between the two models.
+    hp = HParams(hidden_units=(8,), dropout=0.0)
+    single = build_model(TAXI, cardinalities, hp)
+    towered = build_model(TAXI, cardinalities, hp.overridden({"ensemble_members": 2}))
+    _as_tower(single, towered, tower=1)
+    x = _batch(cardinalities, 64)
+    y = (x[F.transformed_name("trip_start_hour")] < 12).astype("float32")
+    for _ in range(3):  # FTRL's and Adam's state after the first step matters too
+        single.train_on_batch(x, y)
+        towered.train_on_batch(x, y)
+    trained = _weights(towered)
+    for name, value in _weights(single).items():
+        layer, _, rest = name.partition("/")
+        if layer == "linear":
+            mine = trained[name][..., 1]
+            value = value[..., 0]
+        else:
+            mine = trained[f"{layer_name(layer, 1, 2)}/{rest}"]
+        np.testing.assert_allclose(mine, value, atol=1e-5, rtol=1e-4, err_msg=name)
+
+
+def test_loss_is_the_towers_mean_loss_and_metrics_judge_their_mean(cardinalities):
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,), ensemble_members=3))
+    x = _batch(cardinalities, 128)
+    y = (x[F.transformed_name("trip_start_hour")] < 12).astype("float32")
+    scores = model.evaluate(x, y, batch_size=128, return_dict=True, verbose=0)
+    towers = model.tower_probabilities(x).numpy()
+    each = [keras.losses.binary_crossentropy(y, towers[:, [k]]).numpy().mean() for k in range(3)]
+    np.testing.assert_allclose(scores["loss"], np.mean(each), rtol=1e-4)
+    auc = keras.metrics.AUC()
+    auc.update_state(y, towers.mean(axis=1, keepdims=True))
+    np.testing.assert_allclose(scores["auc"], auc.result().numpy(), rtol=1e-5)
+
+
+def test_tower_layer_names_come_back_to_their_plain_names():
+    assert layer_name("hidden_0", 0, 1) == "hidden_0"
+    assert base_name(layer_name("hidden_0", 2, 5)) == "hidden_0"
+    assert base_name("company_xf_embedding") == "company_xf_embedding"
+
+
+def test_no_members_is_refused(cardinalities):
+    with pytest.raises(ValueError, match="ensemble_members must be at least 1"):
+        build_model(TAXI, cardinalities, HParams(ensemble_members=0))
