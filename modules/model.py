@@ -9,14 +9,17 @@ are trained jointly on one logistic output, as in Cheng et al. (2016) and
 An ensemble of N members (``HParams.ensemble_members``) is one such model with N
 towers, trained in one fit: the wide part has N outputs over the same one-hots (N
 linear models), the deep part N parallel networks with their own embeddings, and no
-weight is shared between towers. Each tower learns from its own binary
-cross-entropy, with the gradient a separate fit would give it; the model predicts
-(and serves) the mean of the N probabilities. One member is exactly the plain model.
+weight is shared between towers. Their weights are stacked (a tower axis in each
+variable, the layers' names unchanged), so that a layer is one op for all towers.
+Each tower learns from its own binary cross-entropy, with the gradient a separate
+fit would give it; the model predicts (and serves) the mean of the N probabilities.
+One member is exactly the plain model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import tensorflow as tf
 
@@ -43,21 +46,39 @@ def _inputs(dataset: Dataset) -> dict[str, KerasTensor]:
     return inputs
 
 
-# Seed offset between towers (their dropout): far enough apart that the towers of a
-# model with seed s share no seed with those of a model with seed s + 1.
-TOWER_SEED_STRIDE = 1000
-TOWER_SUFFIX = "_tower"
+class TowerDense(keras.layers.Layer):
+    """A Dense layer for each tower, stacked: [batch, towers, in] -> [batch, towers, units].
 
+    Tower t has its own kernel ``kernel[t]`` and bias ``bias[t]``, initialized as a
+    Dense layer's would be, so the towers share no weight; one einsum computes them
+    all, where a layer per tower would cost an op (and its gradient) each.
+    """
 
-def layer_name(base: str, tower: int, towers: int) -> str:
-    """Tower ``tower``'s (0-based) layer ``base``; a lone tower's layers keep the plain names."""
-    return base if towers == 1 else f"{base}{TOWER_SUFFIX}{tower + 1}"
+    def __init__(self, units: int, activation: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.units = units
+        self.activation = keras.activations.get(activation)
 
+    def build(self, input_shape: tf.TensorShape) -> None:
+        """Create the stacked kernel and bias for the input's towers and width."""
+        towers, width = int(input_shape[-2]), int(input_shape[-1])
+        # Glorot-uniform per tower: the initializer counts the tower axis into both
+        # fans, and scale=towers takes it out again.
+        glorot = keras.initializers.VarianceScaling(towers, "fan_avg", "uniform")
+        self.kernel = self.add_weight(
+            "kernel", shape=(towers, width, self.units), initializer=glorot
+        )
+        self.bias = self.add_weight("bias", shape=(towers, self.units), initializer="zeros")
+        super().build(input_shape)
 
-def base_name(name: str) -> str:
-    """The plain name of a tower's layer: what ``layer_name`` was given."""
-    stem, suffix, number = name.rpartition(TOWER_SUFFIX)
-    return stem if suffix and number.isdigit() else name
+    def call(self, x: tf.Tensor) -> tf.Tensor:
+        """Each tower's slice of ``x`` through that tower's kernel."""
+        return self.activation(tf.einsum("bti,tiu->btu", x, self.kernel) + self.bias)
+
+    def get_config(self) -> dict[str, Any]:
+        """The layer's arguments (Keras' serialization)."""
+        activation = keras.activations.serialize(self.activation)
+        return {**super().get_config(), "units": self.units, "activation": activation}
 
 
 def _wide(
@@ -78,43 +99,20 @@ def _wide(
     return keras.Model(inputs=dict(inputs), outputs=logits, name="wide")
 
 
-def _tower(
-    dataset: Dataset,
-    inputs: Mapping[str, KerasTensor],
-    cardinalities: Mapping[str, int],
-    hp: HParams,
-    tower: int,
-) -> KerasTensor:
-    """One deep tower's logit: its own embeddings and ReLU layers."""
+def _embedded(name: str, id_input: KerasTensor, cardinality: int, hp: HParams) -> KerasTensor:
+    """The id's embedding: [batch, width], or [batch, towers, width] for several towers.
 
-    def named(base: str) -> str:
-        return layer_name(base, tower, hp.ensemble_members)
-
-    embedded = dataset.categorical_features()
-    if hp.embed_crosses:
-        # "Embedding feature crosses": the deep part also sees each hashed cross,
-        # so it can share what it learns between neighbouring cells of a cross.
-        embedded += dataset.cross_features()
-    parts = [
-        keras.layers.Flatten()(
-            keras.layers.Embedding(
-                cardinalities[name],
-                embedding_dim(cardinalities[name], hp.max_embedding_dim),
-                name=named(f"{name}_embedding"),
-            )(inputs[name])
-        )
-        for name in embedded
-    ]
-    parts += [inputs[name] for name in dataset.dense_features()]
-    x = keras.layers.Concatenate(name=named("deep_inputs"))(parts)
-    seed = hp.seed + TOWER_SEED_STRIDE * tower
-    for i, units in enumerate(hp.hidden_units):
-        x = keras.layers.Dense(units, activation="relu", name=named(f"hidden_{i}"))(x)
-        if hp.batch_norm:
-            x = keras.layers.BatchNormalization(name=named(f"batch_norm_{i}"))(x)
-        if hp.dropout:
-            x = keras.layers.Dropout(hp.dropout, seed=seed + i, name=named(f"dropout_{i}"))(x)
-    return keras.layers.Dense(1, name=named("deep_logit"))(x)
+    The towers' embeddings are one table of towers * width columns, tower t reading
+    its own width of them: no column is shared.
+    """
+    width = embedding_dim(cardinality, hp.max_embedding_dim)
+    towers = hp.ensemble_members
+    vectors = keras.layers.Embedding(cardinality, towers * width, name=f"{name}_embedding")(
+        id_input
+    )
+    if towers == 1:
+        return keras.layers.Flatten()(vectors)
+    return keras.layers.Reshape((towers, width))(vectors)
 
 
 def _deep(
@@ -123,12 +121,37 @@ def _deep(
     cardinalities: Mapping[str, int],
     hp: HParams,
 ) -> keras.Model:
-    logits = [
-        _tower(dataset, inputs, cardinalities, hp, tower) for tower in range(hp.ensemble_members)
-    ]
-    if len(logits) > 1:
-        logits = [keras.layers.Concatenate(name="deep_logits")(logits)]
-    return keras.Model(inputs=dict(inputs), outputs=logits[0], name="deep")
+    embedded = dataset.categorical_features()
+    if hp.embed_crosses:
+        # "Embedding feature crosses": the deep part also sees each hashed cross,
+        # so it can share what it learns between neighbouring cells of a cross.
+        embedded += dataset.cross_features()
+    parts = [_embedded(name, inputs[name], cardinalities[name], hp) for name in embedded]
+    dense = [inputs[name] for name in dataset.dense_features()]
+    towers = hp.ensemble_members
+    if towers > 1 and dense:
+        # Every tower sees the same dense features.
+        joined = dense[0] if len(dense) == 1 else keras.layers.Concatenate()(dense)
+        dense = [keras.layers.RepeatVector(towers)(joined)]
+    x = keras.layers.Concatenate(name="deep_inputs")(parts + dense)
+
+    def layer(units: int, activation: str | None, name: str) -> keras.layers.Layer:
+        if towers == 1:
+            return keras.layers.Dense(units, activation=activation, name=name)
+        return TowerDense(units, activation=activation, name=name)
+
+    for i, units in enumerate(hp.hidden_units):
+        x = layer(units, "relu", f"hidden_{i}")(x)
+        if hp.batch_norm:
+            # Several towers: statistics and scales per tower and unit.
+            axis = -1 if towers == 1 else [1, 2]
+            x = keras.layers.BatchNormalization(axis=axis, name=f"batch_norm_{i}")(x)
+        if hp.dropout:
+            x = keras.layers.Dropout(hp.dropout, seed=hp.seed + i, name=f"dropout_{i}")(x)
+    logit = layer(1, None, "deep_logit")(x)
+    if towers > 1:
+        logit = keras.layers.Reshape((towers,), name="deep_logits")(logit)
+    return keras.Model(inputs=dict(inputs), outputs=logit, name="deep")
 
 
 class TowerEnsemble(keras.experimental.WideDeepModel):

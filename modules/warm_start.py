@@ -27,7 +27,6 @@ import tensorflow_transform as tft
 
 from modules import features as F
 from modules.keras_setup import keras
-from modules.model import base_name
 
 WARM_START_DIR = os.path.join("assets.extra", "warm_start")
 INPUTS_FILE = "inputs.json"
@@ -103,7 +102,7 @@ def _row_sources(
 ) -> np.ndarray | None:
     """Where each row of ``variable`` comes from, for the weights indexed by ids; else None."""
     names = list(declared.categorical_features() + declared.cross_features())
-    layer = base_name(variable.name.split("/")[0])
+    layer = variable.name.split("/")[0]
     for name in names:
         if layer == f"{name}_embedding":
             return _rows(old, new, name)

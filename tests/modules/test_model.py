@@ -6,7 +6,7 @@ from modules import features as F
 from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
 from modules.keras_setup import keras
-from modules.model import TowerEnsemble, base_name, build_model, embedding_dim, layer_name
+from modules.model import TowerDense, TowerEnsemble, build_model, embedding_dim
 
 VOCAB_SIZES = {"payment_type": 8, "company": 40}
 
@@ -121,35 +121,31 @@ def test_towers_have_an_output_each_and_the_model_predicts_their_mean(cardinalit
     np.testing.assert_allclose(predicted, towers.mean(axis=1, keepdims=True), atol=1e-6, rtol=0)
 
 
-def test_a_towers_loss_reaches_none_of_the_other_towers_weights(cardinalities):
-    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,), ensemble_members=3))
+def _tower_slice(name: str, value: np.ndarray, tower: int, towers: int) -> np.ndarray:
+    """Tower ``tower``'s part of a stacked weight, shaped as a one-member model's (a view)."""
+    if name.startswith("linear/"):  # a column (kernel) or an entry (bias) per tower
+        return value[..., tower : tower + 1]
+    if "_embedding/" in name:  # each tower's width of columns
+        return value.reshape(value.shape[0], towers, -1)[:, tower, :]
+    if "batch_norm" in name:  # [1, towers, units]: the batch axis kept
+        return value[0, tower]
+    return value[tower]  # TowerDense: the tower axis first
+
+
+@pytest.mark.parametrize("batch_norm", [False, True])
+def test_a_towers_loss_reaches_none_of_the_other_towers_weights(cardinalities, batch_norm):
+    hp = HParams(hidden_units=(8,), ensemble_members=3, batch_norm=batch_norm)
+    model = build_model(TAXI, cardinalities, hp)
     x = _batch(cardinalities, 64)
     y = tf.constant((x[F.transformed_name("trip_start_hour")] == 3).astype("float32"))
     with tf.GradientTape() as tape:
         towers = model.tower_probabilities(x, training=True)
         loss = keras.losses.binary_crossentropy(y, towers[:, 1:2])
     variables = model.trainable_variables
-    grads = dict(zip([v.name for v in variables], tape.gradient(loss, variables), strict=True))
-    kernel = grads["linear/kernel:0"].numpy()
-    assert not kernel[:, [0, 2]].any() and kernel[:, 1].any()
-    for name, grad in grads.items():
-        layer = name.split("/")[0]
-        if layer != "linear":
-            reached = grad is not None and bool(tf.reduce_any(tf.convert_to_tensor(grad) != 0))
-            assert reached == layer.endswith("_tower2"), name
-
-
-def _as_tower(single: keras.Model, towered: keras.Model, tower: int) -> None:
-    """Give ``towered``'s tower ``tower`` the weights of the one-member ``single``."""
-    values = _weights(towered)
-    towers = values["linear/bias:0"].shape[0]
-    for name, value in _weights(single).items():
-        layer, _, rest = name.partition("/")
-        if layer == "linear":
-            values[name][..., tower] = value[..., 0]
-        else:
-            values[f"{layer_name(layer, tower, towers)}/{rest}"] = value
-    towered.set_weights([values[v.name] for v in towered.weights])
+    for variable, grad in zip(variables, tape.gradient(loss, variables), strict=True):
+        grad = tf.convert_to_tensor(grad).numpy()  # embeddings' IndexedSlices too
+        reached = [_tower_slice(variable.name, grad, k, 3).any() for k in range(3)]
+        assert reached == [False, True, False], variable.name
 
 
 def test_each_tower_trains_as_a_fit_of_its_own_would(cardinalities):
@@ -157,7 +153,10 @@ def test_each_tower_trains_as_a_fit_of_its_own_would(cardinalities):
     hp = HParams(hidden_units=(8,), dropout=0.0)
     single = build_model(TAXI, cardinalities, hp)
     towered = build_model(TAXI, cardinalities, hp.overridden({"ensemble_members": 2}))
-    _as_tower(single, towered, tower=1)
+    values = _weights(towered)
+    for name, value in _weights(single).items():
+        _tower_slice(name, values[name], 1, 2)[...] = value
+    towered.set_weights([values[v.name] for v in towered.weights])
     x = _batch(cardinalities, 64)
     y = (x[F.transformed_name("trip_start_hour")] < 12).astype("float32")
     for _ in range(3):  # FTRL's and Adam's state after the first step matters too
@@ -165,13 +164,17 @@ def test_each_tower_trains_as_a_fit_of_its_own_would(cardinalities):
         towered.train_on_batch(x, y)
     trained = _weights(towered)
     for name, value in _weights(single).items():
-        layer, _, rest = name.partition("/")
-        if layer == "linear":
-            mine = trained[name][..., 1]
-            value = value[..., 0]
-        else:
-            mine = trained[f"{layer_name(layer, 1, 2)}/{rest}"]
+        mine = _tower_slice(name, trained[name], 1, 2)
         np.testing.assert_allclose(mine, value, atol=1e-5, rtol=1e-4, err_msg=name)
+
+
+def test_each_towers_dense_kernel_starts_as_a_dense_layers_would():
+    layer = TowerDense(200, activation="relu")
+    layer.build(tf.TensorShape([None, 5, 400]))
+    bound = np.sqrt(6 / (400 + 200))  # Glorot uniform's
+    for kernel in layer.kernel.numpy():
+        assert 0.99 * bound < np.abs(kernel).max() <= bound
+    assert layer.activation is keras.activations.relu  # so the ReLU watch finds it
 
 
 def test_loss_is_the_towers_mean_loss_and_metrics_judge_their_mean(cardinalities):
@@ -185,12 +188,6 @@ def test_loss_is_the_towers_mean_loss_and_metrics_judge_their_mean(cardinalities
     auc = keras.metrics.AUC()
     auc.update_state(y, towers.mean(axis=1, keepdims=True))
     np.testing.assert_allclose(scores["auc"], auc.result().numpy(), rtol=1e-5)
-
-
-def test_tower_layer_names_come_back_to_their_plain_names():
-    assert layer_name("hidden_0", 0, 1) == "hidden_0"
-    assert base_name(layer_name("hidden_0", 2, 5)) == "hidden_0"
-    assert base_name("company_xf_embedding") == "company_xf_embedding"
 
 
 def test_no_members_is_refused(cardinalities):

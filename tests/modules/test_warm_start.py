@@ -61,7 +61,7 @@ def test_another_tower_count_trains_from_scratch_and_says_why(spaces, tmp_path, 
         np.testing.assert_array_equal(value, fresh[name], err_msg=name)
 
 
-def test_a_towers_embedding_rows_follow_their_tokens_to_new_ids(spaces, tmp_path):
+def test_the_towers_embedding_rows_follow_their_tokens_to_new_ids(spaces, tmp_path):
     served = _serving(spaces, 2, tmp_path)
     name = F.transformed_name("company")
     tokens = spaces.tokens[name]
@@ -69,8 +69,8 @@ def test_a_towers_embedding_rows_follow_their_tokens_to_new_ids(spaces, tmp_path
     new = dataclasses.replace(spaces, tokens={**spaces.tokens, name: tokens[::-1]})
     candidate = _model(new, 2, seed=2)
     assert warm_start.warm_start(candidate, str(tmp_path), TAXI, new) is None
-    moved = _weights(candidate)[f"{name}_embedding_tower2/embeddings:0"]
-    kept = served[f"{name}_embedding_tower2/embeddings:0"]
+    moved = _weights(candidate)[f"{name}_embedding/embeddings:0"]
+    kept = served[f"{name}_embedding/embeddings:0"]
     n = len(tokens)
     np.testing.assert_array_equal(moved[:n], kept[:n][::-1])
 
