@@ -56,8 +56,9 @@ class HParams:
     # "auto" (from the environment), "single", "mirrored" or "multi_worker".
     distribution: str = "auto"
     seed: int = 42
-    # Members trained independently (each its own seed and early stopping, the same
-    # data) and served as one model: the mean of their probabilities. 1: one model.
+    # Members of an ensemble: towers of one model that share no weight, trained in one
+    # fit on the same batches, each on its own loss; early stopping judges, and the
+    # model serves, the mean of their probabilities (modules/model.py). 1: one model.
     # The Tuner's trials train one member each.
     ensemble_members: int = 1
     # Epochs between weight histograms in the TensorBoard logs; 0 turns them off.

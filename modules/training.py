@@ -34,7 +34,7 @@ from modules import features as F
 from modules.diagram import save_diagram
 from modules.hparams import CUSTOM_CONFIG_KEY, TRAINED_WITH_FILE, HParams
 from modules.keras_setup import keras
-from modules.model import averaged, build_model
+from modules.model import build_model
 from modules.preprocessing import dataset_of
 
 log = logging.getLogger(__name__)
@@ -314,67 +314,22 @@ def _write_trained_with(hp: HParams, run_dir: str) -> None:
         f.write(json.dumps(trained_with, sort_keys=True))
 
 
-# Seed offset between ensemble members: far enough apart that the members of a run
-# with seed s share no seed with those of a run with seed s + 1.
-MEMBER_SEED_STRIDE = 1000
-
-
-def member_hparams(hp: HParams) -> list[HParams]:
-    """Each ensemble member's hyperparameters: ``hp`` with the member's own seed.
-
-    The first member keeps ``hp.seed``, so one member trains exactly the one model.
-    """
-    if hp.ensemble_members < 1:
-        raise ValueError(f"ensemble_members must be at least 1, got {hp.ensemble_members}")
-    return [
-        hp.overridden({"seed": hp.seed + MEMBER_SEED_STRIDE * i})
-        for i in range(hp.ensemble_members)
-    ]
-
-
-# A finished member's weights, in its backup folder (gone with the backup at the end).
-FINISHED_FILE = "finished.npz"
-
-
-def _restored(model: keras.Model, finished: str, member: int, members: int) -> bool:
-    """Give ``model`` the weights member ``member`` (0-based) finished with before a restart.
-
-    False, leaving ``model`` as built, when there are none: the member has to train.
-    """
-    if not tf.io.gfile.exists(finished):
-        return False
-    model.set_weights(read_arrays(finished)[0])
-    log.info("member %d of %d: restored, it finished before a restart", member + 1, members)
-    return True
-
-
-def member_dir(directory: str, member: int, members: int) -> str:
-    """Where member ``member`` (0-based) of ``members`` writes: ``directory`` for a lone one."""
-    return directory if members == 1 else os.path.join(directory, f"member_{member + 1}")
-
-
 def run_fn(fn_args: FnArgs) -> None:
     """TFX Trainer entry point: train on Transform's output, export with signatures.
 
-    With ``ensemble_members`` above 1 each member is trained in turn (its own seed,
-    its own early stopping on the eval files, its TensorBoard logs and backup in a
-    ``member_<k>`` subfolder), and the export serves the mean of their probabilities.
-    ``hparams.json`` and ``model.png`` (the first member's graph) stay at the top.
-    A restarted Trainer takes the members that had finished from their weights kept
-    in the backup folder and resumes the member it was training.
+    With ``ensemble_members`` above 1 the members are the towers of one model
+    (``modules.model.TowerEnsemble``), trained in one fit whose early stopping judges
+    their mean on the eval files; the export serves that mean.
     """
     # The Tuner's best values (when it ran) over the configured hyperparameters.
     hp = HParams.from_custom_config(fn_args.custom_config).tuned(fn_args.hyperparameters)
     hp = within_steps(hp, fn_args.train_steps)
-    members_hp = member_hparams(hp)
     declared = dataset_of(fn_args.custom_config)
     placement = distribution.choose(hp.distribution)
     global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync
     tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
     sizes = cardinalities(declared, tf_transform_output)
     spaces = warm_start.IdSpaces.of(declared, tf_transform_output, sizes)
-    # Why the first member did not start from the serving model (None: it did).
-    cold_because = "nothing serves" if not fn_args.base_model else None
 
     # Only the chief writes where people look; other workers write to scratch space
     # (MultiWorkerMirroredStrategy needs every worker to save) that is removed after.
@@ -386,7 +341,7 @@ def run_fn(fn_args: FnArgs) -> None:
             "training %s: %d replica(s), %d member(s) of %d epoch(s) of %d steps, global batch %d",
             placement.task,
             placement.strategy.num_replicas_in_sync,
-            len(members_hp),
+            hp.ensemble_members,
             epochs_for(fn_args.train_steps, hp),
             hp.steps_per_epoch,
             global_batch,
@@ -400,43 +355,32 @@ def run_fn(fn_args: FnArgs) -> None:
             training=False, cache=False,
         )  # fmt: skip
         probe_batch = next(iter(probe))[0]
-        members = []
-        for i, member_hp in enumerate(members_hp):
-            keras.utils.set_random_seed(member_hp.seed)
-            with placement.strategy.scope():
-                model = build_model(declared, sizes, member_hp)
-            member_backup = member_dir(backup, i, len(members_hp))
-            finished = os.path.join(member_backup, FINISHED_FILE)
-            if _restored(model, finished, i, len(members_hp)):
-                members.append(model)
-                continue
-            if fn_args.base_model:
-                why = warm_start.warm_start(model, i, fn_args.base_model, declared, spaces)
-                cold_because = why if i == 0 else cold_because
-                log.info("member %d of %d: %s", i + 1, len(members_hp),
-                         f"trained from scratch: {why}" if why else "warm-started")  # fmt: skip
-            log.info("member %d of %d: training", i + 1, len(members_hp))
-            callbacks = _callbacks(
-                member_hp,
-                model,
-                probe_batch,
-                global_batch,
-                fn_args.train_steps,
-                member_dir(run_dir, i, len(members_hp)),
-                member_backup,
-                placement.is_chief,
-            )
-            fit(model, fn_args, declared, tf_transform_output, member_hp, global_batch, callbacks)
-            if placement.is_chief and len(members_hp) > 1:
-                # Kept until the export: a restarted Trainer takes it, not training it again.
-                write_arrays(finished, model.get_weights())
-            members.append(model)
+        keras.utils.set_random_seed(hp.seed)
         with placement.strategy.scope():
-            served = averaged(declared, members)
-        export.export(declared, served, tf_transform_output, model_dir)
-        warm_start.save(members, spaces, model_dir)
+            model = build_model(declared, sizes, hp)
+        # Why the model did not start from the serving one (None: it did).
+        cold_because = "nothing serves"
+        if fn_args.base_model:
+            cold_because = warm_start.warm_start(model, fn_args.base_model, declared, spaces)
+            if cold_because:
+                log.info("trained from scratch: %s", cold_because)
+            else:
+                log.info("warm-started from the serving model")
+        callbacks = _callbacks(
+            hp,
+            model,
+            probe_batch,
+            global_batch,
+            fn_args.train_steps,
+            run_dir,
+            backup,
+            placement.is_chief,
+        )
+        fit(model, fn_args, declared, tf_transform_output, hp, global_batch, callbacks)
+        export.export(declared, model, tf_transform_output, model_dir)
+        warm_start.save(model, spaces, model_dir)
         if placement.is_chief:
-            save_diagram(members[0], run_dir)
+            save_diagram(model, run_dir)
             _write_trained_with(hp, run_dir)
             warm_start.write_outcome(run_dir, cold_because)
         distribution.wait_for_all(placement)

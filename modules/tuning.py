@@ -138,8 +138,9 @@ def tuner_fn(fn_args: FnArgs) -> TunerFnResult:
     """TFX Tuner entry point: the search, bounded by ``custom_config["tuning"]``."""
     base = HParams.from_custom_config(fn_args.custom_config)
     bounds = (fn_args.custom_config or {})[TUNING_KEY]
-    # Trials run one at a time in this process: no tf.distribute strategy, no profiler.
-    base = base.overridden({"profile_steps": (0, 0)})
+    # Trials run one at a time in this process: no tf.distribute strategy, no profiler;
+    # and a trial trains one member, not an ensemble's towers.
+    base = base.overridden({"profile_steps": (0, 0), "ensemble_members": 1})
     oracle = DeadlineOracle(
         minutes=float(bounds["minutes"]),
         objective=OBJECTIVE,

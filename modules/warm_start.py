@@ -1,11 +1,12 @@
 """Warm start: a new period's model starts from the weights of the model that serves.
 
-Each export keeps, in ``assets.extra/warm_start/`` (files serving does not load), every
-ensemble member's weights by variable name and the id spaces they were trained on: each
-categorical input's size and, for vocabulary features, the tokens in id order. A later
-Trainer given that SavedModel (ServingBaseline's copy of the serving version) starts
-each member from it when the inputs match: the same transformed features, the same
-weight shapes once ids are mapped. Vocabularies are ordered by frequency and change
+Each export keeps, in ``assets.extra/warm_start/`` (files serving does not load), the
+model's weights by variable name (all its towers, when it is an ensemble) and the id
+spaces they were trained on: each categorical input's size and, for vocabulary
+features, the tokens in id order. A later Trainer given that SavedModel
+(ServingBaseline's copy of the serving version) starts from it when the inputs and
+the towers match: the same transformed features, as many towers, the same weight
+shapes once ids are mapped. Vocabularies are ordered by frequency and change
 between periods, so a row of an embedding (or of the wide part's one-hot weights) moves
 to its token's new id; tokens new to the vocabulary keep their fresh rows. Anything
 else that differs (a feature added, a layer resized) means training from scratch, and
@@ -17,7 +18,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,10 @@ from modules.keras_setup import keras
 
 WARM_START_DIR = os.path.join("assets.extra", "warm_start")
 INPUTS_FILE = "inputs.json"
+WEIGHTS_FILE = "weights.npz"
+# Before ensembles were towers of one model, an export kept one file per member; the
+# first member's file of a lone member holds the same weights as WEIGHTS_FILE.
+MEMBER_FILE = "member_{}.npz"
 # In the Trainer's model_run folder: whether the model was warm-started, and why not.
 OUTCOME_FILE = "warm_start.json"
 
@@ -57,15 +62,14 @@ class IdSpaces:
         return cls({k: repr(v) for k, v in sorted(spec.items())}, dict(sizes), tokens)
 
 
-def save(members: Sequence[keras.Model], spaces: IdSpaces, model_dir: str) -> None:
-    """Keep the members' weights and their id spaces inside the SavedModel at ``model_dir``."""
+def save(model: keras.Model, spaces: IdSpaces, model_dir: str) -> None:
+    """Keep ``model``'s weights and their id spaces inside the SavedModel at ``model_dir``."""
     folder = os.path.join(model_dir, WARM_START_DIR)
     tf.io.gfile.makedirs(folder)
-    for i, member in enumerate(members):
-        buffer = io.BytesIO()
-        np.savez(buffer, **{v.name: v.numpy() for v in member.weights})
-        with tf.io.gfile.GFile(os.path.join(folder, f"member_{i}.npz"), "wb") as f:
-            f.write(buffer.getvalue())
+    buffer = io.BytesIO()
+    np.savez(buffer, **{v.name: v.numpy() for v in model.weights})
+    with tf.io.gfile.GFile(os.path.join(folder, WEIGHTS_FILE), "wb") as f:
+        f.write(buffer.getvalue())
     with tf.io.gfile.GFile(os.path.join(folder, INPUTS_FILE), "w") as f:
         f.write(json.dumps(spaces.__dict__))
 
@@ -114,14 +118,24 @@ def _row_sources(
     return None
 
 
-def warm_start(
-    model: keras.Model,
-    member: int,
-    base_dir: str,
-    declared: F.Dataset,
-    new: IdSpaces,
-) -> str | None:
-    """Give ``model`` the weights of the member kept at ``base_dir``; None, or why not."""
+def _saved_weights(folder: str) -> dict[str, np.ndarray] | str:
+    """The weights kept in ``folder``, by variable name; or why there are none to use."""
+    path = os.path.join(folder, WEIGHTS_FILE)
+    if not tf.io.gfile.exists(path):
+        if tf.io.gfile.exists(os.path.join(folder, MEMBER_FILE.format(1))):
+            return "the serving model's members were trained apart (exported before towers)"
+        path = os.path.join(folder, MEMBER_FILE.format(0))
+    with tf.io.gfile.GFile(path, "rb") as f:
+        return dict(np.load(io.BytesIO(f.read())))
+
+
+def _towers(weights: Mapping[str, tuple[int, ...]]) -> int:
+    """A model's towers, from its weights' shapes: the wide part has an output per tower."""
+    return next(shape[-1] for name, shape in weights.items() if name.startswith("linear/kernel"))
+
+
+def warm_start(model: keras.Model, base_dir: str, declared: F.Dataset, new: IdSpaces) -> str | None:
+    """Give ``model`` the weights of the model kept at ``base_dir``; None, or why not."""
     folder = os.path.join(base_dir, WARM_START_DIR)
     if not tf.io.gfile.exists(os.path.join(folder, INPUTS_FILE)):
         return "the serving model keeps no weights to start from (exported before warm starts)"
@@ -130,11 +144,13 @@ def warm_start(
     if old.feature_spec != new.feature_spec:
         changed = sorted(set(old.feature_spec.items()) ^ set(new.feature_spec.items()))
         return f"the transformed features differ from the serving model's ({changed[0][0]})"
-    path = os.path.join(folder, f"member_{member}.npz")
-    if not tf.io.gfile.exists(path):
-        path = os.path.join(folder, "member_0.npz")
-    with tf.io.gfile.GFile(path, "rb") as f:
-        saved = dict(np.load(io.BytesIO(f.read())))
+    saved = _saved_weights(folder)
+    if isinstance(saved, str):
+        return saved
+    towers = _towers({v.name: tuple(v.shape) for v in model.weights})
+    saved_towers = _towers({name: value.shape for name, value in saved.items()})
+    if towers != saved_towers:
+        return f"the serving model has {saved_towers} tower(s), this one {towers}"
     values = []
     for variable in model.weights:
         value, fresh = saved.get(variable.name), variable.numpy()

@@ -5,7 +5,8 @@ import tensorflow as tf
 from modules import features as F
 from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
-from modules.model import averaged, build_model, embedding_dim
+from modules.keras_setup import keras
+from modules.model import TowerDense, TowerEnsemble, build_model, embedding_dim
 
 VOCAB_SIZES = {"payment_type": 8, "company": 40}
 
@@ -86,20 +87,109 @@ def test_keras_internals_are_not_autograph_converted():
     assert tf.keras.__name__.startswith("tf_keras.")  # Keras 2 (tf_keras), not Keras 3
 
 
-def test_an_ensemble_serves_the_mean_of_its_members_probabilities(cardinalities):
-    members = [
-        build_model(TAXI, cardinalities, HParams(hidden_units=(8,), seed=seed))
-        for seed in (1, 2, 3)
+def _weights(model: keras.Model) -> dict[str, np.ndarray]:
+    return {v.name: v.numpy() for v in model.weights}
+
+
+def test_one_member_is_the_plain_wide_and_deep_model_with_its_names(cardinalities):
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8, 4)))
+    assert type(model) is keras.experimental.WideDeepModel
+    embeddings = [f"{name}_embedding" for name in TAXI.categorical_features()]
+    deep = ["deep_inputs", "hidden_0", "dropout_0", "hidden_1", "dropout_1", "deep_logit"]
+    skipped = (keras.layers.InputLayer, keras.layers.Flatten)
+    layers = {layer.name for layer in model.dnn_model.layers if not isinstance(layer, skipped)}
+    assert layers == {*embeddings, *deep}
+    # Warm start finds a serving model's weights by these names.
+    dense = [
+        f"{layer}/{w}:0"
+        for layer in ("hidden_0", "hidden_1", "deep_logit")
+        for w in ("kernel", "bias")
     ]
+    expected = {"linear/kernel:0", "linear/bias:0", *dense}
+    assert set(_weights(model)) == expected | {f"{e}/embeddings:0" for e in embeddings}
+    assert model.linear_model.output_shape == (None, 1)
+
+
+def test_towers_have_an_output_each_and_the_model_predicts_their_mean(cardinalities):
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,), ensemble_members=3))
+    assert isinstance(model, TowerEnsemble)
     x = _batch(cardinalities, 64)
-    each = [member.predict(x, verbose=0) for member in members]
-    assert np.abs(each[0] - each[1]).max() > 1e-3  # the members differ: the mean is no echo
-    served = averaged(TAXI, members).predict(x, verbose=0)
-    np.testing.assert_allclose(served, np.mean(each, axis=0), atol=1e-6, rtol=0)
+    towers = model.tower_probabilities(x).numpy()
+    assert towers.shape == (64, 3)
+    assert np.abs(towers[:, 0] - towers[:, 1]).max() > 1e-3  # the towers differ: no echo
+    predicted = model.predict(x, verbose=0)
+    np.testing.assert_allclose(predicted, towers.mean(axis=1, keepdims=True), atol=1e-6, rtol=0)
 
 
-def test_one_member_is_served_as_it_is(cardinalities):
-    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,)))
-    assert averaged(TAXI, [model]) is model
-    with pytest.raises(ValueError, match="at least one member"):
-        averaged(TAXI, [])
+def _tower_slice(name: str, value: np.ndarray, tower: int, towers: int) -> np.ndarray:
+    """Tower ``tower``'s part of a stacked weight, shaped as a one-member model's (a view)."""
+    if name.startswith("linear/"):  # a column (kernel) or an entry (bias) per tower
+        return value[..., tower : tower + 1]
+    if "_embedding/" in name:  # each tower's width of columns
+        return value.reshape(value.shape[0], towers, -1)[:, tower, :]
+    if "batch_norm" in name:  # [1, towers, units]: the batch axis kept
+        return value[0, tower]
+    return value[tower]  # TowerDense: the tower axis first
+
+
+@pytest.mark.parametrize("batch_norm", [False, True])
+def test_a_towers_loss_reaches_none_of_the_other_towers_weights(cardinalities, batch_norm):
+    hp = HParams(hidden_units=(8,), ensemble_members=3, batch_norm=batch_norm)
+    model = build_model(TAXI, cardinalities, hp)
+    x = _batch(cardinalities, 64)
+    y = tf.constant((x[F.transformed_name("trip_start_hour")] == 3).astype("float32"))
+    with tf.GradientTape() as tape:
+        towers = model.tower_probabilities(x, training=True)
+        loss = keras.losses.binary_crossentropy(y, towers[:, 1:2])
+    variables = model.trainable_variables
+    for variable, grad in zip(variables, tape.gradient(loss, variables), strict=True):
+        grad = tf.convert_to_tensor(grad).numpy()  # embeddings' IndexedSlices too
+        reached = [_tower_slice(variable.name, grad, k, 3).any() for k in range(3)]
+        assert reached == [False, True, False], variable.name
+
+
+def test_each_tower_trains_as_a_fit_of_its_own_would(cardinalities):
+    # No dropout: the masks would differ between the two models.
+    hp = HParams(hidden_units=(8,), dropout=0.0)
+    single = build_model(TAXI, cardinalities, hp)
+    towered = build_model(TAXI, cardinalities, hp.overridden({"ensemble_members": 2}))
+    values = _weights(towered)
+    for name, value in _weights(single).items():
+        _tower_slice(name, values[name], 1, 2)[...] = value
+    towered.set_weights([values[v.name] for v in towered.weights])
+    x = _batch(cardinalities, 64)
+    y = (x[F.transformed_name("trip_start_hour")] < 12).astype("float32")
+    for _ in range(3):  # FTRL's and Adam's state after the first step matters too
+        single.train_on_batch(x, y)
+        towered.train_on_batch(x, y)
+    trained = _weights(towered)
+    for name, value in _weights(single).items():
+        mine = _tower_slice(name, trained[name], 1, 2)
+        np.testing.assert_allclose(mine, value, atol=1e-5, rtol=1e-4, err_msg=name)
+
+
+def test_each_towers_dense_kernel_starts_as_a_dense_layers_would():
+    layer = TowerDense(200, activation="relu")
+    layer.build(tf.TensorShape([None, 5, 400]))
+    bound = np.sqrt(6 / (400 + 200))  # Glorot uniform's
+    for kernel in layer.kernel.numpy():
+        assert 0.99 * bound < np.abs(kernel).max() <= bound
+    assert layer.activation is keras.activations.relu  # so the ReLU watch finds it
+
+
+def test_loss_is_the_towers_mean_loss_and_metrics_judge_their_mean(cardinalities):
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,), ensemble_members=3))
+    x = _batch(cardinalities, 128)
+    y = (x[F.transformed_name("trip_start_hour")] < 12).astype("float32")
+    scores = model.evaluate(x, y, batch_size=128, return_dict=True, verbose=0)
+    towers = model.tower_probabilities(x).numpy()
+    each = [keras.losses.binary_crossentropy(y, towers[:, [k]]).numpy().mean() for k in range(3)]
+    np.testing.assert_allclose(scores["loss"], np.mean(each), rtol=1e-4)
+    auc = keras.metrics.AUC()
+    auc.update_state(y, towers.mean(axis=1, keepdims=True))
+    np.testing.assert_allclose(scores["auc"], auc.result().numpy(), rtol=1e-5)
+
+
+def test_no_members_is_refused(cardinalities):
+    with pytest.raises(ValueError, match="ensemble_members must be at least 1"):
+        build_model(TAXI, cardinalities, HParams(ensemble_members=0))

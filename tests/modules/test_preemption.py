@@ -1,7 +1,8 @@
 """A Trainer killed mid-training and started again resumes after its last finished epoch.
 
-Real processes (``trainer_process.py``): one alone, and two MultiWorkerMirroredStrategy
-workers of which one is killed with SIGKILL, as a lost machine or an evicted pod.
+Real processes (``trainer_process.py``): one alone (one member, and an ensemble's towers
+in one fit), and two MultiWorkerMirroredStrategy workers of which one is killed with
+SIGKILL, as a lost machine or an evicted pod.
 """
 
 from __future__ import annotations
@@ -38,14 +39,14 @@ def _start(
     )  # fmt: skip
 
 
-def _epochs(log: Path | str) -> list[int]:
-    return [int(n) for n in EPOCH.findall(log if isinstance(log, str) else log.read_text())]
+def _epochs(log: Path) -> list[int]:
+    return [int(n) for n in EPOCH.findall(log.read_text())]
 
 
-def _kill_after_epoch(process: subprocess.Popen, log: Path, epoch: int, after: str = "") -> None:
-    """SIGKILL once ``epoch`` is logged (after the line ``after``, when given)."""
+def _kill_after_epoch(process: subprocess.Popen, log: Path, epoch: int) -> None:
+    """SIGKILL once ``epoch`` is logged."""
     deadline = time.monotonic() + 600
-    while epoch not in _epochs(log.read_text().partition(after)[2] if after else log):
+    while epoch not in _epochs(log):
         assert process.poll() is None, log.read_text()[-3000:]
         assert time.monotonic() < deadline, f"no epoch {epoch} in 600 s"
         time.sleep(0.2)
@@ -62,16 +63,18 @@ def pipeline_root(first_run) -> Path:
     return first_run[0] / "pipeline"
 
 
-def test_a_killed_trainer_resumes_after_its_last_epoch(pipeline_root, tmp_path):
+@pytest.mark.parametrize("members", ["1", "2"])
+def test_a_killed_trainer_resumes_after_its_last_epoch(pipeline_root, tmp_path, members):
     out = tmp_path / "out"
     killed, resumed = tmp_path / "killed.log", tmp_path / "resumed.log"
-    _kill_after_epoch(_start(pipeline_root, out, killed), killed, epoch=3)
+    flags = ("--members", members)
+    _kill_after_epoch(_start(pipeline_root, out, killed, None, *flags), killed, epoch=3)
     done = _epochs(killed)[-1]
     assert not (out / "model").exists()
     backup = Path(backup_dir(str(out / "run")))
     assert backup.parent == out and backup.is_dir()
 
-    _finish(_start(pipeline_root, out, resumed), resumed)
+    _finish(_start(pipeline_root, out, resumed, None, *flags), resumed)
     epochs = _epochs(resumed)
     assert epochs[0] == done + 1, resumed.read_text()[-3000:]
     assert epochs == list(range(done + 1, epochs[-1] + 1))
@@ -112,25 +115,5 @@ def test_multi_worker_training_resumes_after_a_worker_is_killed(pipeline_root, t
         _finish(process, log)
     for log in logs:
         assert _epochs(log)[0] == done + 1, log.read_text()[-3000:]
-    assert (out / "model" / "saved_model.pb").is_file()
-    assert not Path(backup_dir(str(out / "run"))).exists()
-
-
-def test_a_restarted_ensemble_keeps_its_finished_members(pipeline_root, tmp_path):
-    out = tmp_path / "out"
-    killed, resumed = tmp_path / "killed.log", tmp_path / "resumed.log"
-    second = "member 2 of 2: training"
-    process = _start(pipeline_root, out, killed, None, "--members", "2")
-    _kill_after_epoch(process, killed, epoch=2, after=second)
-    assert "member 1 of 2: training" in killed.read_text()
-    assert not (out / "model").exists()
-
-    _finish(_start(pipeline_root, out, resumed, None, "--members", "2"), resumed)
-    text = resumed.read_text()
-    assert "member 1 of 2: restored, it finished before a restart" in text
-    assert "member 1 of 2: training" not in text
-    # Only the second member trains, from after its last epoch before the kill.
-    done = _epochs(killed.read_text().partition(second)[2])[-1]
-    assert _epochs(text)[0] == done + 1, text[-3000:]
     assert (out / "model" / "saved_model.pb").is_file()
     assert not Path(backup_dir(str(out / "run"))).exists()
