@@ -12,7 +12,8 @@ column) and writes, for ``wide-deep-run --dataset NAME`` to run on:
 - ``modules/datasets/NAME/schema.pbtxt``: the curated schema, from the inferred one;
 - ``data/NAME/NAME.csv``: the sample, copied into the dataset's data root.
 
-It prints one line per column: the kind chosen and why. Bad input (no such file,
+It prints one line per column: the kind chosen and why; then each cross chosen,
+with its measured interaction, and the next best pairs left out. Bad input (no such file,
 an empty one, duplicate columns, a label that is not there, a POSITIVE value that
 never occurs, one class only, too few rows, a name already taken) is one line on
 stderr and exit 2, and nothing is written. Exit 0: the draft is written.
