@@ -18,8 +18,9 @@ only them, and the curated schema requires the label, so that a later file with
 empty labels stops at the ExampleValidator.
 
 It prints one line per column: the kind chosen and why (numbers and dates written as
-text: how they are read), and the rows set aside. Bad input (no such file, an empty
-one, duplicate columns, a label that is not there, a POSITIVE value that never
+text: how they are read), and the rows set aside; then each cross chosen, with its
+measured interaction, and the next best pairs left out. Bad input (no such file, an
+empty one, duplicate columns, a label that is not there, a POSITIVE value that never
 occurs, one class only, too few (labelled) rows, a name already taken) is one line on
 stderr and exit 2, and nothing is written. Exit 0: the draft is written.
 """

@@ -1,4 +1,4 @@
-"""The drafting rules: each column's kind from its values, slices, crosses and the AUC bound."""
+"""The drafting rules: each column's kind from its values, slices and the AUC bound."""
 
 from __future__ import annotations
 
