@@ -96,7 +96,8 @@ def test_bad_arguments_exit_2_before_any_work(suite, argv, message, capsys):
 
 
 def test_the_docs_list_the_same_tables_with_the_same_labels(suite):
-    rows = [line for line in DOCS.read_text().splitlines() if line.startswith("| ")]
+    # The list of tables, not the results tables below it: its rows name their source.
+    rows = [line for line in DOCS.read_text().splitlines() if line.startswith("| ") and "`" in line]
     listed = {line.split("|")[1].strip(): line for line in rows}
     for t in suite.TABLES:
         assert t.name in listed, t.name
