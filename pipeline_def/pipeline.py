@@ -20,6 +20,7 @@ from modules import datasets
 from modules.preprocessing import DATASET_KEY
 from modules.tuning import TUNING_KEY
 from pipeline_def import node_ids as ids
+from pipeline_def.code_digest import CODE_DIGEST_KEY, model_code_digest
 from pipeline_def.config import PipelineConfig, metadata_connection
 from pipeline_def.evaluation import eval_config
 
@@ -89,6 +90,15 @@ def _curated_schema(config: PipelineConfig) -> CuratedSchema:
     return CuratedSchema(source=config.curated_schema, sha256=digest).with_id(ids.CURATED_SCHEMA)
 
 
+def _model_config(config: PipelineConfig) -> dict[str, object]:
+    """The custom_config of the steps that train: hyperparameters, dataset, code digest."""
+    return {
+        **config.hparams.to_custom_config(),
+        DATASET_KEY: config.dataset,
+        CODE_DIGEST_KEY: model_code_digest(config.dataset),
+    }
+
+
 def _tuner(
     config: PipelineConfig, example_gen: ArrowCsvExampleGen, transform: CachedTransform
 ) -> RecordingTuner:
@@ -98,8 +108,7 @@ def _tuner(
     stopping is: the test split that blesses stays out of every choice.
     """
     custom_config = {
-        **config.hparams.to_custom_config(),
-        DATASET_KEY: config.dataset,
+        **_model_config(config),
         TUNING_KEY: {"max_trials": config.tune_trials, "minutes": config.tune_minutes},
     }
     return RecordingTuner(
@@ -164,7 +173,10 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         preprocessing_fn=config.preprocessing_fn,
         analyzer_cache_dir=config.analyzer_cache if config.transform_cache else "",
         disable_statistics=not config.transform_statistics,
-        custom_config={DATASET_KEY: config.dataset},
+        custom_config={
+            DATASET_KEY: config.dataset,
+            CODE_DIGEST_KEY: model_code_digest(config.dataset),
+        },
     ).with_id(ids.TRANSFORM)
     # Bad data stops the run here: nothing learns from what the validator rejected.
     transform.add_upstream_node(validator)
@@ -175,7 +187,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         run_fn=config.run_fn,
         train_steps=RuntimeParameter(name=ids.TRAIN_STEPS, ptype=int, default=config.train_steps),
         eval_steps=config.eval_steps,
-        custom_config={**config.hparams.to_custom_config(), DATASET_KEY: config.dataset},
+        custom_config=_model_config(config),
         hyperparameters=tuner.outputs["best_hyperparameters"] if tuner else None,
         base_model=baseline["model"] if config.warm_start else None,
     ).with_id(ids.TRAINER)
