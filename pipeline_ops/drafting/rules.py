@@ -128,70 +128,134 @@ def _missing_note(missing: int, rows: int) -> str:
     return f"; {missing} of {rows} cells missing: missing indicator" if missing else ""
 
 
+@dataclass(frozen=True)
+class _Column:
+    """One column's cells and labels, with what every rule reads off them."""
+
+    name: str
+    values: list[str]
+    labels: list[int]
+    present: list[str]  # the non-empty cells
+
+    @classmethod
+    def of(cls, name: str, values: list[str], labels: list[int]) -> _Column:
+        return cls(name, values, labels, [v for v in values if v])
+
+    @property
+    def missing(self) -> int:
+        return len(self.values) - len(self.present)
+
+    @property
+    def distinct(self) -> int:
+        return len(set(self.present))
+
+    @property
+    def note(self) -> str:
+        """What the why says of missing cells ("" without any)."""
+        return _missing_note(self.missing, len(self.values))
+
+    @property
+    def flag(self) -> str:
+        """The declaration's missing-indicator argument ("" without missing cells)."""
+        return ", missing_indicator=True" if self.missing else ""
+
+    def category_auc(self) -> float:
+        """The column's AUC as a categorical, missing cells a category of their own."""
+        return _category_auc([v or F.MISSING_TOKEN for v in self.values], self.labels)
+
+
 def choose(name: str, values: list[str], labels: list[int], tfdv_type: str) -> Choice:
     """The kind of one column, by the drafting rules, and why."""
-    rows = len(values)
-    present = [v for v in values if v]
-    missing = rows - len(present)
-    distinct = len(set(present))
-    flag = ", missing_indicator=True" if missing else ""
-    if not present:
+    column = _Column.of(name, values, labels)
+    if not column.present:
         return Choice(name, "unused", "empty in every row")
-    if distinct == 1:
-        return Choice(name, "unused", f"the same value ({present[0]!r}) in every row")
+    if column.distinct == 1:
+        return Choice(name, "unused", f"the same value ({column.present[0]!r}) in every row")
     times = read_times(name, values, tfdv_type)
     if times:
         return _timestamp(name, times)
-    filled = [v or F.MISSING_TOKEN for v in values]
-    if tfdv_type == "STRING" or tfdv_type == "BYTES":
-        numbers = read_numbers(values)
-        if numbers:
-            return _numeric(name, numbers.numbers, labels, numbers.why, numbers.written)
-        if distinct == len(present) and distinct > MAX_VOCABULARY:
-            return Choice(name, "unused", "a different value in every row: an id")
-        if distinct > MAX_VOCABULARY:
-            buckets = min(4096, 1 << math.ceil(math.log2(distinct)))
-            return Choice(
-                name, "hashed", f"text with {distinct} distinct values: {buckets} hash buckets"
-                + _missing_note(missing, rows),
-                f"Hashed({literal(name)}, {buckets}{flag})", "hashed",
-            )  # fmt: skip
-        top_k = max(10, distinct)
-        return Choice(
-            name, "vocabulary", f"text with {distinct} distinct values"
-            + _missing_note(missing, rows),
-            f"Vocabulary({literal(name)}, top_k={top_k}{flag})", "vocabularies",
-            _category_auc(filled, labels), distinct + 1 + bool(missing), name,
-        )  # fmt: skip
-    numbers = [float(v) for v in present]
-    low, high = min(numbers), max(numbers)
-    if tfdv_type == "INT" and distinct == len(present) == high - low + 1 > MAX_VOCABULARY:
-        return Choice(name, "unused", "consecutive integers, one per row: a row number")
-    if tfdv_type == "INT" and low >= 0 and high - low + 1 <= MAX_RANGE_SPAN and not missing:
-        low_i, high_i = int(low), int(high)
-        return Choice(
-            name, "integer range", f"small integer codes {low_i}..{high_i}",
-            f"IntegerRange({literal(name)}, {low_i}, {high_i})", "integer_ranges",
-            _category_auc(filled, labels), high_i - low_i + 2, name,
-        )  # fmt: skip
-    if tfdv_type == "INT" and distinct <= MAX_CODE_VALUES:
-        # A few values over a wide span (loan terms in months: 12, 24, 36, ...): codes
-        # the wide part one-hots and the deep part embeds. On credit_data's Time it
-        # scored as the numeric did (test AUC 0.8501 against 0.8500, 3 seeds).
-        return Choice(
-            name, "vocabulary", f"integers with {distinct} distinct values "
-            f"({int(low)}..{int(high)}): codes" + _missing_note(missing, rows),
-            f"Vocabulary({literal(name)}, top_k={max(10, distinct)}{flag})", "vocabularies",
-            _category_auc(filled, labels), distinct + 1 + bool(missing), name,
-        )  # fmt: skip
-    if tfdv_type == "INT" and low >= 1e9:
-        buckets = min(4096, 1 << math.ceil(math.log2(distinct)))
-        return Choice(
-            name, "hashed", f"integer ids up to {int(high)} ({distinct} distinct): "
-            f"{buckets} hash buckets" + _missing_note(missing, rows),
-            f"Hashed({literal(name)}, {buckets}{flag})", "hashed",
-        )  # fmt: skip
+    if tfdv_type in ("STRING", "BYTES"):
+        return _text(column)
+    codes = _integer_codes(column) if tfdv_type == "INT" else None
+    if codes:
+        return codes
     return _numeric(name, [float(v) if v else None for v in values], labels, tfdv_type.lower())
+
+
+def _text(column: _Column) -> Choice:
+    """A text column: numbers written as text, an id, hashed, or a vocabulary."""
+    numbers = read_numbers(column.values)
+    if numbers:
+        return _numeric(column.name, numbers.numbers, column.labels, numbers.why, numbers.written)
+    described = f"text with {column.distinct} distinct values"
+    if column.distinct <= MAX_VOCABULARY:
+        return _vocabulary(column, described)
+    if column.distinct == len(column.present):
+        return Choice(column.name, "unused", "a different value in every row: an id")
+    return _hashed(column, described)
+
+
+def _integer_codes(column: _Column) -> Choice | None:
+    """An integer column that is a row number, codes or ids; None: a plain number."""
+    numbers = [float(v) for v in column.present]
+    low, high = min(numbers), max(numbers)
+    span = high - low + 1
+    if column.distinct == len(column.present) == span > MAX_VOCABULARY:
+        return Choice(column.name, "unused", "consecutive integers, one per row: a row number")
+    if low >= 0 and span <= MAX_RANGE_SPAN and not column.missing:
+        return _integer_range(column, int(low), int(high))
+    if column.distinct <= MAX_CODE_VALUES:
+        # A few values over a wide span (loan terms in months: 12, 24, 36, ...): codes
+        # the wide part one-hots and the deep part embeds, as well as a numeric
+        # (docs/decisions/drafting-rules.md).
+        span_text = f"({int(low)}..{int(high)})"
+        return _vocabulary(
+            column, f"integers with {column.distinct} distinct values {span_text}: codes"
+        )
+    if low >= 1e9:
+        return _hashed(column, f"integer ids up to {int(high)} ({column.distinct} distinct)")
+    return None
+
+
+def _vocabulary(column: _Column, described: str) -> Choice:
+    """A categorical column with a vocabulary of its values."""
+    top_k = max(10, column.distinct)
+    return Choice(
+        column.name,
+        "vocabulary",
+        why=described + column.note,
+        source=f"Vocabulary({literal(column.name)}, top_k={top_k}{column.flag})",
+        group="vocabularies",
+        auc=column.category_auc(),
+        categories=column.distinct + 1 + bool(column.missing),
+        feature=column.name,
+    )
+
+
+def _integer_range(column: _Column, low: int, high: int) -> Choice:
+    """Small non-negative integer codes, one id each (no missing cell)."""
+    return Choice(
+        column.name,
+        "integer range",
+        why=f"small integer codes {low}..{high}",
+        source=f"IntegerRange({literal(column.name)}, {low}, {high})",
+        group="integer_ranges",
+        auc=column.category_auc(),
+        categories=high - low + 2,
+        feature=column.name,
+    )
+
+
+def _hashed(column: _Column, described: str) -> Choice:
+    """Too many distinct values for a vocabulary: hash buckets, a power of two."""
+    buckets = min(4096, 1 << math.ceil(math.log2(column.distinct)))
+    return Choice(
+        column.name,
+        "hashed",
+        why=f"{described}: {buckets} hash buckets" + column.note,
+        source=f"Hashed({literal(column.name)}, {buckets}{column.flag})",
+        group="hashed",
+    )
 
 
 def _numeric(
@@ -221,17 +285,21 @@ def _numeric(
         f", {buckets} quantile buckets, piecewise-linear over {PIECEWISE_BINS}" if buckets else ""
     )
     median = sorted(numbers)[len(numbers) // 2]
-    auc = rank_auc([median if v is None else v for v in values], labels)
     text_arg = f", text=NumberText.{text.name}" if text else ""
     flag = ", missing_indicator=True" if missing else ""
     return Choice(
-        name, "numeric",
-        f"{written}{'; ' if text else ', '}{shape}{bucket_note}"
+        name,
+        "numeric",
+        why=f"{written}{'; ' if text else ', '}{shape}{bucket_note}"
         + _missing_note(missing, len(values)),
-        f"Numeric({literal(name)}, Scaling.{scaling}{text_arg}{flag}{bucket_arg})", "numeric",
-        auc, buckets + 1 if buckets else 0, F.bucket_name(name) if buckets else "",
-        ("NumberText",) if text else (), tuple(values) if text else (),
-    )  # fmt: skip
+        source=f"Numeric({literal(name)}, Scaling.{scaling}{text_arg}{flag}{bucket_arg})",
+        group="numeric",
+        auc=rank_auc([median if v is None else v for v in values], labels),
+        categories=buckets + 1 if buckets else 0,
+        feature=F.bucket_name(name) if buckets else "",
+        imports=("NumberText",) if text else (),
+        numbers=tuple(values) if text else (),
+    )
 
 
 def _timestamp(name: str, times: Times) -> Choice:
@@ -240,9 +308,12 @@ def _timestamp(name: str, times: Times) -> Choice:
     clock = "" if times.time_of_day else ", time_of_day=False"
     flag = ", missing_indicator=True" if missing else ""
     return Choice(
-        name, "time", times.why + _missing_note(missing, len(times.readable)),
-        f"Timestamp({literal(name)}, TimeFormat.{times.written.name}{clock}{flag})", "timestamps",
-    )  # fmt: skip
+        name,
+        "time",
+        why=times.why + _missing_note(missing, len(times.readable)),
+        source=f"Timestamp({literal(name)}, TimeFormat.{times.written.name}{clock}{flag})",
+        group="timestamps",
+    )
 
 
 def min_auc_of(choices: Sequence[Choice]) -> float:
@@ -258,9 +329,10 @@ def min_auc_of(choices: Sequence[Choice]) -> float:
 def slices_of(choices: Sequence[Choice]) -> list[str]:
     """The strongest low-cardinality categorical columns: the Evaluator's slices."""
     small = [
-        c for c in choices if c.group in ("vocabularies", "integer_ranges")
-        and c.categories - 1 <= MAX_SLICE_VALUES
-    ]  # fmt: skip
+        c
+        for c in choices
+        if c.group in ("vocabularies", "integer_ranges") and c.categories - 1 <= MAX_SLICE_VALUES
+    ]
     return [c.column for c in sorted(small, key=lambda c: -c.auc)[:MAX_SLICES]]
 
 
