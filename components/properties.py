@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf import json_format
 
@@ -67,6 +67,21 @@ ANALYZER_CACHE_PROPERTY = "analyzer_cache"
 EVALUATED_SPLITS = "example_splits"
 
 
+def value_of(prop: mlmd_pb2.Value) -> Any:
+    """An ML-Metadata property's value as plain data (a struct a dict, a proto its text).
+
+    None when the property holds no value.
+    """
+    kind = prop.WhichOneof("value")
+    if kind is None:
+        return None
+    if kind == "struct_value":
+        return json_format.MessageToDict(prop.struct_value)
+    if kind == "proto_value":
+        return str(prop.proto_value)
+    return getattr(prop, kind)
+
+
 def _custom_value(artifact: mlmd_pb2.Artifact, name: str) -> int | float | str | None:
     """A custom property's value however it was stored, or None when absent.
 
@@ -75,12 +90,8 @@ def _custom_value(artifact: mlmd_pb2.Artifact, name: str) -> int | float | str |
     one-value structs ({"__value__": 1.0}).
     """
     prop = artifact.custom_properties.get(name)
-    if prop is None or prop.WhichOneof("value") is None:
-        return None
-    kind = prop.WhichOneof("value")
-    if kind == "struct_value":
-        return json_format.MessageToDict(prop.struct_value).get("__value__")
-    return getattr(prop, kind)
+    value = None if prop is None else value_of(prop)
+    return value.get("__value__") if isinstance(value, dict) else value
 
 
 def int_property(artifact: mlmd_pb2.Artifact, name: str) -> int:

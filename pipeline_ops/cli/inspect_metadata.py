@@ -16,14 +16,20 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
-from components.properties import ALREADY_SERVING, BASELINE_VERSION, SERVING_VERSION, push_record
+from components.properties import (
+    ALREADY_SERVING,
+    BASELINE_VERSION,
+    SERVING_VERSION,
+    push_record,
+    value_of,
+)
 from pipeline_def import node_ids as ids
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold as C
@@ -49,22 +55,10 @@ BULKY = {"eval_config", "input_config", "output_config", "module_path", "artifac
 MAX_VALUE_CHARS = 160
 
 
-def _value(prop: mlmd_pb2.Value) -> Any:
-    kind = prop.WhichOneof("value")
-    if kind is None:
-        return None
-    value = getattr(prop, kind)
-    if kind == "struct_value":
-        return json.loads(json.dumps(dict(value)))
-    if kind == "proto_value":
-        return str(value)
-    return value
-
-
 def properties(item: mlmd_pb2.Artifact | mlmd_pb2.Execution) -> dict[str, Any]:
     """An artifact's or execution's properties, custom and typed, as plain values."""
-    found = {k: _value(v) for k, v in item.properties.items()}
-    found.update({k: _value(v) for k, v in item.custom_properties.items()})
+    found = {k: value_of(v) for k, v in item.properties.items()}
+    found.update({k: value_of(v) for k, v in item.custom_properties.items()})
     return {k: v for k, v in found.items() if not k.startswith("__") and k != "tfx_version"}
 
 
@@ -357,6 +351,83 @@ def _run(store: metadata_store.MetadataStore, name: str, run_id: str, where: str
     return run
 
 
+@dataclass(frozen=True)
+class Opened:
+    """The store a subcommand reads, where it is, and its pipeline's runs (newest first)."""
+
+    args: argparse.Namespace
+    store: metadata_store.MetadataStore
+    where: str
+    runs: list[PipelineRun]
+
+    def run(self, run_id: str) -> PipelineRun:
+        """The pipeline's run ``run_id``; CommandError when the store has none."""
+        return _run(self.store, self.args.pipeline_name, run_id, self.where)
+
+
+def _print_json(value: Any, out: TextIO) -> None:
+    print(json.dumps(value, indent=2, sort_keys=True), file=out)
+
+
+def _show_runs(opened: Opened, out: TextIO) -> None:
+    print_runs(opened.runs, out)
+
+
+def _show_history(opened: Opened, out: TextIO) -> None:
+    rows = [history_row(run) for run in reversed(opened.runs)]
+    if opened.args.format == "json":
+        _print_json(history_json(rows), out)
+    else:
+        print_history(rows, out)
+
+
+def _show_artifacts(opened: Opened, out: TextIO) -> None:
+    args = opened.args
+    chosen = [opened.run(args.run)] if args.run else opened.runs
+    rows = artifact_rows(chosen, {t.id: t.name for t in opened.store.get_artifact_types()})
+    if args.type:
+        rows = [r for r in rows if r.type_name.split(".")[-1] == args.type]
+        if not rows:
+            raise CommandError(f"no artifacts of type {args.type} in {opened.where}")
+    print_artifacts(rows, out)
+
+
+def _lineage_target(opened: Opened) -> mlmd_pb2.Artifact:
+    """The artifact whose lineage is asked: the latest pushed model, or one by id."""
+    if opened.args.pushed_model:
+        return latest_pushed_model(opened.runs)
+    found = opened.store.get_artifacts_by_id([opened.args.artifact_id])
+    if not found:
+        raise CommandError(f"no artifact #{opened.args.artifact_id} in {opened.where}")
+    return found[0]
+
+
+def _show_lineage(opened: Opened, out: TextIO) -> None:
+    tree = Lineage(opened.store).tree(_lineage_target(opened))
+    if opened.args.format == "json":
+        _print_json(tree, out)
+    else:
+        print_tree(tree, out)
+
+
+def _show_diff(opened: Opened, out: TextIO) -> None:
+    diff = diff_runs(opened.run(opened.args.run_a), opened.run(opened.args.run_b))
+    if opened.args.format == "json":
+        _print_json(diff, out)
+    else:
+        print_diff(diff, out)
+
+
+# Each subcommand's printer, by the name parse_args gives it.
+SUBCOMMANDS: dict[str, Callable[[Opened, TextIO], None]] = {
+    "runs": _show_runs,
+    "history": _show_history,
+    "artifacts": _show_artifacts,
+    "lineage": _show_lineage,
+    "diff": _show_diff,
+}
+
+
 def execute(args: argparse.Namespace, out: TextIO) -> None:
     """Run the sub-command; CommandError when there is nothing to show."""
     C.resolve_read_options(args)
@@ -364,44 +435,7 @@ def execute(args: argparse.Namespace, out: TextIO) -> None:
     runs = list_runs(store, args.pipeline_name)
     if not runs:
         raise CommandError(f"the store ({where}) has no runs of pipeline {args.pipeline_name}")
-    if args.command == "runs":
-        print_runs(runs, out)
-    elif args.command == "history":
-        rows = [history_row(run) for run in reversed(runs)]
-        if args.format == "json":
-            print(json.dumps(history_json(rows), indent=2, sort_keys=True), file=out)
-        else:
-            print_history(rows, out)
-    elif args.command == "artifacts":
-        chosen = [_run(store, args.pipeline_name, args.run, where)] if args.run else runs
-        rows = artifact_rows(chosen, {t.id: t.name for t in store.get_artifact_types()})
-        if args.type:
-            rows = [r for r in rows if r.type_name.split(".")[-1] == args.type]
-            if not rows:
-                raise CommandError(f"no artifacts of type {args.type} in {where}")
-        print_artifacts(rows, out)
-    elif args.command == "lineage":
-        if args.pushed_model:
-            artifact = latest_pushed_model(runs)
-        else:
-            found = store.get_artifacts_by_id([args.artifact_id])
-            if not found:
-                raise CommandError(f"no artifact #{args.artifact_id} in {where}")
-            artifact = found[0]
-        tree = Lineage(store).tree(artifact)
-        if args.format == "json":
-            print(json.dumps(tree, indent=2, sort_keys=True), file=out)
-        else:
-            print_tree(tree, out)
-    elif args.command == "diff":
-        diff = diff_runs(
-            _run(store, args.pipeline_name, args.run_a, where),
-            _run(store, args.pipeline_name, args.run_b, where),
-        )
-        if args.format == "json":
-            print(json.dumps(diff, indent=2, sort_keys=True), file=out)
-        else:
-            print_diff(diff, out)
+    SUBCOMMANDS[args.command](Opened(args, store, where, runs), out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
