@@ -258,6 +258,14 @@ def _hashed(column: _Column, described: str) -> Choice:
     )
 
 
+def _scaling(numbers: Sequence[float]) -> tuple[str, str]:
+    """A numeric's Scaling member and why: log1p before the z-score when heavy-tailed."""
+    skew = _skew(numbers)
+    if min(numbers) >= 0 and skew > HEAVY_TAIL_SKEW:
+        return "LOG_Z", f"non-negative, skew {skew:.1f}: log1p, z-score"
+    return "Z", f"skew {skew:.1f}: z-score"
+
+
 def _numeric(
     name: str,
     values: list[float | None],
@@ -272,12 +280,7 @@ def _numeric(
     """
     numbers = [v for v in values if v is not None]
     missing = len(values) - len(numbers)
-    skew = _skew(numbers)
-    heavy = min(numbers) >= 0 and skew > HEAVY_TAIL_SKEW
-    scaling = "LOG_Z" if heavy else "Z"
-    shape = f"skew {skew:.1f}: z-score"
-    if heavy:
-        shape = f"non-negative, skew {skew:.1f}: log1p, z-score"
+    scaling, shape = _scaling(numbers)
     distinct = len(set(numbers))
     buckets = NUMERIC_BUCKETS if distinct > NUMERIC_BUCKETS else 0
     bucket_arg = f", bucket_count={buckets}, piecewise_bins={PIECEWISE_BINS}" if buckets else ""
