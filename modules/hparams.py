@@ -26,9 +26,8 @@ class HParams:
     batch_size: int = 256
     steps_per_epoch: int = 50
     # Wide part: linear over one-hots and crosses, trained with FTRL as in the paper.
-    # The small rate and the narrow embeddings and dropout below were chosen
-    # together: on three random 2:1 splits of the sample, none of them the eval
-    # split, they raised AUC by 0.0006-0.0009 over (0.05, 16, 0.1), 3 seeds each.
+    # The small rate and the narrow embeddings and dropout below were chosen together,
+    # on re-splits of the sample (docs/decisions/hyperparameters.md).
     wide_learning_rate: float = 0.02
     wide_l1: float = 0.001
     wide_l2: float = 0.001
@@ -36,14 +35,12 @@ class HParams:
     deep_learning_rate: float = 0.002
     hidden_units: tuple[int, ...] = (128, 64, 32)
     dropout: float = 0.2
-    # Off: with short epochs its moving statistics lag, and eval accuracy fell from
-    # 0.886 to 0.785 with it (same data and steps, measured here).
+    # Off: with short epochs its moving statistics lag (docs/decisions/hyperparameters.md).
     batch_norm: bool = False
     # Wider embeddings overfit the few thousand training rows.
     max_embedding_dim: int = 4
-    # The wide part's crosses embedded in the deep part too (see model._deep). Off:
-    # on the test split it scored AUC 0.9589 against 0.9591 without (seeds 1-3,
-    # scripts/bench_selection.py --hparam embed_crosses=true).
+    # The wide part's crosses embedded in the deep part too (see model._deep). Off: it
+    # gained nothing (docs/decisions/hyperparameters.md).
     embed_crosses: bool = False
     early_stopping_patience: int = 4
     # Weight of positive examples relative to negatives; 1.0 leaves the loss unweighted.

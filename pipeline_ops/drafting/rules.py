@@ -31,9 +31,8 @@ MAX_CODE_VALUES = 12
 # Numbers with a skewness above this (and no negative value) are log-scaled.
 HEAVY_TAIL_SKEW = 1.0
 NUMERIC_BUCKETS = 10
-# A bucketed numeric's piecewise-linear encoding is cut finer than its buckets: on
-# credit_data's validation split (5-member drafts, seeds 1-6), 20 intervals scored
-# 0.8319 against 0.8303 with the buckets' 10.
+# A bucketed numeric's piecewise-linear encoding is cut finer than its buckets, as
+# chosen on credit_data's validation split (docs/decisions/drafting-rules.md).
 PIECEWISE_BINS = 20
 # Slices: categorical columns with at most this many values, the strongest first.
 MAX_SLICE_VALUES = 10
@@ -46,25 +45,21 @@ MAX_SLICES = 3
 # good candidates on chance. A drafted table's test split is a fifth of a small table,
 # so fewer of its slices reach 100 rows: the bound falls on the ones that can be judged.
 SLICE_MAX_AUC_DROP = 0.05
-# Training settings of small tables. HParams' defaults were chosen on the taxi sample
-# (15,002 rows, 9,000 to train on), where an epoch of 50 batches of 256 is about 1.4
-# passes over the train split. On a table of a few thousand rows that epoch is several
-# passes, and the model overfits between two of early stopping's looks: on credit_data
-# (2,718 train rows) validation AUC peaked after the second epoch of 4.7 passes each.
+# Training settings of small tables. HParams' defaults were chosen on the taxi sample,
+# where an epoch is about a pass over the train split; on a table of a few thousand
+# rows it is several, and the model overfits between two of early stopping's looks.
 # Below SMALL_TABLE_ROWS the draft trains in SMALL_TABLE_BATCH-row batches, in epochs of
-# about one pass over the train split, with SMALL_TABLE_DROPOUT (see the README's
-# figures: chosen on credit_data's validation split).
+# about one pass over the train split, with SMALL_TABLE_DROPOUT; these settings and
+# those below were chosen on credit_data's validation split
+# (docs/decisions/drafting-rules.md).
 SMALL_TABLE_ROWS = 10_000
 SMALL_TABLE_BATCH = 32
 SMALL_TABLE_DROPOUT = 0.4
 # And averages SMALL_TABLE_MEMBERS models trained apart (their own seeds and early
-# stopping): on credit_data's validation split, seeds 1-3, 5 members 0.8302 against
-# one 0.8300 and 3 members 0.8299, with far less spread between seeds (0.8296-0.8307
-# against 0.8282-0.8316). A small table trains in seconds, so 5 cost about 35 s a run.
+# stopping): less spread between seeds, for the seconds a small table trains in.
 SMALL_TABLE_MEMBERS = 5
 # And a slower wide part: its one-hots of buckets and crosses are many columns for a
-# few thousand rows. On credit_data's validation split (seeds 1-6), FTRL's rate 0.005
-# scored 0.8312 against 0.8303 at the default 0.02, and 0.8292 at 0.05 (seeds 1-3).
+# few thousand rows.
 SMALL_TABLE_WIDE_LEARNING_RATE = 0.005
 
 
