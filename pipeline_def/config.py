@@ -55,19 +55,16 @@ def output_dir_for(dataset: str, output_dir: Path) -> Path:
     return output_dir / dataset
 
 
-# Settings chosen by the size of the input, for local runs (runners may override).
+# Settings chosen by the size of the input, for local runs (runners may override);
+# the figures behind them are in docs/decisions/local-run-settings.md.
 # Beam runs in this process for small inputs; above this many bytes of CSV the
-# DirectRunner's worker processes repay their start-up. Measured on 2 cores: 150k
-# rows (18 MB) run end to end in 119 s in-process against 170 s with 2 workers,
-# while 1.5M rows (171 MB) take 40 s in ExampleGen with 2 workers against 50 s.
+# DirectRunner's worker processes repay their start-up.
 MULTI_PROCESS_BEAM_BYTES = 64 << 20
 # The held-out splits. Three named splits, so that the split that judges the model
 # never chose it: early stopping (and the Tuner) select on validation, the Evaluator
-# blesses on test. 3:1:1 keeps about 3,000 test rows of the 15k-row sample (AUC there
-# is within about +-0.004) and 9,000 training rows (10,000 under the old 2:1
-# train/eval split). For larger data each held-out split is capped at about this many
-# rows: TFMA's cost grows with test rows times slices, and AUC on 25k rows is within
-# +-0.003.
+# blesses on test. For larger data each held-out split is capped at about this many
+# rows: TFMA's cost grows with test rows times slices, and more rows no longer make
+# AUC much more precise.
 HELD_OUT_ROWS_TARGET = 25_000
 CSV_BYTES_PER_ROW = 119  # the shipped sample's average
 DEFAULT_SPLIT: tuple[tuple[str, int], ...] = ((TRAIN, 3), (VALIDATION, 1), (TEST, 1))
@@ -144,8 +141,8 @@ class Resources:
     memory_gb: float
 
 
-# Starting points, from the runs measured here: the largest process of a 1.5M-row run
-# peaked at 1.3 GiB, and the Trainer keeps its transformed data in memory.
+# Starting points, from the largest process of the runs measured here (the Trainer
+# keeps its transformed data in memory): docs/decisions/local-run-settings.md.
 DEFAULT_RESOURCES: tuple[Resources, ...] = (
     Resources(TRANSFORM, cpu=1, memory_gb=2),
     Resources(TRAINER, cpu=2, memory_gb=4),
@@ -184,8 +181,7 @@ class PipelineConfig:
     # later runs to reuse (components/analyzer_cache.py), in analyzer_cache (empty:
     # <pipeline_root>/analyzer-cache). Off by default: on this 2-core machine's Beam
     # DirectRunner the cache's extra stages cost more than the rows it spares
-    # (scripts/bench_transform_cache.py: 2.8x Transform's seconds on the quarterly
-    # spans, 1.26x with 250k-row spans, windows up to 1M rows).
+    # (docs/decisions/local-run-settings.md).
     transform_cache: bool = False
     analyzer_cache: str = ""
     # None: the orchestrator provides the store (Kubeflow does).
@@ -233,8 +229,9 @@ class PipelineConfig:
     # beats starting worker processes, and TFX then skips building an sdist of
     # itself for remote workers, which it does whenever any Beam argument is given.
     beam_pipeline_args: tuple[str, ...] = ()
-    # Transform's own pre- and post-transform statistics (StatisticsGen already
-    # describes the input); they roughly double Transform's time.
+    # Transform's own pre- and post-transform statistics. Off: StatisticsGen already
+    # describes the input, and they add much to Transform's time
+    # (docs/decisions/local-run-settings.md).
     transform_statistics: bool = False
     enable_cache: bool = True
 
