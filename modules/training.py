@@ -22,6 +22,7 @@ import os
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -191,22 +192,20 @@ def trial_callbacks(hp: HParams, global_batch: int) -> list[keras.callbacks.Call
 
 
 def _callbacks(
-    hp: HParams,
+    setup: TrainingSetup,
     model: keras.Model,
     probe_batch: dict[str, tf.Tensor],
-    global_batch: int,
-    train_steps: int,
     log_dir: str,
     backup: str,
-    is_chief: bool,
 ) -> list[keras.callbacks.Callback]:
+    hp = setup.hp
     profile = hp.profile_steps if hp.profile_steps[1] > 0 else 0
     return [
         # First: an epoch's backup and early-stopping state are saved before any later
         # callback reports the epoch.
         keras.callbacks.BackupAndRestore(backup),
-        ResumableEarlyStopping(backup, write=is_chief, **_early_stopping(hp)),
-        EpochLog(hp.steps_per_epoch * global_batch),
+        ResumableEarlyStopping(backup, write=setup.placement.is_chief, **_early_stopping(hp)),
+        EpochLog(hp.steps_per_epoch * setup.global_batch),
         keras.callbacks.TensorBoard(
             log_dir=log_dir,
             update_freq="epoch",
@@ -216,7 +215,7 @@ def _callbacks(
         watch.DeadUnits(model.dnn_model, probe_batch, log_dir),
         # Its events in log_dir itself also make log_dir a run, which the Profile tab
         # needs to list the trace under log_dir/plugins/profile (found by breaking it).
-        watch.HParamsLog(hp, train_steps, log_dir),
+        watch.HParamsLog(hp, setup.fn_args.train_steps, log_dir),
     ]
 
 
@@ -226,8 +225,7 @@ def _class_weight(hp: HParams) -> dict[int, float] | None:
 
 # Validation batches per replica, at least: a small training batch (a small table's)
 # leaves validation's batches at this size, so that eval_steps of them still cover
-# the validation split that early stopping judges (20 batches of 32 would read 640
-# of credit_data's 863 validation rows).
+# the validation split that early stopping judges (docs/decisions/drafting-rules.md).
 VALIDATION_BATCH = 256
 
 
@@ -314,6 +312,114 @@ def _write_trained_with(hp: HParams, run_dir: str) -> None:
         f.write(json.dumps(trained_with, sort_keys=True))
 
 
+@dataclass(frozen=True)
+class TrainingSetup:
+    """What one Trainer execution trains with: its hyperparameters, data and devices."""
+
+    fn_args: FnArgs
+    hp: HParams
+    declared: F.Dataset
+    placement: distribution.Placement
+    transform_output: tft.TFTransformOutput
+    sizes: dict[str, int]  # cardinalities()
+    spaces: warm_start.IdSpaces
+
+    @property
+    def global_batch(self) -> int:
+        """The batch of one step over every replica."""
+        return self.hp.batch_size * self.placement.strategy.num_replicas_in_sync
+
+
+def training_setup(fn_args: FnArgs) -> TrainingSetup:
+    """What the Trainer trains with; the Tuner's best values, when it ran, over the config's.
+
+    The strategy is chosen before Transform's output is read, as it always was: a
+    collective strategy configures TensorFlow's collective ops, best done at startup.
+    """
+    hp = HParams.from_custom_config(fn_args.custom_config).tuned(fn_args.hyperparameters)
+    hp = within_steps(hp, fn_args.train_steps)
+    declared = dataset_of(fn_args.custom_config)
+    placement = distribution.choose(hp.distribution)
+    transform_output = tft.TFTransformOutput(fn_args.transform_output)
+    sizes = cardinalities(declared, transform_output)
+    spaces = warm_start.IdSpaces.of(declared, transform_output, sizes)
+    return TrainingSetup(fn_args, hp, declared, placement, transform_output, sizes, spaces)
+
+
+def _log_plan(setup: TrainingSetup) -> None:
+    hp, placement = setup.hp, setup.placement
+    log.info(
+        "training %s: %d replica(s), %d member(s) of %d epoch(s) of %d steps, global batch %d",
+        placement.task,
+        placement.strategy.num_replicas_in_sync,
+        hp.ensemble_members,
+        epochs_for(setup.fn_args.train_steps, hp),
+        hp.steps_per_epoch,
+        setup.global_batch,
+    )
+
+
+def _probe_batch(setup: TrainingSetup) -> dict[str, tf.Tensor]:
+    """A fixed batch for the ReLU figures, from an uncached copy of the eval input."""
+    probe = input_data(
+        setup.fn_args.eval_files,
+        setup.transform_output,
+        setup.declared,
+        setup.hp,
+        setup.global_batch,
+        training=False,
+        cache=False,
+    )
+    return next(iter(probe))[0]
+
+
+def _warm_start(model: keras.Model, setup: TrainingSetup) -> str | None:
+    """Start ``model`` from the serving one when they match; why it did not (None: it did)."""
+    base_model = setup.fn_args.base_model
+    if not base_model:
+        return "nothing serves"
+    cold_because = warm_start.warm_start(model, base_model, setup.declared, setup.spaces)
+    if cold_because:
+        log.info("trained from scratch: %s", cold_because)
+    else:
+        log.info("warm-started from the serving model")
+    return cold_because
+
+
+def _save(
+    model: keras.Model, setup: TrainingSetup, run_dir: str, model_dir: str, cold_because: str | None
+) -> None:
+    """The export (every worker), then what the chief leaves beside the logs."""
+    export.export(setup.declared, model, setup.transform_output, model_dir)
+    warm_start.save(model, setup.spaces, model_dir)
+    if setup.placement.is_chief:
+        save_diagram(model, run_dir)
+        _write_trained_with(setup.hp, run_dir)
+        warm_start.write_outcome(run_dir, cold_because)
+
+
+def _train(setup: TrainingSetup, run_dir: str, model_dir: str) -> None:
+    """Build, maybe warm-start, fit and export the model; the backup goes once all are done."""
+    fn_args, hp = setup.fn_args, setup.hp
+    _log_plan(setup)
+    # Every worker backs up into the same folder (the chief's files; the others
+    # write beside them and remove theirs), so the path comes from model_run_dir.
+    backup = backup_dir(fn_args.model_run_dir)
+    probe_batch = _probe_batch(setup)
+    keras.utils.set_random_seed(hp.seed)
+    with setup.placement.strategy.scope():
+        model = build_model(setup.declared, setup.sizes, hp)
+    cold_because = _warm_start(model, setup)
+    callbacks = _callbacks(setup, model, probe_batch, run_dir, backup)
+    fit(model, fn_args, setup.declared, setup.transform_output, hp, setup.global_batch, callbacks)
+    _save(model, setup, run_dir, model_dir, cold_because)
+    distribution.wait_for_all(setup.placement)
+    # The chief's checkpoints went when the fit finished; the folder, and what other
+    # workers wrote into it, go once every worker is past its last epoch's save.
+    if setup.placement.is_chief and tf.io.gfile.exists(backup):
+        tf.io.gfile.rmtree(backup)
+
+
 def run_fn(fn_args: FnArgs) -> None:
     """TFX Trainer entry point: train on Transform's output, export with signatures.
 
@@ -321,73 +427,14 @@ def run_fn(fn_args: FnArgs) -> None:
     (``modules.model.TowerEnsemble``), trained in one fit whose early stopping judges
     their mean on the eval files; the export serves that mean.
     """
-    # The Tuner's best values (when it ran) over the configured hyperparameters.
-    hp = HParams.from_custom_config(fn_args.custom_config).tuned(fn_args.hyperparameters)
-    hp = within_steps(hp, fn_args.train_steps)
-    declared = dataset_of(fn_args.custom_config)
-    placement = distribution.choose(hp.distribution)
-    global_batch = hp.batch_size * placement.strategy.num_replicas_in_sync
-    tf_transform_output = tft.TFTransformOutput(fn_args.transform_output)
-    sizes = cardinalities(declared, tf_transform_output)
-    spaces = warm_start.IdSpaces.of(declared, tf_transform_output, sizes)
-
+    setup = training_setup(fn_args)
+    if setup.placement.is_chief:
+        _train(setup, fn_args.model_run_dir, fn_args.serving_model_dir)
+        return
     # Only the chief writes where people look; other workers write to scratch space
     # (MultiWorkerMirroredStrategy needs every worker to save) that is removed after.
-    scratch = None if placement.is_chief else tempfile.mkdtemp(prefix="trainer-worker-")
-    run_dir = fn_args.model_run_dir if scratch is None else os.path.join(scratch, "run")
-    model_dir = fn_args.serving_model_dir if scratch is None else os.path.join(scratch, "model")
+    scratch = tempfile.mkdtemp(prefix="trainer-worker-")
     try:
-        log.info(
-            "training %s: %d replica(s), %d member(s) of %d epoch(s) of %d steps, global batch %d",
-            placement.task,
-            placement.strategy.num_replicas_in_sync,
-            hp.ensemble_members,
-            epochs_for(fn_args.train_steps, hp),
-            hp.steps_per_epoch,
-            global_batch,
-        )
-        # Every worker backs up into the same folder (the chief's files; the others
-        # write beside them and remove theirs), so the path comes from model_run_dir.
-        backup = backup_dir(fn_args.model_run_dir)
-        # A fixed batch for the ReLU figures, from an uncached copy of the eval input.
-        probe = input_data(
-            fn_args.eval_files, tf_transform_output, declared, hp, global_batch,
-            training=False, cache=False,
-        )  # fmt: skip
-        probe_batch = next(iter(probe))[0]
-        keras.utils.set_random_seed(hp.seed)
-        with placement.strategy.scope():
-            model = build_model(declared, sizes, hp)
-        # Why the model did not start from the serving one (None: it did).
-        cold_because = "nothing serves"
-        if fn_args.base_model:
-            cold_because = warm_start.warm_start(model, fn_args.base_model, declared, spaces)
-            if cold_because:
-                log.info("trained from scratch: %s", cold_because)
-            else:
-                log.info("warm-started from the serving model")
-        callbacks = _callbacks(
-            hp,
-            model,
-            probe_batch,
-            global_batch,
-            fn_args.train_steps,
-            run_dir,
-            backup,
-            placement.is_chief,
-        )
-        fit(model, fn_args, declared, tf_transform_output, hp, global_batch, callbacks)
-        export.export(declared, model, tf_transform_output, model_dir)
-        warm_start.save(model, spaces, model_dir)
-        if placement.is_chief:
-            save_diagram(model, run_dir)
-            _write_trained_with(hp, run_dir)
-            warm_start.write_outcome(run_dir, cold_because)
-        distribution.wait_for_all(placement)
-        # The chief's checkpoints went when the fit finished; the folder, and what other
-        # workers wrote into it, go once every worker is past its last epoch's save.
-        if placement.is_chief and tf.io.gfile.exists(backup):
-            tf.io.gfile.rmtree(backup)
+        _train(setup, os.path.join(scratch, "run"), os.path.join(scratch, "model"))
     finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
