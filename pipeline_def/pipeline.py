@@ -90,13 +90,14 @@ def _curated_schema(config: PipelineConfig) -> CuratedSchema:
     return CuratedSchema(source=config.curated_schema, sha256=digest).with_id(ids.CURATED_SCHEMA)
 
 
+def _code_config(config: PipelineConfig) -> dict[str, object]:
+    """The custom_config of the steps that run the model code: its dataset and digest."""
+    return {DATASET_KEY: config.dataset, CODE_DIGEST_KEY: model_code_digest(config.dataset)}
+
+
 def _model_config(config: PipelineConfig) -> dict[str, object]:
     """The custom_config of the steps that train: hyperparameters, dataset, code digest."""
-    return {
-        **config.hparams.to_custom_config(),
-        DATASET_KEY: config.dataset,
-        CODE_DIGEST_KEY: model_code_digest(config.dataset),
-    }
+    return {**config.hparams.to_custom_config(), **_code_config(config)}
 
 
 def _tuner(
@@ -140,21 +141,24 @@ def _evaluator(
     ).with_id(ids.EVALUATOR)
 
 
-def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
-    """The TFX pipeline: ExampleGen through the evaluation report, as the config describes."""
-    example_gen = _example_gen(config)
-    statistics = tfx.components.StatisticsGen(examples=example_gen.outputs["examples"]).with_id(
-        ids.STATISTICS_GEN
-    )
-    # Shapes are not inferred: every raw column stays optional, so a serving
-    # request that omits one still gets an answer.
-    schema_gen = tfx.components.SchemaGen(
+def _schema_gen(statistics: tfx.components.StatisticsGen) -> tfx.components.SchemaGen:
+    """SchemaGen, kept for people to compare with the curated schema (wide-deep-schema-review).
+
+    Shapes are not inferred: every raw column stays optional, so a serving request
+    that omits one still gets an answer.
+    """
+    return tfx.components.SchemaGen(
         statistics=statistics.outputs["statistics"], infer_feature_shape=False
     ).with_id(ids.SCHEMA_GEN)
-    # SchemaGen's inference is kept for people to compare with the curated schema
-    # (wide-deep-schema-review); the data is judged by the curated one.
-    curated_schema = _curated_schema(config)
-    baseline_nodes, baseline = _baseline(config)
+
+
+def _validator(
+    statistics: tfx.components.StatisticsGen,
+    curated_schema: CuratedSchema,
+    baseline: dict[str, tfx.types.BaseChannel],
+    schema_gen: tfx.components.SchemaGen,
+) -> GatingExampleValidator:
+    """The data judged by the curated schema, and its drift from the baseline's statistics."""
     validator = GatingExampleValidator(
         statistics=statistics.outputs["statistics"],
         schema=curated_schema.outputs["schema"],
@@ -163,25 +167,44 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     # SchemaGen first even when the validator stops the run: its inference of the
     # rejected data is what people compare with the curated schema.
     validator.add_upstream_node(schema_gen)
-    # Transform only analyzes; the Trainer applies its graph to the raw examples in
-    # tf.data, through the same layer serving uses (no materialized copy to write).
-    # A window's spans are analyzed one by one, reusing an earlier run's analysis of
-    # the spans it analyzed (the analyzer cache, a folder under the pipeline root).
+    return validator
+
+
+def _transform(
+    config: PipelineConfig,
+    example_gen: ArrowCsvExampleGen,
+    curated_schema: CuratedSchema,
+    validator: GatingExampleValidator,
+) -> CachedTransform:
+    """Transform, which only analyzes, and only data the validator let through.
+
+    The Trainer applies its graph to the raw examples in tf.data, through the same
+    layer serving uses (no materialized copy to write). A window's spans are analyzed
+    one by one, reusing an earlier run's analysis of the spans it analyzed (the
+    analyzer cache, a folder under the pipeline root).
+    """
     transform = CachedTransform(
         examples=example_gen.outputs["examples"],
         schema=curated_schema.outputs["schema"],
         preprocessing_fn=config.preprocessing_fn,
         analyzer_cache_dir=config.analyzer_cache if config.transform_cache else "",
         disable_statistics=not config.transform_statistics,
-        custom_config={
-            DATASET_KEY: config.dataset,
-            CODE_DIGEST_KEY: model_code_digest(config.dataset),
-        },
+        custom_config=_code_config(config),
     ).with_id(ids.TRANSFORM)
     # Bad data stops the run here: nothing learns from what the validator rejected.
     transform.add_upstream_node(validator)
-    tuner = _tuner(config, example_gen, transform) if config.tune else None
-    trainer = StepsTrainer(
+    return transform
+
+
+def _trainer(
+    config: PipelineConfig,
+    example_gen: ArrowCsvExampleGen,
+    transform: CachedTransform,
+    tuner: RecordingTuner | None,
+    baseline: dict[str, tfx.types.BaseChannel],
+) -> StepsTrainer:
+    """The Trainer: the Tuner's best values when it ran, warm-started from the baseline."""
+    return StepsTrainer(
         examples=example_gen.outputs["examples"],
         transform_graph=transform.outputs["transform_graph"],
         run_fn=config.run_fn,
@@ -191,8 +214,16 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         hyperparameters=tuner.outputs["best_hyperparameters"] if tuner else None,
         base_model=baseline["model"] if config.warm_start else None,
     ).with_id(ids.TRAINER)
-    evaluator = _evaluator(config, example_gen, trainer, baseline)
-    pusher = AtomicPusher(
+
+
+def _pusher(
+    config: PipelineConfig,
+    trainer: StepsTrainer,
+    evaluator: GatedEvaluator,
+    statistics: tfx.components.StatisticsGen,
+) -> AtomicPusher:
+    """The push of a blessed model to the serving folder, its training statistics with it."""
+    return AtomicPusher(
         model=trainer.outputs["model"],
         model_blessing=evaluator.outputs["blessing"],
         statistics=statistics.outputs["statistics"],
@@ -201,13 +232,53 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
             filesystem=tfx.proto.PushDestination.Filesystem(base_directory=config.serving_dir)
         ),
     ).with_id(ids.PUSHER)
-    report = EvaluationReport(
+
+
+def _report(
+    config: PipelineConfig,
+    example_gen: ArrowCsvExampleGen,
+    evaluator: GatedEvaluator,
+    pusher: AtomicPusher,
+) -> EvaluationReport:
+    """The run's evaluation report: metrics, blessing and push."""
+    return EvaluationReport(
         evaluation=evaluator.outputs["evaluation"],
         blessing=evaluator.outputs["blessing"],
         pushed_model=pusher.outputs["pushed_model"],
         examples=example_gen.outputs["examples"],
         pipeline_name=config.pipeline_name,
     ).with_id(ids.REPORT)
+
+
+def _pipeline(config: PipelineConfig, nodes: list[tfx.dsl.BaseNode]) -> tfx.dsl.Pipeline:
+    """The nodes as the pipeline the config names, with its root, store and Beam arguments."""
+    return tfx.dsl.Pipeline(
+        pipeline_name=config.pipeline_name,
+        pipeline_root=config.pipeline_root,
+        components=nodes,
+        enable_cache=config.enable_cache,
+        metadata_connection_config=(
+            metadata_connection(config.metadata) if config.metadata else None
+        ),
+        beam_pipeline_args=list(config.beam_pipeline_args),
+    )
+
+
+def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
+    """The TFX pipeline: ExampleGen through the evaluation report, as the config describes."""
+    example_gen = _example_gen(config)
+    statistics = tfx.components.StatisticsGen(examples=example_gen.outputs["examples"]).with_id(
+        ids.STATISTICS_GEN
+    )
+    schema_gen = _schema_gen(statistics)
+    curated_schema = _curated_schema(config)
+    baseline_nodes, baseline = _baseline(config)
+    validator = _validator(statistics, curated_schema, baseline, schema_gen)
+    transform = _transform(config, example_gen, curated_schema, validator)
+    tuner = _tuner(config, example_gen, transform) if config.tune else None
+    trainer = _trainer(config, example_gen, transform, tuner, baseline)
+    evaluator = _evaluator(config, example_gen, trainer, baseline)
+    pusher = _pusher(config, trainer, evaluator, statistics)
     nodes = [
         example_gen,
         statistics,
@@ -220,15 +291,6 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         trainer,
         evaluator,
         pusher,
-        report,
+        _report(config, example_gen, evaluator, pusher),
     ]
-    return tfx.dsl.Pipeline(
-        pipeline_name=config.pipeline_name,
-        pipeline_root=config.pipeline_root,
-        components=nodes,
-        enable_cache=config.enable_cache,
-        metadata_connection_config=(
-            metadata_connection(config.metadata) if config.metadata else None
-        ),
-        beam_pipeline_args=list(config.beam_pipeline_args),
-    )
+    return _pipeline(config, nodes)
