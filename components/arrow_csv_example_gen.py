@@ -1,9 +1,9 @@
-"""CsvExampleGen with an Arrow CSV reader: the same examples and splits, 5x faster.
+"""CsvExampleGen with an Arrow CSV reader: the same examples and splits, much faster.
 
 TFX's CsvExampleGen parses every line with Python's csv module, builds every
 ``tf.train.Example`` field by field in Python, then shuffles all examples through
-one Beam group-by before writing: about 5,600 rows/s on this machine and a 5 GiB
-process at 1.5M rows, 60% of the whole run. This executor is one Beam step per
+one Beam group-by before writing: most of a large run's time and memory
+(docs/decisions/arrow-example-gen.md). This executor is one Beam step per
 input file (so files spread over Beam workers, on any runner): read the file in
 blocks with pyarrow's CSV reader, encode each block with tfx_bsl's C++ encoder,
 hash each example into its split and write one gzipped TFRecord per block and split.

@@ -93,7 +93,8 @@ def export(
 
     The SavedModel holds a plain ``tf.Module``, not the Keras model: serving needs
     only the signatures, and a Keras SavedModel also stores a traced function per
-    layer and its compile state, which TFMA then revives (measured: +5 s to load).
+    layer and its compile state, which TFMA then revives, slower to load
+    (docs/decisions/evaluation-cost.md).
     """
     module = tf.Module()
     # Tracked so the SavedModel carries Transform's assets (vocabularies)...

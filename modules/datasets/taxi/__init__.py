@@ -64,17 +64,14 @@ DATASET = Dataset(
         Cross(("payment_type", "dropoff_community_area"), 300),
     ),
     # Payment type dominates tipping, hour and company shift it. Each slice column
-    # adds about a third to TFMA's time (measured on 50k eval rows: 36 s overall
-    # only, 103 s with four columns).
+    # adds much to TFMA's time (docs/decisions/evaluation-cost.md).
     slices=("payment_type", "trip_start_hour", "company"),
-    # The slice bound: no slice of 100 test rows or more (SLICE_MIN_ROWS: of the sample's
-    # 3,000 test rows, Credit Card, 18 of the 24 hours and the five largest companies;
-    # Cash holds one big tip, so no AUC) may lose more than 0.05 AUC against the serving
-    # model beyond its rows' noise. Five times the overall bound: a slice's AUC on
-    # 100-300 rows moves by +-0.03-0.06 with the draw of rows (Credit Card's 326 rows of
-    # the 5,000-row head: +-0.03-0.06), and some 25 slices are judged at once, so a
-    # tighter bound would hold good candidates on chance; 0.05 on a slice is a loss its
-    # riders would notice.
+    # The slice bound: no slice of SLICE_MIN_ROWS test rows or more may lose more than
+    # this AUC against the serving model beyond its rows' noise. Five times the overall
+    # bound: a slice's AUC moves by a few hundredths with the draw of rows, and a few
+    # dozen slices are judged at once, so a tighter bound would hold good candidates on
+    # chance; 0.05 on a slice is a loss its riders would notice
+    # (docs/decisions/evaluation-cost.md).
     slice_max_auc_drop=0.05,
     unused_columns={"pickup_census_tract": "empty in every row of the shipped sample"},
     min_auc=0.90,
