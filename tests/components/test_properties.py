@@ -7,7 +7,7 @@ import json
 import pytest
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
-from components.properties import WINDOW_PROPERTY, span_record
+from components.properties import WINDOW_PROPERTY, span_record, value_of
 
 
 def _examples(window: list[dict[str, int]]) -> mlmd.Artifact:
@@ -35,3 +35,19 @@ def test_the_span_as_kubeflow_records_it_a_custom_number(stored):
 
 def test_no_examples_no_span():
     assert span_record(None).span is None
+
+
+def test_a_property_value_reads_as_plain_data_whatever_its_kind():
+    artifact = mlmd.Artifact()
+    props = artifact.custom_properties
+    props["count"].int_value = 3
+    props["note"].string_value = "held"
+    props["rates"].struct_value.update({"test": 1.0, "nested": {"train": [1, 2]}})
+    props["empty"].SetInParent()
+    assert {k: value_of(v) for k, v in props.items()} == {
+        "count": 3,
+        "note": "held",
+        "rates": {"test": 1.0, "nested": {"train": [1.0, 2.0]}},
+        "empty": None,
+    }
+    assert json.dumps(value_of(props["rates"]), sort_keys=True)  # as inspect prints it
