@@ -333,8 +333,8 @@ class TrainingSetup:
 def training_setup(fn_args: FnArgs) -> TrainingSetup:
     """What the Trainer trains with; the Tuner's best values, when it ran, over the config's.
 
-    The strategy is chosen before Transform's output is read, as it always was: a
-    collective strategy configures TensorFlow's collective ops, best done at startup.
+    The strategy is chosen before Transform's output is read: a collective strategy
+    configures TensorFlow's collective ops, best done before other TensorFlow work.
     """
     hp = HParams.from_custom_config(fn_args.custom_config).tuned(fn_args.hyperparameters)
     hp = within_steps(hp, fn_args.train_steps)
