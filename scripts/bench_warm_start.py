@@ -62,11 +62,9 @@ def _events(folder: str, tag: str | None) -> list[tuple[int, float, float]]:
 
 
 def curve(model_run: str) -> tuple[float, list[tuple[int, float, float]]]:
-    """When fit started, and (epoch, wall time, validation AUC) per epoch (first member's)."""
-    member = f"{model_run}/member_1"
-    root = member if tf.io.gfile.isdir(member) else model_run
-    started = min(wall for _, wall, _ in _events(f"{root}/train", None))
-    return started, sorted(_events(f"{root}/validation", "epoch_auc"))
+    """When fit started, and (epoch, wall time, validation AUC) per epoch."""
+    started = min(wall for _, wall, _ in _events(f"{model_run}/train", None))
+    return started, sorted(_events(f"{model_run}/validation", "epoch_auc"))
 
 
 def reached(
