@@ -27,7 +27,7 @@ from pipeline_def import node_ids as P
 from pipeline_def.config import DEFAULT_RESOURCES, PipelineConfig
 from pipeline_def.orchestrate import KFP_COMMAND
 from pipeline_def.pipeline import create_pipeline
-from pipeline_ops import commands
+from pipeline_ops import commands, environment
 
 IMAGE = "registry.example.com/taxi-wide-deep:1.0"
 PROJECT = Path(__file__).resolve().parents[2]
@@ -266,6 +266,7 @@ def test_bad_flags_exit_2_with_one_line(args, message, capsys, monkeypatch, tmp_
 
 
 def test_the_former_variable_names_still_work_with_a_note(monkeypatch, capsys):
+    monkeypatch.setattr(environment, "_noted", set())  # as in a new process
     monkeypatch.delenv("WIDE_DEEP_KFP_IMAGE", raising=False)
     monkeypatch.setenv("TAXI_KFP_IMAGE", IMAGE)
     assert kubeflow_runner.parse_args([]).image == IMAGE
