@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from components.properties import outcome_of, span_record, warm_start_of
-from pipeline_def import node_ids as ids
+from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.report.text_table import table_lines
 
@@ -58,7 +58,7 @@ class HistoryRow:
 
 
 def _validator_verdict(run: PipelineRun) -> str:
-    node = run.nodes.get(ids.EXAMPLE_VALIDATOR)
+    node = run.nodes.get(node_ids.EXAMPLE_VALIDATOR)
     if node is None:
         return "-"
     return {"complete": "passed", "cached": "passed", "failed": "stopped"}.get(node.state, "-")
@@ -66,12 +66,12 @@ def _validator_verdict(run: PipelineRun) -> str:
 
 def history_row(run: PipelineRun) -> HistoryRow:
     """The history's row of ``run``."""
-    spans = span_record(run.output(ids.EXAMPLE_GEN, "examples"))
+    spans = span_record(run.output(node_ids.EXAMPLE_GEN, "examples"))
     outcome = outcome_of(
-        run.output(ids.EVALUATOR, "blessing"), run.output(ids.PUSHER, "pushed_model")
+        run.output(node_ids.EVALUATOR, "blessing"), run.output(node_ids.PUSHER, "pushed_model")
     )
     candidate, serving, comparison = {}, {}, None
-    evaluation = run.output(ids.EVALUATOR, "evaluation")
+    evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if evaluation is not None:
         # TFMA and TF: imported when needed.
         from components import paired_comparison
@@ -97,7 +97,7 @@ def history_row(run: PipelineRun) -> HistoryRow:
         baseline=outcome.baseline,
         pushed_version=pushed.rstrip("/").rsplit("/", 1)[-1] if pushed else None,
         not_pushed_reason=outcome.push.not_pushed_reason if outcome.push else "",
-        warm_started_from=warm_start_of(run.output(ids.TRAINER, "model"))[0],
+        warm_started_from=warm_start_of(run.output(node_ids.TRAINER, "model"))[0],
     )
 
 
