@@ -136,6 +136,13 @@ def test_diff_names_what_changed_between_two_runs(recorded_runs, inspect):
     assert code == commands.EXIT_BAD_INPUT and "no run 'no-such-run'" in err
 
 
+def test_the_text_diff_writes_metrics_as_the_review_does(recorded_runs, inspect):
+    code, out, _ = inspect("diff", recorded_runs.good, recorded_runs.worse)
+    assert code == commands.EXIT_OK
+    assert re.search(r"^\s+example_count\s+\d+\s+\d+\s", out, re.M), out  # a count is whole
+    assert re.search(r"^\s+auc\s+0\.9\d{3}\s+0\.\d{4}\s+-0\.\d{4}$", out, re.M), out
+
+
 def test_a_run_that_stopped_has_no_metrics_in_a_diff(recorded_runs, inspect):
     code, out, _ = inspect("diff", recorded_runs.good, recorded_runs.broken)
     assert code == commands.EXIT_OK
