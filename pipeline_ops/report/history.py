@@ -83,7 +83,6 @@ def history_row(run: PipelineRun) -> HistoryRow:
             # Exact, where TFMA's AUC sorts scores into 10,000 buckets: an overconfident
             # model's scores below 1e-4 all tie there (0.87 against 0.91 seen).
             candidate["auc"], serving["auc"] = comparison.candidate_auc, comparison.baseline_auc
-    pushed = outcome.pushed_to
     return HistoryRow(
         run_id=run.run_id,
         span=spans.span,
@@ -95,7 +94,7 @@ def history_row(run: PipelineRun) -> HistoryRow:
         difference_interval=[comparison.low, comparison.high] if comparison else None,
         blessed=outcome.blessed,
         baseline=outcome.baseline,
-        pushed_version=pushed.rstrip("/").rsplit("/", 1)[-1] if pushed else None,
+        pushed_version=outcome.pushed_version,
         not_pushed_reason=outcome.push.not_pushed_reason if outcome.push else "",
         warm_started_from=warm_start_of(run.output(node_ids.TRAINER, "model"))[0],
     )
