@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from kfp.client import client as kfp_client
+from run_commands import console_command
 from tfx import v1 as tfx
 
 import kubeflow_runner
@@ -312,6 +313,17 @@ def test_unreachable_endpoint_is_one_clear_line(tmp_path, capfd):
     assert f"could not reach Kubeflow Pipelines at {endpoint}" in err
     assert "Connection refused" in err
     assert output.is_file()  # the compiled package is kept
+
+
+@pytest.mark.slow  # a fresh interpreter importing TFX
+def test_the_python_support_warning_stays_off_the_console(tmp_path):
+    output = str(tmp_path / "pipeline.yaml")
+    result = console_command(
+        commands.KUBEFLOW, "--verbose", "--image", IMAGE, *ROOTS, "--output", output
+    )
+    assert result.returncode == 0, result.stderr
+    assert "tensorflow" in result.stderr  # --verbose: the libraries' log reaches the console
+    assert "non-supported Python version" not in result.stderr
 
 
 @pytest.mark.slow  # a fresh interpreter importing TFX
