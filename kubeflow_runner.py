@@ -33,14 +33,14 @@ from pipeline_ops.cli.kubeflow_options import (
     env_name,
 )
 from pipeline_ops.cli.run_options import add_run_options, run_settings
-from pipeline_ops.cli.scaffold import bad_input, execute
+from pipeline_ops.cli.scaffold import bad_input, execute, parser_for
 from pipeline_ops.commands import KUBEFLOW
 from pipeline_ops.kubeflow.deploy import Deployment, deploy, manage_schedules, object_store_uri
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line; each flag falls back to its WIDE_DEEP_KFP_* variable."""
-    parser = argparse.ArgumentParser(prog=KUBEFLOW, description=__doc__.split("\n\n")[0])
+    parser = parser_for(KUBEFLOW, __doc__)
     add_run_options(parser, env_default("dataset") or datasets.DEFAULT)
     for flag, help_text in (
         ("image", "container image every step runs in (see the Dockerfile)"),

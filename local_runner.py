@@ -30,7 +30,7 @@ from pipeline_def.config import (
     split_for,
 )
 from pipeline_ops.cli.run_options import add_run_options, run_settings
-from pipeline_ops.cli.scaffold import add_store_options, bad_input, execute
+from pipeline_ops.cli.scaffold import add_store_options, bad_input, execute, parser_for
 from pipeline_ops.commands import EXIT_OK, RUN
 from pipeline_ops.metadata.store import metadata_for
 from pipeline_ops.session.data_check import check_spans
@@ -40,7 +40,7 @@ from pipeline_ops.session.period import input_digest, learned_before, one_run_at
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line; defaults come from the pipeline config."""
-    parser = argparse.ArgumentParser(prog=RUN, description=__doc__.split("\n\n")[0])
+    parser = parser_for(RUN, __doc__)
     add_run_options(parser)
     parser.add_argument(
         "--data-root",
