@@ -61,7 +61,7 @@ from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from modules import datasets, keras_setup  # noqa: E402, F401 - Keras 2 before TF loads
 from modules.features import Dataset  # noqa: E402
 from modules.hparams import CUSTOM_CONFIG_KEY  # noqa: E402
-from pipeline_def import node_ids as ids  # noqa: E402
+from pipeline_def import node_ids  # noqa: E402
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, output_dir_for  # noqa: E402
 from pipeline_ops.metadata.runs import PipelineRun, latest_run  # noqa: E402
 from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
@@ -102,7 +102,7 @@ def _auc(labels: Sequence[int], scores: Sequence[float]) -> float:
 
 def run_records(run: PipelineRun) -> dict[str, list[bytes]]:
     """The serialized examples of each of the run's splits, read once for every comparison."""
-    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
+    examples = run.output(node_ids.EXAMPLE_GEN, "examples").uri
     return {split: split_records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
 
 
@@ -182,7 +182,7 @@ def finished_run(dataset: Dataset, output_dir: Path) -> PipelineRun:
     if dataset.label.positive is None:
         raise SystemExit(f"dataset {dataset.name} computes its label in code: no benchmark")
     run = latest_run(open_store(metadata_for(output_dir, None)), dataset.pipeline_name)
-    if run is None or run.output(ids.TRAINER, "model") is None:
+    if run is None or run.output(node_ids.TRAINER, "model") is None:
         raise SystemExit(f"no finished run of {dataset.pipeline_name} in {output_dir}")
     return run
 
@@ -190,7 +190,7 @@ def finished_run(dataset: Dataset, output_dir: Path) -> PipelineRun:
 def compare(dataset: Dataset, run: PipelineRun, records: dict[str, list[bytes]]) -> dict:
     """Both AUCs on the run's blessing split, and the trees' best setting."""
     tables, labels = _labelled_tables(dataset, records)
-    model_dir = Path(run.output(ids.TRAINER, "model").uri) / "Format-Serving"
+    model_dir = Path(run.output(node_ids.TRAINER, "model").uri) / "Format-Serving"
     pipeline_scores = {
         split: model_scores(model_dir, records[split], dataset.prediction_key)
         for split in (VALIDATION, TEST)
@@ -244,7 +244,7 @@ def fold_roles(folds: int) -> list[tuple[int, int, tuple[int, ...]]]:
 
 def _trainer_settings(run: PipelineRun) -> tuple[dict, int, int]:
     """The run's Trainer: its custom_config, train steps and eval steps, as MLMD has them."""
-    properties = run.nodes[ids.TRAINER].execution.custom_properties
+    properties = run.nodes[node_ids.TRAINER].execution.custom_properties
     custom_config = json.loads(properties["custom_config"].string_value)
     # Logs only, and the profiler costs seconds a member.
     custom_config[CUSTOM_CONFIG_KEY].update(profile_steps=[0, 0], histogram_freq=0)
@@ -275,7 +275,7 @@ def _transform_graph(run: PipelineRun, dataset: Dataset, train_file: str, out: P
 
     from modules.preprocessing import DATASET_KEY, preprocessing_fn
 
-    schema_file = Path(run.output(ids.CURATED_SCHEMA, "schema").uri) / "schema.pbtxt"
+    schema_file = Path(run.output(node_ids.CURATED_SCHEMA, "schema").uri) / "schema.pbtxt"
     schema = text_format.Parse(schema_file.read_text(), schema_pb2.Schema())
     source = tfxio.TFExampleRecord(train_file, telemetry_descriptors=["bench"], schema=schema)
     analyze = functools.partial(preprocessing_fn, custom_config={DATASET_KEY: dataset.name})
@@ -416,8 +416,8 @@ def retrain_with_seeds(
     the run would have scored with that seed, and the run's own seed gives its model.
     Counts the seeds whose test AUC is at least ``trees_auc`` (the trees', on test).
     """
-    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
-    transform_graph = run.output(ids.TRANSFORM, "transform_graph").uri
+    examples = run.output(node_ids.EXAMPLE_GEN, "examples").uri
+    transform_graph = run.output(node_ids.TRANSFORM, "transform_graph").uri
     files = tuple(str(Path(examples, f"Split-{split}", "*")) for split in (TRAIN, VALIDATION))
     labels = {
         split: _labels(dataset, _table(records[split], list(dataset.label_source_columns())))
