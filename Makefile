@@ -48,8 +48,8 @@ test: $(STAMP) system-deps  ## The whole test suite, end-to-end runs included.
 test-fast: $(STAMP)  ## Only the fast tests (about a minute).
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
-lint: $(STAMP)  ## ruff check and format check.
-	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+lint: $(STAMP)  ## ruff check and format check; vulture for dead code (pyproject's [tool.vulture]).
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/vulture
 
 lock:  ## Re-resolve requirements.lock from pyproject.toml.
 	$(UV) pip compile pyproject.toml --extra dev --python-version 3.10 --generate-hashes \

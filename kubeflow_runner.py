@@ -33,14 +33,14 @@ from pipeline_ops.cli.kubeflow_options import (
     env_name,
 )
 from pipeline_ops.cli.run_options import add_run_options, run_settings
-from pipeline_ops.cli.scaffold import say_error
+from pipeline_ops.cli.scaffold import bad_input, execute, parser_for
 from pipeline_ops.commands import KUBEFLOW
 from pipeline_ops.kubeflow.deploy import Deployment, deploy, manage_schedules, object_store_uri
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line; each flag falls back to its WIDE_DEEP_KFP_* variable."""
-    parser = argparse.ArgumentParser(prog=KUBEFLOW, description=__doc__.split("\n\n")[0])
+    parser = parser_for(KUBEFLOW, __doc__)
     add_run_options(parser, env_default("dataset") or datasets.DEFAULT)
     for flag, help_text in (
         ("image", "container image every step runs in (see the Dockerfile)"),
@@ -92,15 +92,17 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: check every flag, then compile and act on the cluster as asked."""
     args = parse_args(argv)
-    try:
+    return execute(lambda: _deploy(args), quiet=False)
+
+
+def _deploy(args: argparse.Namespace) -> int:
+    with bad_input():
         target = cluster_target(args)
         if target and (args.unschedule or args.list_schedules):  # no package needed
             pipeline = datasets.load(args.dataset).pipeline_name
             return manage_schedules(target, pipeline, args.unschedule)
         operations = cluster_operations(args, target)
         config = build_config(args)
-    except ValueError as err:
-        return say_error(err)
     deployment = Deployment(args.image, args.output, args.s3_endpoint, args.s3_secret)
     return deploy(config, deployment, operations, args.verbose)
 

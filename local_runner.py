@@ -30,7 +30,7 @@ from pipeline_def.config import (
     split_for,
 )
 from pipeline_ops.cli.run_options import add_run_options, run_settings
-from pipeline_ops.cli.scaffold import add_store_options, say_error
+from pipeline_ops.cli.scaffold import add_store_options, bad_input, execute, parser_for
 from pipeline_ops.commands import EXIT_OK, RUN
 from pipeline_ops.metadata.store import metadata_for
 from pipeline_ops.session.data_check import check_spans
@@ -40,7 +40,7 @@ from pipeline_ops.session.period import input_digest, learned_before, one_run_at
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line; defaults come from the pipeline config."""
-    parser = argparse.ArgumentParser(prog=RUN, description=__doc__.split("\n\n")[0])
+    parser = parser_for(RUN, __doc__)
     add_run_options(parser)
     parser.add_argument(
         "--data-root",
@@ -93,13 +93,15 @@ def build_config(args: argparse.Namespace, input_bytes: int, flat: bool) -> Pipe
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: check the input, build the config, run."""
     args = parse_args(argv)
-    try:
+    return execute(lambda: _run(args), quiet=False)
+
+
+def _run(args: argparse.Namespace) -> int:
+    with bad_input():  # bad flags, an unknown dataset, unreadable data
         datasets.load(args.dataset)  # an unknown name is named before any file is looked for
         root = data_root(args)
         window, files = check_spans(root, args.span, args.window)
         config = build_config(args, sum(f.stat().st_size for f in files), window.flat)
-    except ValueError as err:  # bad flags, an unknown dataset, unreadable data
-        return say_error(err)
     if window.note:
         print(f"note: {window.note}")
     output_dir = Path(config.pipeline_root).parent

@@ -53,7 +53,6 @@ class _PartsProcessor(transform_executor.TransformProcessor):
         self.cache_dir = cache_dir
         self._keys = {p.pattern(train_dir): tft_cache.DatasetKey(p.dataset_key) for p in parts}
         self.read: list[Part] = []
-        self.published: dict[str, list[bytes]] = {}
 
     def Transform(  # noqa: N802 - TFX's name
         self, inputs: dict[str, Any], outputs: dict[str, Any], status_file: str | None = None
@@ -70,7 +69,7 @@ class _PartsProcessor(transform_executor.TransformProcessor):
         outputs = {**outputs, labels.CACHE_OUTPUT_PATH_LABEL: staging}
         super().Transform(inputs, outputs, status_file)
         keys = [k.key for k in self._keys.values()]
-        self.published = analyzer_cache.publish(staging, self.cache_dir, keys)
+        analyzer_cache.publish(staging, self.cache_dir, keys)
 
     def _MakeDatasetList(self, file_patterns: Sequence[str], *args: Any, **kwargs: Any) -> list:  # noqa: N802
         """TFX's datasets, a part's keyed by its encoding instead of its path."""

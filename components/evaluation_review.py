@@ -693,15 +693,9 @@ def load_review(
         split=split,
         changes=slice_changes(slices, paired, comparison, _failing_slices(checks)),
         left_out=_left_out(small, paired),
-        candidate_version=_version(outcome.pushed_to)
-        or _model_id(model_locations.get(candidate_name)),
+        candidate_version=outcome.pushed_version or _model_id(model_locations.get(candidate_name)),
         serving_version=outcome.baseline,
     )
-
-
-def _version(path: str | None) -> str | None:
-    """The last part of a pushed model's path: its serving version."""
-    return path.rstrip("/").rsplit("/", 1)[-1] if path else None
 
 
 def _model_id(location: str | None) -> str | None:

@@ -158,6 +158,12 @@ class Outcome:
         return self.push.destination if self.push is not None and self.push.pushed else None
 
     @property
+    def pushed_version(self) -> str | None:
+        """The serving version the run pushed: the last part of ``pushed_to`` (None: none)."""
+        pushed = self.pushed_to
+        return pushed.rstrip("/").rsplit("/", 1)[-1] if pushed else None
+
+    @property
     def already_serving(self) -> bool:
         """True when the blessed model was the one serving already: nothing was copied."""
         return self.pushed_to is not None and self.push.already_serving

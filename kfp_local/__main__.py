@@ -34,8 +34,8 @@ from components import spans
 from kfp_local import SetupError, backend_rules, image_env, object_store, tasks
 from kfp_local.metadata import KfpMetadata, session_info
 from modules import datasets
+from pipeline_def import node_ids
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, data_root_of
-from pipeline_def.node_ids import MIN_AUC, SPAN, TRAIN_STEPS
 from pipeline_ops.cli.run_options import span_value
 from pipeline_ops.session.data_check import DataRootError, check_spans
 from pipeline_ops.session.progress import format_component_line, logs_to_file
@@ -160,9 +160,9 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
 def run_parameters(args: argparse.Namespace) -> dict[str, Any]:
     """The run-time parameters the flags set, as the spec declares them (the span as text)."""
     given = {
-        SPAN: None if args.span is None else spans.span_text(args.span),
-        TRAIN_STEPS: args.train_steps,
-        MIN_AUC: args.min_auc,
+        node_ids.SPAN: None if args.span is None else spans.span_text(args.span),
+        node_ids.TRAIN_STEPS: args.train_steps,
+        node_ids.MIN_AUC: args.min_auc,
     }
     return {name: value for name, value in given.items() if value is not None}
 

@@ -15,7 +15,7 @@ from ml_metadata.proto import metadata_store_pb2 as mlmd
 from components.evaluation_review import overall_metrics
 from kfp_local import tasks
 from kfp_local.object_store import ObjectStore
-from pipeline_def import node_ids as ids
+from pipeline_def import node_ids
 from pipeline_ops.session.summary import FAILED, SUCCEEDED, RunSummary, outcome_fields
 
 
@@ -42,10 +42,10 @@ def summarize(
         if result.state != tasks.FAILED
     }
     recorded = outcome_fields(
-        outputs.get(ids.EXAMPLE_GEN, {}).get("examples"),
-        outputs.get(ids.TRAINER, {}).get("model"),
-        outputs.get(ids.EVALUATOR, {}).get("blessing"),
-        outputs.get(ids.PUSHER, {}).get("pushed_model"),
+        outputs.get(node_ids.EXAMPLE_GEN, {}).get("examples"),
+        outputs.get(node_ids.TRAINER, {}).get("model"),
+        outputs.get(node_ids.EVALUATOR, {}).get("blessing"),
+        outputs.get(node_ids.PUSHER, {}).get("pushed_model"),
     )
     return RunSummary(
         pipeline_name=run.spec["pipelineInfo"]["name"],
@@ -54,7 +54,7 @@ def summarize(
         components={
             name: {"state": r.state, "seconds": round(r.seconds, 2)} for name, r in results.items()
         },
-        metrics=_metrics(store, outputs.get(ids.EVALUATOR, {}).get("evaluation")),
+        metrics=_metrics(store, outputs.get(node_ids.EVALUATOR, {}).get("evaluation")),
         failed_component=failed,
         error=f"{failed} failed: see {results[failed].log}" if failed else None,
         **recorded,

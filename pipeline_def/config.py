@@ -17,7 +17,7 @@ from components import csv_files, spans
 from components.splits import TEST, TRAIN, VALIDATION
 from modules import datasets
 from modules.hparams import HParams
-from pipeline_def.node_ids import EVALUATOR, TRAINER, TRANSFORM
+from pipeline_def import node_ids
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_ROOT = PROJECT_ROOT / "data"
@@ -144,9 +144,9 @@ class Resources:
 # Starting points, from the largest process of the runs measured here (the Trainer
 # keeps its transformed data in memory): docs/decisions/local-run-settings.md.
 DEFAULT_RESOURCES: tuple[Resources, ...] = (
-    Resources(TRANSFORM, cpu=1, memory_gb=2),
-    Resources(TRAINER, cpu=2, memory_gb=4),
-    Resources(EVALUATOR, cpu=1, memory_gb=2),
+    Resources(node_ids.TRANSFORM, cpu=1, memory_gb=2),
+    Resources(node_ids.TRAINER, cpu=2, memory_gb=4),
+    Resources(node_ids.EVALUATOR, cpu=1, memory_gb=2),
 )
 
 

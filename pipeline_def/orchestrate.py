@@ -22,8 +22,8 @@ from tfx import v1 as tfx
 from tfx.dsl.compiler import compiler
 from tfx.proto.orchestration import pipeline_pb2
 
+from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig
-from pipeline_def.node_ids import KUBEFLOW_UNCACHED, UNCACHED
 from pipeline_def.pipeline import create_pipeline
 
 # Every container step runs this module (see pipeline_def.kfp_entrypoint).
@@ -34,7 +34,7 @@ def local_ir(config: PipelineConfig) -> pipeline_pb2.Pipeline:
     """The pipeline compiled for LocalDagRunner, with the uncached nodes' cache off."""
     ir = compiler.Compiler().compile(create_pipeline(config))
     for node in ir.nodes:
-        if node.pipeline_node.node_info.id in UNCACHED:
+        if node.pipeline_node.node_info.id in node_ids.UNCACHED:
             node.pipeline_node.execution_options.caching_options.enable_cache = False
     return ir
 
@@ -119,7 +119,7 @@ def kubeflow_spec(config: PipelineConfig, image: str) -> dict[str, Any]:
     for name, default in _runtime_defaults(pipeline).items():
         parameters[name]["defaultValue"] = default
     tasks = spec["root"]["dag"]["tasks"]
-    for name in set(KUBEFLOW_UNCACHED) & set(tasks):
+    for name in set(node_ids.KUBEFLOW_UNCACHED) & set(tasks):
         tasks[name]["cachingOptions"] = {"enableCache": False}
     for request in config.resources:
         label = spec["components"][tasks[request.node]["componentRef"]["name"]]["executorLabel"]

@@ -61,7 +61,7 @@ from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from modules import datasets, keras_setup  # noqa: E402, F401 - Keras 2 before TF loads
 from modules.features import Dataset  # noqa: E402
 from modules.hparams import CUSTOM_CONFIG_KEY  # noqa: E402
-from pipeline_def import node_ids as ids  # noqa: E402
+from pipeline_def import node_ids  # noqa: E402
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, output_dir_for  # noqa: E402
 from pipeline_ops.metadata.runs import PipelineRun, latest_run  # noqa: E402
 from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
@@ -102,7 +102,7 @@ def _auc(labels: Sequence[int], scores: Sequence[float]) -> float:
 
 def run_records(run: PipelineRun) -> dict[str, list[bytes]]:
     """The serialized examples of each of the run's splits, read once for every comparison."""
-    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
+    examples = run.output(node_ids.EXAMPLE_GEN, "examples").uri
     return {split: split_records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
 
 
@@ -110,18 +110,55 @@ def _labelled_tables(dataset: Dataset, rows: dict[str, list[bytes]]) -> tuple[di
     """Each named set of examples as a table of the model's raw columns, and its labels."""
     columns = list(dataset.raw_feature_columns()) + list(dataset.label_source_columns())
     tables = {name: _table(records, columns) for name, records in rows.items()}
-    return tables, {name: _labels(dataset, table) for name, table in tables.items()}
+    labels = {name: _labels(dataset, table) for name, table in tables.items()}
+    for table in tables.values():
+        _numbers_for_trees(dataset, table)
+    return tables, labels
+
+
+def _numbers_for_trees(dataset: Dataset, table) -> None:  # noqa: ANN001 - a DataFrame
+    """Numbers written as text, and dates, as numbers the trees split on (in place).
+
+    The model reads them parsed, as Transform does; given the raw text, trees would
+    take ``$1,234`` or a date for a category and lose its order: no fair comparison.
+    A date gives the trees what it gives the model: its instant, weekday, time of day.
+    """
+    import tensorflow as tf
+
+    from modules.features import TimeFormat
+    from modules.preprocessing import number_from_text, time_from_text
+
+    def text(name: str) -> tf.Tensor:
+        return tf.constant(table[name].fillna("").astype(str).tolist(), tf.string)
+
+    for numeric in (n for n in dataset.numeric if n.text):
+        table[numeric.name] = number_from_text(text(numeric.name), numeric.text).numpy()
+    for stamp in dataset.timestamps:
+        if stamp.written is TimeFormat.UNIX_SECONDS:
+            seconds = table[stamp.name].astype(float).to_numpy()
+            days, of_day = np.floor_divide(seconds, 86400), np.mod(seconds, 86400)
+        else:
+            days, of_day, _, readable = (
+                t.numpy() for t in time_from_text(text(stamp.name), stamp.written)
+            )
+            days = np.where(readable, days, np.nan)
+            of_day = np.where(readable, of_day, np.nan)
+        table[stamp.name] = days * 86400 + of_day
+        # 1970-01-01 was a Thursday: Monday is 0.
+        table[f"{stamp.name}_weekday"] = np.mod(days + 3, 7)
+        table[f"{stamp.name}_seconds_of_day"] = of_day
 
 
 def fit_trees(dataset: Dataset, train, labels: list[int], tables: dict) -> dict:  # noqa: ANN001
     """Each setting's scores on each of ``tables``, the trees trained on ``train``.
 
     Text columns are categories: those of the train table; others are missing to the
-    trees. (pandas DataFrames; the tables' text columns are converted in place.)
+    trees. Every column but the label's is a feature (a date is three). (pandas
+    DataFrames; the tables' text columns are converted in place.)
     """
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    features = list(dataset.raw_feature_columns())
+    features = [c for c in train.columns if c not in dataset.label_source_columns()]
     for c in [c for c in features if train[c].dtype == object]:
         seen = sorted(set(train[c].dropna()))
         for table in (train, *tables.values()):
@@ -145,7 +182,7 @@ def finished_run(dataset: Dataset, output_dir: Path) -> PipelineRun:
     if dataset.label.positive is None:
         raise SystemExit(f"dataset {dataset.name} computes its label in code: no benchmark")
     run = latest_run(open_store(metadata_for(output_dir, None)), dataset.pipeline_name)
-    if run is None or run.output(ids.TRAINER, "model") is None:
+    if run is None or run.output(node_ids.TRAINER, "model") is None:
         raise SystemExit(f"no finished run of {dataset.pipeline_name} in {output_dir}")
     return run
 
@@ -153,7 +190,7 @@ def finished_run(dataset: Dataset, output_dir: Path) -> PipelineRun:
 def compare(dataset: Dataset, run: PipelineRun, records: dict[str, list[bytes]]) -> dict:
     """Both AUCs on the run's blessing split, and the trees' best setting."""
     tables, labels = _labelled_tables(dataset, records)
-    model_dir = Path(run.output(ids.TRAINER, "model").uri) / "Format-Serving"
+    model_dir = Path(run.output(node_ids.TRAINER, "model").uri) / "Format-Serving"
     pipeline_scores = {
         split: model_scores(model_dir, records[split], dataset.prediction_key)
         for split in (VALIDATION, TEST)
@@ -207,7 +244,7 @@ def fold_roles(folds: int) -> list[tuple[int, int, tuple[int, ...]]]:
 
 def _trainer_settings(run: PipelineRun) -> tuple[dict, int, int]:
     """The run's Trainer: its custom_config, train steps and eval steps, as MLMD has them."""
-    properties = run.nodes[ids.TRAINER].execution.custom_properties
+    properties = run.nodes[node_ids.TRAINER].execution.custom_properties
     custom_config = json.loads(properties["custom_config"].string_value)
     # Logs only, and the profiler costs seconds a member.
     custom_config[CUSTOM_CONFIG_KEY].update(profile_steps=[0, 0], histogram_freq=0)
@@ -238,7 +275,7 @@ def _transform_graph(run: PipelineRun, dataset: Dataset, train_file: str, out: P
 
     from modules.preprocessing import DATASET_KEY, preprocessing_fn
 
-    schema_file = Path(run.output(ids.CURATED_SCHEMA, "schema").uri) / "schema.pbtxt"
+    schema_file = Path(run.output(node_ids.CURATED_SCHEMA, "schema").uri) / "schema.pbtxt"
     schema = text_format.Parse(schema_file.read_text(), schema_pb2.Schema())
     source = tfxio.TFExampleRecord(train_file, telemetry_descriptors=["bench"], schema=schema)
     analyze = functools.partial(preprocessing_fn, custom_config={DATASET_KEY: dataset.name})
@@ -379,8 +416,8 @@ def retrain_with_seeds(
     the run would have scored with that seed, and the run's own seed gives its model.
     Counts the seeds whose test AUC is at least ``trees_auc`` (the trees', on test).
     """
-    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
-    transform_graph = run.output(ids.TRANSFORM, "transform_graph").uri
+    examples = run.output(node_ids.EXAMPLE_GEN, "examples").uri
+    transform_graph = run.output(node_ids.TRANSFORM, "transform_graph").uri
     files = tuple(str(Path(examples, f"Split-{split}", "*")) for split in (TRAIN, VALIDATION))
     labels = {
         split: _labels(dataset, _table(records[split], list(dataset.label_source_columns())))

@@ -42,7 +42,7 @@ from bench_scale import holdout_metrics  # noqa: E402
 
 from components.properties import TUNED_HPARAMS, TUNING_SECONDS, number_property, str_property  # noqa: E402
 from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
-from pipeline_def import node_ids as ids  # noqa: E402
+from pipeline_def import node_ids  # noqa: E402
 from pipeline_ops.metadata.runs import latest_run  # noqa: E402
 from pipeline_ops.metadata.store import SqliteMetadata, open_store  # noqa: E402
 
@@ -61,7 +61,7 @@ def tuned_run(out: Path, trials: int, minutes: float) -> tuple[dict, float]:
     if result.returncode != 0:
         sys.exit(f"the tuned run failed (exit {result.returncode}):\n{result.stdout}")
     run = latest_run(open_store(SqliteMetadata(str(out / "metadata.sqlite"))), "taxi-wide-deep")
-    best = run.output(ids.TUNER, "best_hyperparameters")
+    best = run.output(node_ids.TUNER, "best_hyperparameters")
     return json.loads(str_property(best, TUNED_HPARAMS)), number_property(best, TUNING_SECONDS)
 
 
@@ -76,7 +76,7 @@ def train(pipeline_root: Path, chooser: str, overrides: dict, model_dir: Path) -
     from pipeline_def.config import PipelineConfig
 
     examples = Examples()
-    examples.uri = str(_latest(pipeline_root / ids.EXAMPLE_GEN / "examples"))
+    examples.uri = str(_latest(pipeline_root / node_ids.EXAMPLE_GEN / "examples"))
     examples.split_names = json.dumps([TRAIN, VALIDATION, TEST])
     accessor = DataAccessor(
         tf_dataset_factory=tfxio_utils.get_tf_dataset_factory_from_artifact([examples], []),
@@ -88,7 +88,7 @@ def train(pipeline_root: Path, chooser: str, overrides: dict, model_dir: Path) -
         FnArgs(
             train_files=[f"{examples.uri}/Split-{TRAIN}/*"],
             eval_files=[f"{examples.uri}/Split-{chooser}/*"],
-            transform_output=str(_latest(pipeline_root / ids.TRANSFORM / "transform_graph")),
+            transform_output=str(_latest(pipeline_root / node_ids.TRANSFORM / "transform_graph")),
             serving_model_dir=str(model_dir / "model"),
             model_run_dir=str(model_dir / "run"),
             train_steps=PipelineConfig.train_steps,
@@ -119,7 +119,7 @@ def main() -> None:
     tuned, tuning_seconds = tuned_run(args.out / "run", args.tune_trials, args.tune_minutes)
     print(f"tuned values {tuned} ({tuning_seconds:.0f} s of search)", flush=True)
     root = args.out / "run" / "pipeline"
-    examples_uri = _latest(root / ids.EXAMPLE_GEN / "examples")
+    examples_uri = _latest(root / node_ids.EXAMPLE_GEN / "examples")
     rows = {split: split_records(examples_uri, split) for split in (VALIDATION, TEST)}
     variants = {
         "defaults, chosen on validation": (VALIDATION, {}),

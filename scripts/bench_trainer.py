@@ -27,7 +27,7 @@ from pipeline_ops.cli.quiet import quiet_libraries
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 from modules import keras_setup  # noqa: E402, F401 - selects Keras 2 before TF loads
-from pipeline_def import node_ids as ids  # noqa: E402
+from pipeline_def import node_ids  # noqa: E402
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, DEFAULT_PIPELINE_NAME  # noqa: E402
 from pipeline_ops.metadata.runs import latest_run  # noqa: E402
 from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
@@ -73,10 +73,10 @@ def main() -> None:
     from modules.training import cardinalities
 
     run = latest_run(open_store(metadata_for(args.output_dir, None)), DEFAULT_PIPELINE_NAME)
-    if run is None or ids.TRANSFORM not in run.nodes:
+    if run is None or node_ids.TRANSFORM not in run.nodes:
         raise SystemExit(f"no finished run in {args.output_dir}: run the pipeline first")
-    graph = tft.TFTransformOutput(run.output(ids.TRANSFORM, "transform_graph").uri)
-    examples = run.output(ids.EXAMPLE_GEN, "examples").uri
+    graph = tft.TFTransformOutput(run.output(node_ids.TRANSFORM, "transform_graph").uri)
+    examples = run.output(node_ids.EXAMPLE_GEN, "examples").uri
     files = [str(p) for p in sorted(Path(examples, "Split-train").glob("*"))]
     hp = HParams()
     taxi = datasets.load(datasets.DEFAULT)

@@ -26,7 +26,7 @@ import tensorflow as tf
 
 from components.evaluation_review import overall_metrics
 from components.properties import span_record, warm_start_of
-from pipeline_def import node_ids as ids
+from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.commands import RUN
 from pipeline_ops.metadata.runs import PipelineRun, latest_run, list_runs
@@ -62,11 +62,9 @@ def _events(folder: str, tag: str | None) -> list[tuple[int, float, float]]:
 
 
 def curve(model_run: str) -> tuple[float, list[tuple[int, float, float]]]:
-    """When fit started, and (epoch, wall time, validation AUC) per epoch (first member's)."""
-    member = f"{model_run}/member_1"
-    root = member if tf.io.gfile.isdir(member) else model_run
-    started = min(wall for _, wall, _ in _events(f"{root}/train", None))
-    return started, sorted(_events(f"{root}/validation", "epoch_auc"))
+    """When fit started, and (epoch, wall time, validation AUC) per epoch."""
+    started = min(wall for _, wall, _ in _events(f"{model_run}/train", None))
+    return started, sorted(_events(f"{model_run}/validation", "epoch_auc"))
 
 
 def reached(
@@ -81,8 +79,8 @@ def reached(
 
 def _run_of_span(runs: list[PipelineRun], span: int) -> PipelineRun:
     for run in runs:
-        if span_record(run.output(ids.EXAMPLE_GEN, "examples")).span == span and run.output(
-            ids.TRAINER, "model_run"
+        if span_record(run.output(node_ids.EXAMPLE_GEN, "examples")).span == span and run.output(
+            node_ids.TRAINER, "model_run"
         ):
             return run
     raise SystemExit(f"error: the demo has no trained run of span {span} (make spans-demo)")
@@ -103,18 +101,18 @@ def cold_run(args: argparse.Namespace, span: int, window: int) -> PipelineRun:
 
 def compare_span(args: argparse.Namespace, warm: PipelineRun, span: int) -> dict:
     """The figures of one span: the demo's run against a cold one on the same window."""
-    window = len(span_record(warm.output(ids.EXAMPLE_GEN, "examples")).window)
+    window = len(span_record(warm.output(node_ids.EXAMPLE_GEN, "examples")).window)
     cold = cold_run(args, span, window)
     figures = {"span": span, "window": window}
-    cold_start, cold_epochs = curve(cold.output(ids.TRAINER, "model_run").uri)
+    cold_start, cold_epochs = curve(cold.output(node_ids.TRAINER, "model_run").uri)
     target = max(auc for _, _, auc in cold_epochs)
     figures["cold_best_validation_auc"] = round(target, 4)
     for name, run in (("cold", cold), ("warm", warm)):
-        started, epochs = curve(run.output(ids.TRAINER, "model_run").uri)
-        test = overall_metrics(run.output(ids.EVALUATOR, "evaluation").uri)
+        started, epochs = curve(run.output(node_ids.TRAINER, "model_run").uri)
+        test = overall_metrics(run.output(node_ids.EVALUATOR, "evaluation").uri)
         epochs_to, seconds_to = reached(started, epochs, target)
         figures[name] = {
-            "warm_started_from": warm_start_of(run.output(ids.TRAINER, "model"))[0],
+            "warm_started_from": warm_start_of(run.output(node_ids.TRAINER, "model"))[0],
             "epochs_to_target": epochs_to,
             "seconds_to_target": seconds_to,
             "epochs_run": len(epochs),

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from components.spans import span_folders
-from pipeline_def import node_ids as ids
+from pipeline_def import node_ids
 from pipeline_ops.commands import EXIT_FAILED, EXIT_OK, INSPECT, RUN
 from pipeline_ops.session.summary import SUMMARY_FILE
 
@@ -31,7 +31,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 # The closing lines worth a demo's line: what was trained, blessed and pushed.
 SHOWN = ("span ", "warm-started", "trained from scratch", "model ", "pushed:", "candidate - ")
 # The steps whose seconds a window changes: reading the spans, analyzing them, training.
-TIMED = (ids.EXAMPLE_GEN, ids.STATISTICS_GEN, ids.TRANSFORM, ids.TRAINER)
+TIMED = (node_ids.EXAMPLE_GEN, node_ids.STATISTICS_GEN, node_ids.TRANSFORM, node_ids.TRAINER)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

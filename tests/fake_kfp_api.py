@@ -55,7 +55,7 @@ DEFAULT_USER = "user@example.com"
 # google.golang.org/grpc/codes, and the HTTP status grpc-gateway v1.16
 # (runtime/errors.go, HTTPStatusFromCode) answers for each.
 INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED = 3, 5, 6, 7
-INTERNAL, UNAVAILABLE, UNAUTHENTICATED, UNIMPLEMENTED = 13, 14, 16, 12
+INTERNAL, UNAUTHENTICATED, UNIMPLEMENTED = 13, 16, 12
 _HTTP_STATUS = {3: 400, 5: 404, 6: 409, 7: 403, 12: 501, 13: 500, 14: 503, 16: 401}
 _CODE_FOR_STATUS = {400: 3, 401: 16, 403: 7, 404: 5, 409: 6, 429: 8, 501: 12, 503: 14}
 
@@ -297,7 +297,7 @@ class FakeKfpApi:
         """The running fake."""
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_exc: object) -> None:
         """Stop serving."""
         self.close()
 
@@ -1503,7 +1503,7 @@ def _handler_for(fake: FakeKfpApi) -> type[BaseHTTPRequestHandler]:
         do_PUT = _serve  # noqa: N815
         do_PATCH = _serve  # noqa: N815
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, *_args: Any) -> None:
             """Quiet: the calls are in ``fake.calls``."""
 
     return Handler

@@ -19,14 +19,14 @@ from components.paired_comparison import Comparison, SliceComparison
 
 def evaluation_of(recorded_runs, run_id: str, folder: Path) -> Path:
     """A copy of the Evaluator's output of the recorded run ``run_id`` in ``folder``."""
-    from pipeline_def import node_ids as ids
+    from pipeline_def import node_ids
     from pipeline_def.config import SqliteMetadata
     from pipeline_ops.metadata.runs import find_run
     from pipeline_ops.metadata.store import open_store
 
     store = open_store(SqliteMetadata(str(recorded_runs.output_dir / "metadata.sqlite")))
     run = find_run(store, "taxi-wide-deep", run_id)
-    source = run.output(ids.EVALUATOR, "evaluation").uri
+    source = run.output(node_ids.EVALUATOR, "evaluation").uri
     shutil.copytree(source, folder)
     return folder
 

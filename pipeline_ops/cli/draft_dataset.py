@@ -156,13 +156,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def body() -> int:
-        try:
+        with C.bad_input(DraftError, UnicodeDecodeError, csv.Error):
             draft(
                 args.name, args.csv, args.label, args.positive, overwrite=args.overwrite,
                 datasets_dir=args.datasets_dir, data_dir=args.data_dir,
             )  # fmt: skip
-        except (DraftError, UnicodeDecodeError, csv.Error) as err:
-            raise C.CommandError(str(err)) from None
         print(f"next: {commands.command_line(commands.RUN)} --dataset {args.name}")
         return commands.EXIT_OK
 

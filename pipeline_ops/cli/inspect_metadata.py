@@ -307,11 +307,12 @@ def print_diff(diff: dict[str, Any], out: TextIO) -> None:
     for node, changed in diff["parameters"].items():
         for key, (va, vb) in changed.items():
             print(f"  {node}.{key}:\n    A: {_short(va)}\n    B: {_short(vb)}", file=out)
+    from components.evaluation_review import metric_text  # TFMA: diff_runs loaded it
+
     print("\nMetrics (overall, test split):", file=out)
     for name, (va, vb) in diff["metrics"].items():
         delta = f"{vb - va:+.4f}" if va is not None and vb is not None else ""
-        fa = f"{va:.4f}" if va is not None else "-"
-        fb = f"{vb:.4f}" if vb is not None else "-"
+        fa, fb = metric_text(va, name), metric_text(vb, name)
         print(f"  {name:<18} {fa:>10} {fb:>10} {delta:>9}", file=out)
 
 

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
+from pipeline_ops.environment import PREFIX, env_value
 from pipeline_ops.kubeflow.api import Target
 from pipeline_ops.kubeflow.credentials import find_credential
 from pipeline_ops.kubeflow.cron import kfp_cron
 from pipeline_ops.kubeflow.deploy import Operations
 
-ENV_PREFIX = "WIDE_DEEP_KFP_"
-FORMER_PREFIX = "TAXI_KFP_"
+ENV_PREFIX = PREFIX + "KFP_"
 
 
 def env_name(flag: str) -> str:
@@ -27,17 +26,8 @@ def env_name(flag: str) -> str:
 
 
 def env_default(flag: str) -> str | None:
-    """The flag's value from its environment variable, or None.
-
-    The variables' former names (``TAXI_KFP_<FLAG>``, from when the tool knew one
-    table) are still read, with a line saying which name to use instead.
-    """
-    value = os.environ.get(env_name(flag))
-    former = FORMER_PREFIX + env_name(flag).removeprefix(ENV_PREFIX)
-    if value is None and former in os.environ:
-        print(f"note: {former} is deprecated: set {env_name(flag)} instead", file=sys.stderr)
-        return os.environ[former]
-    return value
+    """The flag's value from its environment variable (or its former ``TAXI_KFP_`` name)."""
+    return env_value(env_name(flag))
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ml_metadata.metadata_store import metadata_store
@@ -35,6 +36,16 @@ class CommandError(Exception):
     def __init__(self, message: str, exit_code: int = EXIT_BAD_INPUT) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+@contextmanager
+def bad_input(*errors: type[Exception]) -> Iterator[None]:
+    """Turn ``errors`` (default: ValueError) raised inside into a CommandError (exit 2)."""
+    caught = errors or (ValueError,)
+    try:
+        yield
+    except caught as err:
+        raise CommandError(str(err)) from None
 
 
 def say_error(err: Exception, exit_code: int = EXIT_BAD_INPUT) -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from modules import datasets
-from pipeline_def import node_ids as ids
+from pipeline_def import node_ids
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold as C
 from pipeline_ops.cli.scaffold import CommandError
@@ -76,7 +76,7 @@ def latest_inferred_schema_uri(args: argparse.Namespace) -> str:
     """The schema directory SchemaGen wrote in the newest run that has one."""
     store, where = C.open_existing_store(args)
     for run in list_runs(store, args.pipeline_name):
-        schema = run.output(ids.SCHEMA_GEN, "schema")
+        schema = run.output(node_ids.SCHEMA_GEN, "schema")
         if schema is not None:
             return schema.uri
     raise CommandError(

@@ -2,8 +2,9 @@
 
 The embedded default is ``<output-dir>/metadata.sqlite``. A team points every
 command at a shared MySQL-compatible server with ``--metadata mysql://...`` or the
-``TAXI_METADATA`` environment variable; the password may come from
-``TAXI_METADATA_PASSWORD`` so that it never sits on a command line.
+``WIDE_DEEP_METADATA`` environment variable; the password may come from
+``WIDE_DEEP_METADATA_PASSWORD`` so that it never sits on a command line (their former
+``TAXI_`` names still work, with a note).
 """
 
 from __future__ import annotations
@@ -22,15 +23,16 @@ from pipeline_def.config import (
     SqliteMetadata,
     metadata_connection,
 )
+from pipeline_ops.environment import env_value
 
 METADATA_FILE = "metadata.sqlite"
-METADATA_ENV = "TAXI_METADATA"
-PASSWORD_ENV = "TAXI_METADATA_PASSWORD"
+METADATA_ENV = "WIDE_DEEP_METADATA"
+PASSWORD_ENV = "WIDE_DEEP_METADATA_PASSWORD"
 MYSQL_DEFAULT_PORT = 3306
 
 
 class MetadataUriError(ValueError):
-    """A --metadata / TAXI_METADATA value that names no usable store."""
+    """A --metadata / WIDE_DEEP_METADATA value that names no usable store."""
 
 
 def parse_metadata_uri(uri: str, env: Mapping[str, str] = os.environ) -> MysqlMetadata:
@@ -60,7 +62,7 @@ def parse_metadata_uri(uri: str, env: Mapping[str, str] = os.environ) -> MysqlMe
         port = parts.port or MYSQL_DEFAULT_PORT
     except ValueError as err:
         raise MetadataUriError(f"metadata URI {_redact(uri)!r}: bad port ({err})") from None
-    password = unquote(parts.password) if parts.password else env.get(PASSWORD_ENV, "")
+    password = unquote(parts.password) if parts.password else (env_value(PASSWORD_ENV, env) or "")
     return MysqlMetadata(
         host=parts.hostname or "",
         port=port,
@@ -80,8 +82,8 @@ def _redact(uri: str) -> str:
 def metadata_for(
     output_dir: Path, uri: str | None, env: Mapping[str, str] = os.environ
 ) -> MetadataStore:
-    """The store a command uses: the URI (or TAXI_METADATA) if given, else SQLite in output_dir."""
-    uri = uri or env.get(METADATA_ENV)
+    """The store a command uses: the URI (or $WIDE_DEEP_METADATA), else SQLite in output_dir."""
+    uri = uri or env_value(METADATA_ENV, env)
     if uri:
         return parse_metadata_uri(uri, env)
     return SqliteMetadata(str(output_dir.resolve() / METADATA_FILE))
@@ -103,7 +105,7 @@ def store_flags(store: MetadataStore) -> str:
     """The flags that point the commands at ``store``; a password is never printed.
 
     A MySQL store is named in full, so the command finds it without the environment
-    the run had; its password is taken from TAXI_METADATA_PASSWORD, as for any command.
+    the run had; its password is taken from WIDE_DEEP_METADATA_PASSWORD, as for any command.
     """
     if isinstance(store, SqliteMetadata):
         return f"--output-dir {shlex.quote(str(Path(store.path).parent))}"

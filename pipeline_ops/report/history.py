@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from components.properties import outcome_of, span_record, warm_start_of
-from pipeline_def import node_ids as ids
+from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.report.text_table import table_lines
 
@@ -58,7 +58,7 @@ class HistoryRow:
 
 
 def _validator_verdict(run: PipelineRun) -> str:
-    node = run.nodes.get(ids.EXAMPLE_VALIDATOR)
+    node = run.nodes.get(node_ids.EXAMPLE_VALIDATOR)
     if node is None:
         return "-"
     return {"complete": "passed", "cached": "passed", "failed": "stopped"}.get(node.state, "-")
@@ -66,12 +66,12 @@ def _validator_verdict(run: PipelineRun) -> str:
 
 def history_row(run: PipelineRun) -> HistoryRow:
     """The history's row of ``run``."""
-    spans = span_record(run.output(ids.EXAMPLE_GEN, "examples"))
+    spans = span_record(run.output(node_ids.EXAMPLE_GEN, "examples"))
     outcome = outcome_of(
-        run.output(ids.EVALUATOR, "blessing"), run.output(ids.PUSHER, "pushed_model")
+        run.output(node_ids.EVALUATOR, "blessing"), run.output(node_ids.PUSHER, "pushed_model")
     )
     candidate, serving, comparison = {}, {}, None
-    evaluation = run.output(ids.EVALUATOR, "evaluation")
+    evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if evaluation is not None:
         # TFMA and TF: imported when needed.
         from components import paired_comparison
@@ -83,7 +83,6 @@ def history_row(run: PipelineRun) -> HistoryRow:
             # Exact, where TFMA's AUC sorts scores into 10,000 buckets: an overconfident
             # model's scores below 1e-4 all tie there (0.87 against 0.91 seen).
             candidate["auc"], serving["auc"] = comparison.candidate_auc, comparison.baseline_auc
-    pushed = outcome.pushed_to
     return HistoryRow(
         run_id=run.run_id,
         span=spans.span,
@@ -95,9 +94,9 @@ def history_row(run: PipelineRun) -> HistoryRow:
         difference_interval=[comparison.low, comparison.high] if comparison else None,
         blessed=outcome.blessed,
         baseline=outcome.baseline,
-        pushed_version=pushed.rstrip("/").rsplit("/", 1)[-1] if pushed else None,
+        pushed_version=outcome.pushed_version,
         not_pushed_reason=outcome.push.not_pushed_reason if outcome.push else "",
-        warm_started_from=warm_start_of(run.output(ids.TRAINER, "model"))[0],
+        warm_started_from=warm_start_of(run.output(node_ids.TRAINER, "model"))[0],
     )
 
 

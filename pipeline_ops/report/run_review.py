@@ -24,7 +24,7 @@ from components.properties import (
 )
 from components.splits import TEST
 from modules.hparams import HParams
-from pipeline_def import node_ids as ids
+from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.report.history import history_row, print_history_points
 from pipeline_ops.report.text_table import print_table
@@ -50,19 +50,21 @@ def review_of_run(
     # TFMA takes seconds to import: only once there is something to read.
     from components.evaluation_review import load_review, named_span
 
-    evaluator = run.nodes.get(ids.EVALUATOR)
-    evaluation = run.output(ids.EVALUATOR, "evaluation")
+    evaluator = run.nodes.get(node_ids.EVALUATOR)
+    evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if evaluation is None or evaluator.state not in ("complete", "cached"):
         failed = [node for node, e in run.nodes.items() if e.state == "failed"]
         why = f"{failed[0]} failed" if failed else "the Evaluator did not finish"
         raise NoEvaluationError(f"run {run.run_id} has no evaluation to review: {why}.")
     review = load_review(
         evaluation.uri,
-        outcome_of(run.output(ids.EVALUATOR, "blessing"), run.output(ids.PUSHER, "pushed_model")),
+        outcome_of(
+            run.output(node_ids.EVALUATOR, "blessing"), run.output(node_ids.PUSHER, "pushed_model")
+        ),
         run_id=run.run_id,
         split=str_property(evaluation, EVALUATED_SPLITS) or TEST,
     )
-    spans = span_record(run.output(ids.EXAMPLE_GEN, "examples"))
+    spans = span_record(run.output(node_ids.EXAMPLE_GEN, "examples"))
     return dataclasses.replace(
         review,
         tuning=tuning_of_run(run),
@@ -78,7 +80,7 @@ def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
 
     points = []
     for run in sorted(runs, key=lambda r: r.started_ms):
-        if run.output(ids.EVALUATOR, "evaluation") is None:
+        if run.output(node_ids.EVALUATOR, "evaluation") is None:
             continue
         row = history_row(run)
         points.append(
@@ -93,7 +95,7 @@ def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
 
 
 def _pushed_new(run: PipelineRun) -> bool:
-    pushed = run.output(ids.PUSHER, "pushed_model")
+    pushed = run.output(node_ids.PUSHER, "pushed_model")
     outcome = outcome_of(None, pushed) if pushed is not None else None
     return outcome is not None and outcome.pushed_to is not None and not outcome.already_serving
 
@@ -102,11 +104,11 @@ def tuning_of_run(run: PipelineRun) -> Tuning | None:
     """What the run's Tuner chose, as its Trainer applied it; None when nothing was tuned."""
     from components.evaluation_review import Tuning
 
-    model = run.output(ids.TRAINER, "model")
+    model = run.output(node_ids.TRAINER, "model")
     values = json.loads(str_property(model, TUNED_HPARAMS) or "{}") if model else {}
     if not values:
         return None
-    best = run.output(ids.TUNER, "best_hyperparameters")
+    best = run.output(node_ids.TUNER, "best_hyperparameters")
     trials, auc, seconds = (
         (number_property(best, p) for p in (TUNING_TRIALS, BEST_VALIDATION_AUC, TUNING_SECONDS))
         if best is not None

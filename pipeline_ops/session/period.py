@@ -17,7 +17,7 @@ from pathlib import Path
 
 from components import csv_files, spans
 from components.properties import INPUT_DIGEST_PROPERTY, str_property
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig
 from pipeline_ops.metadata.runs import PipelineRun, list_runs
 from pipeline_ops.metadata.store import open_store
@@ -41,10 +41,10 @@ def learned_before(config: PipelineConfig, digest: str) -> PipelineRun | None:
     if config.metadata is None:
         return None
     for run in list_runs(open_store(config.metadata), config.pipeline_name):
-        examples = run.output(P.EXAMPLE_GEN, "examples")
+        examples = run.output(node_ids.EXAMPLE_GEN, "examples")
         if examples is None or str_property(examples, INPUT_DIGEST_PROPERTY) != digest:
             continue
-        if run.output(P.PUSHER, "pushed_model") is not None:
+        if run.output(node_ids.PUSHER, "pushed_model") is not None:
             return run
     return None
 

@@ -19,7 +19,7 @@ from components.properties import (
     warm_start_of,
 )
 from modules.diagram import diagram_in
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.session.progress import ComponentTiming
 
@@ -105,19 +105,19 @@ def summarize(
     recorded = outcome_fields(None, None, None, None)
     cache: dict[str, list[str]] = {}
     if run is not None:
-        model_run = run.output(P.TRAINER, "model_run")
+        model_run = run.output(node_ids.TRAINER, "model_run")
         if model_run is not None and tf.io.gfile.exists(diagram_in(model_run.uri)):
             diagram = diagram_in(model_run.uri)
-        evaluation = run.output(P.EVALUATOR, "evaluation")
+        evaluation = run.output(node_ids.EVALUATOR, "evaluation")
         if evaluation is not None:
             metrics = overall_metrics(evaluation.uri)
         recorded = outcome_fields(
-            run.output(P.EXAMPLE_GEN, "examples"),
-            run.output(P.TRAINER, "model"),
-            run.output(P.EVALUATOR, "blessing"),
-            run.output(P.PUSHER, "pushed_model"),
+            run.output(node_ids.EXAMPLE_GEN, "examples"),
+            run.output(node_ids.TRAINER, "model"),
+            run.output(node_ids.EVALUATOR, "blessing"),
+            run.output(node_ids.PUSHER, "pushed_model"),
         )
-        cache = analyzer_cache_record(run.output(P.TRANSFORM, "transform_graph"))
+        cache = analyzer_cache_record(run.output(node_ids.TRANSFORM, "transform_graph"))
     return RunSummary(
         pipeline_name=pipeline_name,
         run_id=run.run_id if run else None,

@@ -36,7 +36,7 @@ from components.arrow_csv_example_gen import (
     read_header,
 )
 from modules import datasets
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig, sample_csv
 from pipeline_def.pipeline import create_pipeline
 
@@ -288,7 +288,7 @@ def test_the_pipeline_gives_example_gen_the_curated_schemas_int_columns(tmp_path
         data_root=str(tmp_path / "data"),
         serving_dir=str(tmp_path / "serving"),
     )
-    gen = next(c for c in create_pipeline(config).components if c.id == P.EXAMPLE_GEN)
+    gen = next(c for c in create_pipeline(config).components if c.id == node_ids.EXAMPLE_GEN)
     assert json.loads(gen.exec_properties[INT_COLUMNS_KEY]) == [
         "dropoff_census_tract",
         "dropoff_community_area",

@@ -7,7 +7,7 @@ import json
 import pytest
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
-from components.properties import WINDOW_PROPERTY, span_record, value_of
+from components.properties import WINDOW_PROPERTY, Outcome, PushRecord, span_record, value_of
 
 
 def _examples(window: list[dict[str, int]]) -> mlmd.Artifact:
@@ -51,3 +51,16 @@ def test_a_property_value_reads_as_plain_data_whatever_its_kind():
         "empty": None,
     }
     assert json.dumps(value_of(props["rates"]), sort_keys=True)  # as inspect prints it
+
+
+@pytest.mark.parametrize(
+    ("push", "version"),
+    [
+        (PushRecord(pushed=True, destination="/serving/taxi/1795448548/"), "1795448548"),
+        (PushRecord(pushed=True, destination="gs://bucket/serving/1795448600"), "1795448600"),
+        (PushRecord(pushed=False, destination="/serving/taxi/1795448548"), None),
+        (None, None),
+    ],
+)
+def test_the_pushed_version_is_the_last_part_of_where_the_model_went(push, version):
+    assert Outcome(blessed=True, baseline=None, push=push).pushed_version == version

@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 from bad_data import Case, cash_to_card, one_file, ragged, set_every, taxi_rows
 
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run, list_runs
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.summary import SUMMARY_FILE
 
-EV = P.EXAMPLE_VALIDATOR
+EV = node_ids.EXAMPLE_VALIDATOR
 PIPELINE_CASES = {
     "ragged-row": Case(
-        ragged, 1, P.EXAMPLE_GEN, "taxi.csv: a row has 17 cells where the header has 18",
+        ragged, 1, node_ids.EXAMPLE_GEN, "taxi.csv: a row has 17 cells where the header has 18",
     ),
     "missing-column": Case(
         one_file(lambda r: r, columns=[c for c in taxi_rows()[0] if c != "trip_miles"]),
@@ -55,7 +55,7 @@ PIPELINE_CASES = {
         "train vs the serving model's training data: payment_type: distribution drift L_INFTY",
     ),
     "not-whole-in-an-int-column": Case(
-        one_file(set_every("trip_seconds", "300.5")), 1, P.EXAMPLE_GEN,
+        one_file(set_every("trip_seconds", "300.5")), 1, node_ids.EXAMPLE_GEN,
         "taxi.csv: column trip_seconds holds 300.5, not a whole number, where the schema "
         "expects an integer",
     ),
@@ -91,7 +91,11 @@ def _check(case: Case, result, output_dir: Path, before: dict[str, int], runs_be
     assert len(runs) == runs_before + 1
     run = latest_run(store, "taxi-wide-deep")
     assert run.nodes[case.stopped_by].state == "failed"
-    assert P.TRANSFORM not in run.nodes and P.TRAINER not in run.nodes and P.PUSHER not in run.nodes
+    assert (
+        node_ids.TRANSFORM not in run.nodes
+        and node_ids.TRAINER not in run.nodes
+        and node_ids.PUSHER not in run.nodes
+    )
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
     assert summary["status"] == "failed" and summary["failed_component"] == case.stopped_by
     assert case.message in summary["error"]

@@ -9,7 +9,7 @@ import pytest
 import tensorflow as tf
 
 from components.splits import TEST
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import PipelineRun, latest_run, list_runs
 from pipeline_ops.metadata.store import open_store
@@ -22,8 +22,13 @@ PROJECT = Path(__file__).resolve().parents[2]
 # reads the push destination), so the validator and the Evaluator judge again against
 # what serves now.
 CACHED_ON_RERUN = (
-    P.EXAMPLE_GEN, P.STATISTICS_GEN, P.SCHEMA_GEN, P.CURATED_SCHEMA, P.TRANSFORM, P.TRAINER,
-)  # fmt: skip
+    node_ids.EXAMPLE_GEN,
+    node_ids.STATISTICS_GEN,
+    node_ids.SCHEMA_GEN,
+    node_ids.CURATED_SCHEMA,
+    node_ids.TRANSFORM,
+    node_ids.TRAINER,
+)
 
 
 def _store_run(output_dir: Path) -> PipelineRun:
@@ -36,7 +41,7 @@ def _store_run(output_dir: Path) -> PipelineRun:
 def test_console_has_a_line_per_component_and_a_summary(first_run):
     _, result = first_run
     lines = result.stdout.splitlines()
-    for node in P.NODE_IDS:
+    for node in node_ids.NODE_IDS:
         assert any(line.split()[:2] == [node, "ran"] for line in lines), node
     assert any("test AUC" in line for line in lines)
     assert any(line.strip().startswith("full log:") for line in lines)
@@ -49,12 +54,12 @@ def test_run_summary_for_machines(first_run):
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
     assert summary["pipeline_name"] == "taxi-wide-deep"
     assert summary["status"] == "succeeded"
-    assert set(summary["components"]) == set(P.NODE_IDS)
+    assert set(summary["components"]) == set(node_ids.NODE_IDS)
     assert all(c["state"] == "ran" and c["seconds"] >= 0 for c in summary["components"].values())
     assert 0.85 < summary["metrics"]["auc"] <= 1.0
     assert 0.0 < summary["metrics"]["binary_accuracy"] <= 1.0
     # Scored on the test split alone: every example of it, no other.
-    examples = _store_run(output_dir).output(P.EXAMPLE_GEN, "examples")
+    examples = _store_run(output_dir).output(node_ids.EXAMPLE_GEN, "examples")
     test_files = [str(f) for f in Path(examples.uri, f"Split-{TEST}").iterdir()]
     test_rows = sum(1 for _ in tf.data.TFRecordDataset(test_files, compression_type="GZIP"))
     assert summary["metrics"]["example_count"] == test_rows > 900
@@ -72,8 +77,10 @@ def test_run_summary_for_machines(first_run):
 def test_every_execution_is_complete_in_mlmd(first_run):
     output_dir, _ = first_run
     run = _store_run(output_dir)
-    assert set(run.nodes) == set(P.NODE_IDS)
-    assert {node: e.state for node, e in run.nodes.items()} == dict.fromkeys(P.NODE_IDS, "complete")
+    assert set(run.nodes) == set(node_ids.NODE_IDS)
+    assert {node: e.state for node, e in run.nodes.items()} == dict.fromkeys(
+        node_ids.NODE_IDS, "complete"
+    )
 
 
 def test_pushed_model_loads_and_scores_raw_examples(first_run):
@@ -81,7 +88,9 @@ def test_pushed_model_loads_and_scores_raw_examples(first_run):
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
     model = tf.saved_model.load(summary["pushed_model_path"])
     serve = model.signatures["serving_default"]
-    test_files = sorted((output_dir / "pipeline" / P.EXAMPLE_GEN).glob("examples/*/Split-test/*"))
+    test_files = sorted(
+        (output_dir / "pipeline" / node_ids.EXAMPLE_GEN).glob("examples/*/Split-test/*")
+    )
     records = tf.data.TFRecordDataset([str(f) for f in test_files], compression_type="GZIP")
     examples = next(iter(records.batch(50)))
     probabilities = serve(examples=examples)["tip_probability"].numpy()
@@ -102,7 +111,7 @@ def test_rerun_with_unchanged_inputs_reuses_everything_upstream(
     for node in CACHED_ON_RERUN:
         assert run.nodes[node].state == "cached", node
     # The Evaluator's inputs did change: the first run's pushed model is now its baseline.
-    for node in (P.SERVING_BASELINE, P.EXAMPLE_VALIDATOR, P.EVALUATOR):
+    for node in (node_ids.SERVING_BASELINE, node_ids.EXAMPLE_VALIDATOR, node_ids.EVALUATOR):
         assert run.nodes[node].state == "complete", node
     second = json.loads((output_dir / SUMMARY_FILE).read_text())
     assert second["baseline"] == Path(first_pushed).name
@@ -126,11 +135,11 @@ def _sqlite(output_dir: Path) -> SqliteMetadata:
 def test_a_failing_component_is_named_and_exits_1(failed_run):
     output_dir, result = failed_run
     assert result.returncode == 1
-    assert f"error: {P.EXAMPLE_VALIDATOR} failed" in result.stderr
+    assert f"error: {node_ids.EXAMPLE_VALIDATOR} failed" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
     assert summary["status"] == "failed"
-    assert summary["failed_component"] == P.EXAMPLE_VALIDATOR
+    assert summary["failed_component"] == node_ids.EXAMPLE_VALIDATOR
     assert summary["pushed_model_path"] is None
     assert not (output_dir / "serving").exists()
 
@@ -145,7 +154,7 @@ def _scalar_tags(folder: Path) -> set[str]:
 
 def test_trainer_leaves_tensorboard_logs_a_profile_and_a_diagram(first_run):
     output_dir, _ = first_run
-    (run_dir,) = (output_dir / "pipeline" / P.TRAINER / "model_run").iterdir()
+    (run_dir,) = (output_dir / "pipeline" / node_ids.TRAINER / "model_run").iterdir()
     for split in ("train", "validation"):
         assert {"epoch_loss", "epoch_auc"} <= _scalar_tags(run_dir / split), split
     traces = list((run_dir / "plugins" / "profile").glob("*/*.xplane.pb"))

@@ -16,7 +16,7 @@ from components import paired_comparison
 from components.gated_evaluator import CANDIDATE_NAME
 from components.properties import HELD_SLICES
 from modules.datasets.taxi import DATASET as TAXI
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
@@ -35,7 +35,7 @@ def test_a_worse_model_is_not_blessed_and_nothing_is_pushed(regression):
     run = latest_run(
         open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
     )
-    pushed = run.nodes[P.PUSHER].outputs["pushed_model"][0]
+    pushed = run.nodes[node_ids.PUSHER].outputs["pushed_model"][0]
     assert pushed.custom_properties["pushed"].int_value == 0
 
 
@@ -45,12 +45,12 @@ def test_the_worse_model_is_worse_beyond_the_noise_of_the_same_test_rows(regress
     run = latest_run(
         open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
     )
-    comparison = paired_comparison.read(run.output(P.EVALUATOR, "evaluation").uri)
+    comparison = paired_comparison.read(run.output(node_ids.EVALUATOR, "evaluation").uri)
     assert comparison.rows == summary["metrics"]["example_count"]
     assert comparison.high < -comparison.tolerance and comparison.worse
     # Both models scored the same rows: the candidate's AUC is TFMA's, to its precision.
     assert comparison.candidate_auc == pytest.approx(summary["metrics"]["auc"], abs=2e-3)
-    blessing = run.output(P.EVALUATOR, "blessing")
+    blessing = run.output(node_ids.EVALUATOR, "blessing")
     assert blessing.custom_properties["auc_change_interval"].string_value == summary["comparison"]
     # The overall comparison first; the slices it lost beyond their noise follow, if any.
     assert summary["comparison"].startswith(comparison.describe())
@@ -65,7 +65,7 @@ def _report_of_latest_run(output_dir: Path, tmp_path: Path) -> Path:
     run = latest_run(
         open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
     )
-    (artifact,) = run.nodes[P.REPORT].outputs["report"]
+    (artifact,) = run.nodes[node_ids.REPORT].outputs["report"]
     tmp_path.mkdir(parents=True, exist_ok=True)
     page = tmp_path / "report.html"
     shutil.copy(artifact.uri, page)
@@ -178,7 +178,7 @@ def test_a_candidate_that_loses_on_one_slice_is_judged_by_the_slice_bound(slice_
     run = latest_run(
         open_store(SqliteMetadata(str(output_dir / "metadata.sqlite"))), "taxi-wide-deep"
     )
-    evaluation = run.output(P.EVALUATOR, "evaluation").uri
+    evaluation = run.output(node_ids.EVALUATOR, "evaluation").uri
     overall = paired_comparison.read(evaluation)
     slices = {s.name: s for s in paired_comparison.read_slices(evaluation)}
     card = slices["payment_type=Credit Card"]
@@ -193,7 +193,7 @@ def test_a_candidate_that_loses_on_one_slice_is_judged_by_the_slice_bound(slice_
     held = {name for name, s in slices.items() if s.held}
     assert held == beyond
     assert summary["blessed"] is (not overall.worse and not held)
-    blessing = run.output(P.EVALUATOR, "blessing")
+    blessing = run.output(node_ids.EVALUATOR, "blessing")
     assert set(json.loads(blessing.custom_properties[HELD_SLICES].string_value)) == held
     verdict = blessing.custom_properties["auc_change_interval"].string_value
     assert verdict.startswith(overall.describe()) and verdict == summary["comparison"]

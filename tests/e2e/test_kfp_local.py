@@ -27,7 +27,7 @@ from conftest import SHIPPED_CSV
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2
 
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_ops.session.summary import SUMMARY_FILE, RunSummary
 
 pytestmark = pytest.mark.slow
@@ -36,7 +36,7 @@ PROJECT = Path(__file__).resolve().parents[2]
 SERVING = Path("kfp-local/serving")  # the served models' keys in the store's mirror
 # ExampleGen is never cached on Kubeflow (KFP skips the hook that fingerprints the
 # files), so everything downstream of the data runs again; the schema step is reused.
-CACHED_ON_SECOND_RUN = {P.CURATED_SCHEMA}
+CACHED_ON_SECOND_RUN = {node_ids.CURATED_SCHEMA}
 
 
 def _harness(data_root: Path, output_dir: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -118,7 +118,7 @@ def test_the_image_has_no_command_whose_module_it_lacks(runs):
 
 def test_the_first_run_runs_every_task_and_is_judged_on_the_bound(runs):
     out, first, summary, *_ = runs
-    assert _task_lines(first.stdout) == dict.fromkeys(P.NODE_IDS, "ran")
+    assert _task_lines(first.stdout) == dict.fromkeys(node_ids.NODE_IDS, "ran")
     assert summary["status"] == "succeeded" and summary["baseline"] is None
     assert summary["span"] == 0 and summary["warm_started_from"] is None
     assert summary["blessed"] is True and summary["already_serving"] is False
@@ -126,14 +126,19 @@ def test_the_first_run_runs_every_task_and_is_judged_on_the_bound(runs):
     assert summary["pushed_model_path"].startswith("s3://mlpipeline/kfp-local/serving/")
     # The local runner's format, field for field.
     assert set(summary) == {f.name for f in fields(RunSummary)}
-    assert set(summary["components"]) == set(P.NODE_IDS)
+    assert set(summary["components"]) == set(node_ids.NODE_IDS)
 
 
 def test_the_second_run_reuses_the_cache_and_is_gated_by_the_model_served(runs):
     out, _, first_summary, second, _ = runs
     states = _task_lines(second.stdout)
     assert {t for t, s in states.items() if s == "cached"} == CACHED_ON_SECOND_RUN
-    assert states[P.SERVING_BASELINE] == states[P.TRAINER] == states[P.PUSHER] == "ran"
+    assert (
+        states[node_ids.SERVING_BASELINE]
+        == states[node_ids.TRAINER]
+        == states[node_ids.PUSHER]
+        == "ran"
+    )
     summary = _summary(out)
     first_version = first_summary["pushed_model_path"].rsplit("/", 1)[1]
     assert summary["baseline"] == first_version
@@ -225,13 +230,15 @@ def test_a_task_that_fails_is_named_with_its_log_and_nothing_is_pushed(runs, nex
     result = _harness(bad, out)
     assert result.returncode == 1, result.stdout + result.stderr
     (error,) = result.stderr.strip().splitlines()
-    log = out / "logs" / f"{P.EXAMPLE_VALIDATOR}.log"
-    assert error == f"error: {P.EXAMPLE_VALIDATOR} failed (exit 1): see {log}"
+    log = out / "logs" / f"{node_ids.EXAMPLE_VALIDATOR}.log"
+    assert error == f"error: {node_ids.EXAMPLE_VALIDATOR} failed (exit 1): see {log}"
     assert "fare: Column is completely missing" in log.read_text()
     states = _task_lines(result.stdout)
-    assert states[P.EXAMPLE_GEN] == "ran"  # new files under the same root: read again
-    assert P.PUSHER not in states
+    assert states[node_ids.EXAMPLE_GEN] == "ran"  # new files under the same root: read again
+    assert node_ids.PUSHER not in states
     summary = _summary(out)
-    assert summary["status"] == "failed" and summary["failed_component"] == P.EXAMPLE_VALIDATOR
+    assert (
+        summary["status"] == "failed" and summary["failed_component"] == node_ids.EXAMPLE_VALIDATOR
+    )
     assert summary["pushed_model_path"] is None
     assert _served(out) == before

@@ -10,7 +10,7 @@ from run_commands import review_cli
 
 from components.properties import HPARAMS, TUNED_HPARAMS, TUNING_TRIALS
 from modules.hparams import SEARCH_SPACE, HParams
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
@@ -36,19 +36,19 @@ def test_the_trainer_trains_with_the_tuners_choice_and_the_review_shows_it(
     assert re.search(r"^\s+Tuner\s+ran\s+[\d.]+ s$", result.stdout, re.M)
     assert "Search space summary" not in result.stdout
     summary = json.loads((out / SUMMARY_FILE).read_text())
-    assert set(summary["components"]) == set(P.node_ids(tune=True))
+    assert set(summary["components"]) == set(node_ids.node_ids(tune=True))
 
     store = open_store(SqliteMetadata(str(out / "metadata.sqlite")))
     run = latest_run(store, "taxi-wide-deep")
-    best = run.output(P.TUNER, "best_hyperparameters")
+    best = run.output(node_ids.TUNER, "best_hyperparameters")
     chosen = json.loads(best.custom_properties[TUNED_HPARAMS].string_value)
     assert set(chosen) == set(SEARCH_SPACE)
     assert (chosen["deep_learning_rate"], chosen["wide_learning_rate"]) != (TINY, TINY)
     assert best.custom_properties[TUNING_TRIALS].int_value == 2
     # The Trainer read the Tuner's artifact and trained with those values.
-    events = store.get_events_by_execution_ids([run.nodes[P.TRAINER].execution.id])
+    events = store.get_events_by_execution_ids([run.nodes[node_ids.TRAINER].execution.id])
     assert best.id in {e.artifact_id for e in events if e.type == e.INPUT}
-    model = run.output(P.TRAINER, "model")
+    model = run.output(node_ids.TRAINER, "model")
     assert json.loads(model.custom_properties[TUNED_HPARAMS].string_value) == chosen
     trained_with = json.loads(model.custom_properties[HPARAMS].string_value)
     assert {name: trained_with[name] for name in chosen} == chosen

@@ -27,7 +27,7 @@ from run_commands import free_port
 from modules import watch
 from modules.hparams import HParams
 from modules.keras_setup import keras
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_ops.session import summary as S
 
 
@@ -115,7 +115,7 @@ def _get(base: str, path: str, body: dict | None = None) -> object:
 @pytest.fixture(scope="module")
 def tensorboard(first_run, tmp_path_factory) -> Iterator[tuple[str, str]]:
     """A real TensorBoard on the first run's Trainer logs: (base URL, the Trainer's run name)."""
-    model_run = first_run[0] / "pipeline" / P.TRAINER / "model_run"
+    model_run = first_run[0] / "pipeline" / node_ids.TRAINER / "model_run"
     (run_dir,) = model_run.iterdir()
     port = free_port()
     log = (tmp_path_factory.mktemp("tensorboard") / "server.log").open("w")
@@ -204,7 +204,7 @@ def test_tensorboard_profile_tab_opens_the_trace(tensorboard):
 @pytest.mark.slow
 def test_a_run_names_its_model_diagram(first_run):
     output_dir, result = first_run
-    (diagram,) = (output_dir / "pipeline" / P.TRAINER / "model_run").glob("*/model.png")
+    (diagram,) = (output_dir / "pipeline" / node_ids.TRAINER / "model_run").glob("*/model.png")
     assert f"  model diagram: {diagram}" in result.stdout.splitlines()
     assert json.loads((output_dir / S.SUMMARY_FILE).read_text())["model_diagram"] == str(diagram)
     assert diagram.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -4,7 +4,7 @@ import shutil
 import pytest
 
 from modules import datasets
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_def.code_digest import CODE_DIGEST_KEY, model_code_digest
 from pipeline_def.config import PipelineConfig, SqliteMetadata
 from pipeline_def.pipeline import create_pipeline
@@ -60,6 +60,6 @@ def test_the_steps_that_run_model_code_carry_the_digest(tmp_path):
     by_id = {c.id: c for c in create_pipeline(config).components}
     digest = model_code_digest("credit_data")
     assert digest != model_code_digest("taxi")
-    for node in (P.TRANSFORM, P.TUNER, P.TRAINER):
+    for node in (node_ids.TRANSFORM, node_ids.TUNER, node_ids.TRAINER):
         custom_config = json.loads(by_id[node].exec_properties["custom_config"])
         assert custom_config[CODE_DIGEST_KEY] == digest

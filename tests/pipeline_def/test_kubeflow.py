@@ -17,17 +17,18 @@ from pathlib import Path
 import pytest
 import yaml
 from kfp.client import client as kfp_client
+from run_commands import console_command
 from tfx import v1 as tfx
 
 import kubeflow_runner
 from components import spans
 from kfp_local import backend_rules
 from modules.datasets.taxi import DATASET as TAXI
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_def.config import DEFAULT_RESOURCES, PipelineConfig
 from pipeline_def.orchestrate import KFP_COMMAND
 from pipeline_def.pipeline import create_pipeline
-from pipeline_ops import commands
+from pipeline_ops import commands, environment
 
 IMAGE = "registry.example.com/taxi-wide-deep:1.0"
 PROJECT = Path(__file__).resolve().parents[2]
@@ -110,16 +111,21 @@ def test_the_rules_refuse_what_kfp_refuses(tmp_path):
 def test_run_time_parameters_have_the_config_defaults_and_typed_values(spec):
     declared = spec["root"]["inputDefinitions"]["parameters"]
     assert {k: (v["parameterType"], v["defaultValue"]) for k, v in declared.items()} == {
-        P.DATA_ROOT: ("STRING", DATA),
-        P.SPAN: ("STRING", spans.LATEST_TEXT),
-        P.TRAIN_STEPS: ("NUMBER_INTEGER", PipelineConfig.train_steps),
-        P.MIN_AUC: ("NUMBER_DOUBLE", TAXI.min_auc),
+        node_ids.DATA_ROOT: ("STRING", DATA),
+        node_ids.SPAN: ("STRING", spans.LATEST_TEXT),
+        node_ids.TRAIN_STEPS: ("NUMBER_INTEGER", PipelineConfig.train_steps),
+        node_ids.MIN_AUC: ("NUMBER_DOUBLE", TAXI.min_auc),
     }
-    assert backend_rules.run_parameter_problems(spec, {P.TRAIN_STEPS: 300, P.MIN_AUC: 0.95}) == []
-    assert backend_rules.run_parameter_problems(spec, {P.TRAIN_STEPS: "many"})
+    assert (
+        backend_rules.run_parameter_problems(
+            spec, {node_ids.TRAIN_STEPS: 300, node_ids.MIN_AUC: 0.95}
+        )
+        == []
+    )
+    assert backend_rules.run_parameter_problems(spec, {node_ids.TRAIN_STEPS: "many"})
     tasks = spec["root"]["dag"]["tasks"]
-    assert tasks[P.TRAINER]["inputs"]["parameters"]["train_steps"] == {
-        "componentInputParameter": P.TRAIN_STEPS
+    assert tasks[node_ids.TRAINER]["inputs"]["parameters"]["train_steps"] == {
+        "componentInputParameter": node_ids.TRAIN_STEPS
     }
 
 
@@ -134,7 +140,7 @@ def test_constants_are_the_fields_kfp_reads(package, spec):
 def test_one_task_per_local_node_with_the_same_edges(spec):
     tasks = spec["root"]["dag"]["tasks"]
     expected = _local_edges(vertex=False)
-    assert set(tasks) == set(expected) == set(P.NODE_IDS)
+    assert set(tasks) == set(expected) == set(node_ids.NODE_IDS)
     for name, task in tasks.items():
         assert set(task.get("dependentTasks", [])) == expected[name], name
 
@@ -153,10 +159,10 @@ def test_the_serving_baseline_and_example_gen_are_never_served_from_the_cache(sp
         name: task["cachingOptions"].get("enableCache", False)
         for name, task in spec["root"]["dag"]["tasks"].items()
     }
-    assert caching == {name: name not in P.KUBEFLOW_UNCACHED for name in P.NODE_IDS}
-    assert set(P.KUBEFLOW_UNCACHED) == {P.SERVING_BASELINE, P.EXAMPLE_GEN}
+    assert caching == {name: name not in node_ids.KUBEFLOW_UNCACHED for name in node_ids.NODE_IDS}
+    assert set(node_ids.KUBEFLOW_UNCACHED) == {node_ids.SERVING_BASELINE, node_ids.EXAMPLE_GEN}
     # KFP would skip the hook where TFX fingerprints the input files for its cache.
-    label = spec["components"][P.EXAMPLE_GEN]["executorLabel"]
+    label = spec["components"][node_ids.EXAMPLE_GEN]["executorLabel"]
     assert "preCacheCheck" in spec["deploymentSpec"]["executors"][label]["container"]["lifecycle"]
 
 
@@ -196,10 +202,10 @@ def test_no_path_from_the_compiling_machine(package):
 def test_the_vertex_variant_has_resolver_steps_instead_of_the_serving_baseline(tmp_path):
     vertex = yaml.safe_load(_compile(tmp_path, "--vertex").read_text())
     tasks = set(vertex["root"]["dag"]["tasks"])
-    assert P.SERVING_BASELINE not in tasks
+    assert node_ids.SERVING_BASELINE not in tasks
     resolvers = {t for t in tasks if "resolver" in _executors(vertex)[t]}
     assert resolvers and all(
-        t.startswith((P.BASELINE_RESOLVER, P.PREVIOUS_STATISTICS)) for t in resolvers
+        t.startswith((node_ids.BASELINE_RESOLVER, node_ids.PREVIOUS_STATISTICS)) for t in resolvers
     )
 
 
@@ -207,25 +213,25 @@ def test_tuning_compiles_a_tuner_task_that_feeds_the_trainer(tmp_path):
     flags = ("--tune", "--tune-trials", "4", "--tune-minutes", "5")
     tuned = next(yaml.safe_load_all(_compile(tmp_path, *MINIO, *flags).read_text()))
     tasks = tuned["root"]["dag"]["tasks"]
-    assert set(tasks) == set(P.node_ids(tune=True))
-    tuner = tasks[P.TUNER]
-    assert set(tuner["dependentTasks"]) == {P.EXAMPLE_GEN, P.TRANSFORM}
+    assert set(tasks) == set(node_ids.node_ids(tune=True))
+    tuner = tasks[node_ids.TUNER]
+    assert set(tuner["dependentTasks"]) == {node_ids.EXAMPLE_GEN, node_ids.TRANSFORM}
     artifacts = tuner["inputs"]["artifacts"]
-    assert artifacts["examples"]["taskOutputArtifact"]["producerTask"] == P.EXAMPLE_GEN
-    assert artifacts["transform_graph"]["taskOutputArtifact"]["producerTask"] == P.TRANSFORM
+    assert artifacts["examples"]["taskOutputArtifact"]["producerTask"] == node_ids.EXAMPLE_GEN
+    assert artifacts["transform_graph"]["taskOutputArtifact"]["producerTask"] == node_ids.TRANSFORM
     custom_config = tuner["inputs"]["parameters"]["custom_config"]["runtimeValue"]["constant"]
     assert json.loads(custom_config)["tuning"] == {"max_trials": 4, "minutes": 5.0}
-    trainer_input = tasks[P.TRAINER]["inputs"]["artifacts"]["hyperparameters"]
+    trainer_input = tasks[node_ids.TRAINER]["inputs"]["artifacts"]["hyperparameters"]
     assert trainer_input["taskOutputArtifact"] == {
-        "producerTask": P.TUNER,
+        "producerTask": node_ids.TUNER,
         "outputArtifactKey": "best_hyperparameters",
     }
     assert backend_rules.upload_problems(tuned) == backend_rules.compile_problems(tuned) == []
     # Off by default: no Tuner task, and the Trainer takes no hyperparameters.
     (tmp_path / "default").mkdir()
     default = next(yaml.safe_load_all(_compile(tmp_path / "default", *MINIO).read_text()))
-    assert P.TUNER not in default["root"]["dag"]["tasks"]
-    assert "hyperparameters" not in default["root"]["dag"]["tasks"][P.TRAINER]["inputs"].get(
+    assert node_ids.TUNER not in default["root"]["dag"]["tasks"]
+    assert "hyperparameters" not in default["root"]["dag"]["tasks"][node_ids.TRAINER]["inputs"].get(
         "artifacts", {}
     )
 
@@ -266,6 +272,7 @@ def test_bad_flags_exit_2_with_one_line(args, message, capsys, monkeypatch, tmp_
 
 
 def test_the_former_variable_names_still_work_with_a_note(monkeypatch, capsys):
+    monkeypatch.setattr(environment, "_noted", set())  # as in a new process
     monkeypatch.delenv("WIDE_DEEP_KFP_IMAGE", raising=False)
     monkeypatch.setenv("TAXI_KFP_IMAGE", IMAGE)
     assert kubeflow_runner.parse_args([]).image == IMAGE
@@ -306,6 +313,17 @@ def test_unreachable_endpoint_is_one_clear_line(tmp_path, capfd):
     assert f"could not reach Kubeflow Pipelines at {endpoint}" in err
     assert "Connection refused" in err
     assert output.is_file()  # the compiled package is kept
+
+
+@pytest.mark.slow  # a fresh interpreter importing TFX
+def test_the_python_support_warning_stays_off_the_console(tmp_path):
+    output = str(tmp_path / "pipeline.yaml")
+    result = console_command(
+        commands.KUBEFLOW, "--verbose", "--image", IMAGE, *ROOTS, "--output", output
+    )
+    assert result.returncode == 0, result.stderr
+    assert "tensorflow" in result.stderr  # --verbose: the libraries' log reaches the console
+    assert "non-supported Python version" not in result.stderr
 
 
 @pytest.mark.slow  # a fresh interpreter importing TFX

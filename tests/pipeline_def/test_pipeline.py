@@ -8,7 +8,7 @@ from components import spans
 from components.cached_transform import ANALYZER_CACHE_DIR_KEY
 from components.gated_evaluator import SLICE_MIN_ROWS_KEY
 from modules import datasets
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig, Resources, SqliteMetadata
 from pipeline_def.orchestrate import local_ir
 from pipeline_def.pipeline import create_pipeline
@@ -36,7 +36,7 @@ def _upstream(pipeline) -> dict[str, set[str]]:
 
 def test_eleven_nodes_with_explicit_ids_in_data_flow_order(built):
     ids = [c.id for c in built.components]
-    assert sorted(ids) == sorted(P.NODE_IDS)
+    assert sorted(ids) == sorted(node_ids.NODE_IDS)
     assert len(ids) == 11
     position = {node: i for i, node in enumerate(ids)}
     for node, parents in _upstream(built).items():
@@ -45,36 +45,40 @@ def test_eleven_nodes_with_explicit_ids_in_data_flow_order(built):
 
 def test_edges(built):
     assert _upstream(built) == {
-        P.EXAMPLE_GEN: set(),
-        P.STATISTICS_GEN: {P.EXAMPLE_GEN},
-        P.SCHEMA_GEN: {P.STATISTICS_GEN},
-        P.CURATED_SCHEMA: set(),
-        P.SERVING_BASELINE: set(),
-        P.EXAMPLE_VALIDATOR: {
-            P.STATISTICS_GEN,
-            P.CURATED_SCHEMA,
-            P.SCHEMA_GEN,
-            P.SERVING_BASELINE,
+        node_ids.EXAMPLE_GEN: set(),
+        node_ids.STATISTICS_GEN: {node_ids.EXAMPLE_GEN},
+        node_ids.SCHEMA_GEN: {node_ids.STATISTICS_GEN},
+        node_ids.CURATED_SCHEMA: set(),
+        node_ids.SERVING_BASELINE: set(),
+        node_ids.EXAMPLE_VALIDATOR: {
+            node_ids.STATISTICS_GEN,
+            node_ids.CURATED_SCHEMA,
+            node_ids.SCHEMA_GEN,
+            node_ids.SERVING_BASELINE,
         },
         # Transform waits for the validator: bad data stops the run before it.
-        P.TRANSFORM: {P.EXAMPLE_GEN, P.CURATED_SCHEMA, P.EXAMPLE_VALIDATOR},
-        P.TRAINER: {P.EXAMPLE_GEN, P.TRANSFORM, P.SERVING_BASELINE},
-        P.EVALUATOR: {P.EXAMPLE_GEN, P.TRAINER, P.SERVING_BASELINE},
+        node_ids.TRANSFORM: {
+            node_ids.EXAMPLE_GEN,
+            node_ids.CURATED_SCHEMA,
+            node_ids.EXAMPLE_VALIDATOR,
+        },
+        node_ids.TRAINER: {node_ids.EXAMPLE_GEN, node_ids.TRANSFORM, node_ids.SERVING_BASELINE},
+        node_ids.EVALUATOR: {node_ids.EXAMPLE_GEN, node_ids.TRAINER, node_ids.SERVING_BASELINE},
         # The Pusher keeps the training data's statistics with the model.
-        P.PUSHER: {P.TRAINER, P.EVALUATOR, P.STATISTICS_GEN},
+        node_ids.PUSHER: {node_ids.TRAINER, node_ids.EVALUATOR, node_ids.STATISTICS_GEN},
         # The report names the span it reviews.
-        P.REPORT: {P.EXAMPLE_GEN, P.EVALUATOR, P.PUSHER},
+        node_ids.REPORT: {node_ids.EXAMPLE_GEN, node_ids.EVALUATOR, node_ids.PUSHER},
     }
 
 
 def test_config_reaches_the_components(built, config):
     by_id = {c.id: c for c in built.components}
-    trainer = by_id[P.TRAINER].exec_properties
+    trainer = by_id[node_ids.TRAINER].exec_properties
     assert "hparams" in trainer["custom_config"]
-    assert by_id[P.TRANSFORM].exec_properties["preprocessing_fn"] == config.preprocessing_fn
-    assert config.serving_dir in by_id[P.PUSHER].exec_properties["push_destination"]
-    assert by_id[P.SERVING_BASELINE].exec_properties["serving_dir"] == config.serving_dir
-    assert by_id[P.REPORT].exec_properties["pipeline_name"] == config.pipeline_name
+    assert by_id[node_ids.TRANSFORM].exec_properties["preprocessing_fn"] == config.preprocessing_fn
+    assert config.serving_dir in by_id[node_ids.PUSHER].exec_properties["push_destination"]
+    assert by_id[node_ids.SERVING_BASELINE].exec_properties["serving_dir"] == config.serving_dir
+    assert by_id[node_ids.REPORT].exec_properties["pipeline_name"] == config.pipeline_name
     assert built.metadata_connection_config.sqlite.filename_uri.endswith("metadata.sqlite")
 
 
@@ -82,13 +86,13 @@ def test_the_slice_bound_judges_slices_of_the_size_the_dataset_declares(config, 
     declared = dataclasses.replace(datasets.load(config.dataset), slice_min_rows=250)
     monkeypatch.setattr(datasets, "load", lambda name: declared)
     by_id = {c.id: c for c in create_pipeline(config).components}
-    assert by_id[P.EVALUATOR].exec_properties[SLICE_MIN_ROWS_KEY] == 250
+    assert by_id[node_ids.EVALUATOR].exec_properties[SLICE_MIN_ROWS_KEY] == 250
 
 
 def test_transform_is_given_the_analyzer_cache_folder_only_when_the_cache_is_on(config):
     def cache_dir(**settings: object) -> str:
         built = create_pipeline(dataclasses.replace(config, **settings))
-        return {c.id: c for c in built.components}[P.TRANSFORM].exec_properties[
+        return {c.id: c for c in built.components}[node_ids.TRANSFORM].exec_properties[
             ANALYZER_CACHE_DIR_KEY
         ]
 
@@ -102,15 +106,15 @@ def test_data_root_span_steps_and_auc_bound_are_run_time_parameters_with_the_con
     by_id = {c.id: c for c in built.components}
     found = {
         (node, key): (value.name, value.default)
-        for node in (P.EXAMPLE_GEN, P.TRAINER, P.EVALUATOR)
+        for node in (node_ids.EXAMPLE_GEN, node_ids.TRAINER, node_ids.EVALUATOR)
         for key, value in by_id[node].exec_properties.items()
         if isinstance(value, RuntimeParameter)
     }
     assert found == {
-        (P.EXAMPLE_GEN, "input_base"): (P.DATA_ROOT, config.data_root),
-        (P.EXAMPLE_GEN, "requested_span"): (P.SPAN, spans.LATEST_TEXT),
-        (P.TRAINER, "train_steps"): (P.TRAIN_STEPS, config.train_steps),
-        (P.EVALUATOR, "min_auc"): (P.MIN_AUC, config.min_auc),
+        (node_ids.EXAMPLE_GEN, "input_base"): (node_ids.DATA_ROOT, config.data_root),
+        (node_ids.EXAMPLE_GEN, "requested_span"): (node_ids.SPAN, spans.LATEST_TEXT),
+        (node_ids.TRAINER, "train_steps"): (node_ids.TRAIN_STEPS, config.train_steps),
+        (node_ids.EVALUATOR, "min_auc"): (node_ids.MIN_AUC, config.min_auc),
     }
 
 
@@ -120,8 +124,8 @@ def test_the_serving_baseline_is_never_cached_locally(config):
         n.pipeline_node.node_info.id: n.pipeline_node.execution_options.caching_options.enable_cache
         for n in ir.nodes
     }
-    assert caching == {node: node not in P.UNCACHED for node in P.NODE_IDS}
-    assert P.UNCACHED == (P.SERVING_BASELINE,)
+    assert caching == {node: node not in node_ids.UNCACHED for node in node_ids.NODE_IDS}
+    assert node_ids.UNCACHED == (node_ids.SERVING_BASELINE,)
 
 
 def test_config_is_frozen_and_validated(config):
@@ -132,17 +136,17 @@ def test_config_is_frozen_and_validated(config):
     with pytest.raises(ValueError, match="train_steps"):
         dataclasses.replace(config, train_steps=0)
     with pytest.raises(ValueError, match="resources"):
-        dataclasses.replace(config, resources=(Resources(P.TRAINER, cpu=0, memory_gb=4),))
+        dataclasses.replace(config, resources=(Resources(node_ids.TRAINER, cpu=0, memory_gb=4),))
 
 
 def test_the_vertex_variant_resolves_the_baseline_and_drift_reference_instead(config):
     built = create_pipeline(dataclasses.replace(config, resolvers=True))
     ids = [c.id for c in built.components]
-    assert P.SERVING_BASELINE not in ids
-    assert {P.BASELINE_RESOLVER, P.PREVIOUS_STATISTICS} <= set(ids)
+    assert node_ids.SERVING_BASELINE not in ids
+    assert {node_ids.BASELINE_RESOLVER, node_ids.PREVIOUS_STATISTICS} <= set(ids)
     upstream = _upstream(built)
-    assert P.BASELINE_RESOLVER in upstream[P.EVALUATOR]
-    assert P.PREVIOUS_STATISTICS in upstream[P.EXAMPLE_VALIDATOR]
+    assert node_ids.BASELINE_RESOLVER in upstream[node_ids.EVALUATOR]
+    assert node_ids.PREVIOUS_STATISTICS in upstream[node_ids.EXAMPLE_VALIDATOR]
 
 
 def _beam_args_by_node(pipeline) -> dict[str, list[str]]:
@@ -164,23 +168,28 @@ def test_beam_arguments_reach_every_beam_component(config):
     flink = ("--runner=FlinkRunner", "--flink_master=localhost:8081", "--parallelism=4")
     built = create_pipeline(dataclasses.replace(config, beam_pipeline_args=flink))
     by_node = _beam_args_by_node(built)
-    assert set(by_node) == {P.EXAMPLE_GEN, P.STATISTICS_GEN, P.TRANSFORM, P.EVALUATOR}
+    assert set(by_node) == {
+        node_ids.EXAMPLE_GEN,
+        node_ids.STATISTICS_GEN,
+        node_ids.TRANSFORM,
+        node_ids.EVALUATOR,
+    }
     assert all(args == list(flink) for args in by_node.values())
 
 
 def test_the_split_that_blesses_chooses_nothing(built):
     """Train learns, validation chooses (early stopping), test alone is evaluated."""
     by_id = {c.id: c for c in built.components}
-    split_config = json.loads(by_id[P.EXAMPLE_GEN].exec_properties["output_config"])
+    split_config = json.loads(by_id[node_ids.EXAMPLE_GEN].exec_properties["output_config"])
     assert [s["name"] for s in split_config["split_config"]["splits"]] == [
         "train",
         "validation",
         "test",
     ]
-    trainer = by_id[P.TRAINER].exec_properties
+    trainer = by_id[node_ids.TRAINER].exec_properties
     assert json.loads(trainer["train_args"])["splits"] == ["train"]
     assert json.loads(trainer["eval_args"])["splits"] == ["validation"]
-    assert json.loads(by_id[P.EVALUATOR].exec_properties["example_splits"]) == ["test"]
+    assert json.loads(by_id[node_ids.EVALUATOR].exec_properties["example_splits"]) == ["test"]
 
 
 def test_split_buckets_must_name_the_three_splits(config):
@@ -191,19 +200,19 @@ def test_split_buckets_must_name_the_three_splits(config):
 
 
 def test_tuning_is_off_by_default_and_feeds_the_trainer_when_on(built, config):
-    assert P.TUNER not in {c.id for c in built.components}
+    assert node_ids.TUNER not in {c.id for c in built.components}
     tuned = create_pipeline(dataclasses.replace(config, tune=True, tune_trials=3, tune_minutes=2))
     ids = [c.id for c in tuned.components]
-    assert sorted(ids) == sorted(P.node_ids(tune=True))
+    assert sorted(ids) == sorted(node_ids.node_ids(tune=True))
     upstream = _upstream(tuned)
-    assert upstream[P.TUNER] == {P.EXAMPLE_GEN, P.TRANSFORM}
-    assert P.TUNER in upstream[P.TRAINER]
+    assert upstream[node_ids.TUNER] == {node_ids.EXAMPLE_GEN, node_ids.TRANSFORM}
+    assert node_ids.TUNER in upstream[node_ids.TRAINER]
     by_id = {c.id: c for c in tuned.components}
-    tuner = by_id[P.TUNER].exec_properties
+    tuner = by_id[node_ids.TUNER].exec_properties
     assert json.loads(tuner["custom_config"])["tuning"] == {"max_trials": 3, "minutes": 2}
     assert json.loads(tuner["train_args"])["splits"] == ["train"]
     assert json.loads(tuner["eval_args"])["splits"] == ["validation"]
-    trainer_input = by_id[P.TRAINER].inputs["hyperparameters"]
-    assert trainer_input.producer_component_id == P.TUNER
+    trainer_input = by_id[node_ids.TRAINER].inputs["hyperparameters"]
+    assert trainer_input.producer_component_id == node_ids.TUNER
     with pytest.raises(ValueError, match="tune_trials"):
         dataclasses.replace(config, tune_trials=0)

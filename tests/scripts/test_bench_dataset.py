@@ -40,3 +40,39 @@ def test_fewer_than_three_folds_are_refused_before_any_work(bench, monkeypatch, 
         bench.main()
     assert exit_info.value.code == 2
     assert "--folds needs at least 3 (score, choose, train), got 2" in capsys.readouterr().err
+
+
+def _example(cells: dict[str, str]) -> bytes:
+    import tensorflow as tf
+
+    feature = {
+        name: tf.train.Feature(bytes_list=tf.train.BytesList(value=[value.encode()]))
+        for name, value in cells.items()
+        if value
+    }
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+def test_trees_read_money_and_dates_as_numbers_as_the_model_does(bench):
+    from modules import features as F
+
+    dataset = F.Dataset(
+        name="exported",
+        label=F.Label(name="paid_label", columns=("paid",), positive="yes"),
+        numeric=(F.Numeric("amount", F.Scaling.Z, text=F.NumberText.DECIMAL_POINT),),
+        timestamps=(F.Timestamp("opened", F.TimeFormat.YMD),),
+    )
+    records = [
+        _example({"amount": "$1,234.50", "opened": "2024-01-01 13:30:00", "paid": "yes"}),
+        _example({"amount": "(12.00)", "opened": "not a date", "paid": "no"}),
+        _example({"amount": "", "opened": "", "paid": "no"}),
+    ]
+    tables, labels = bench._labelled_tables(dataset, {"train": records})
+    table = tables["train"]
+    assert labels["train"] == [1, 0, 0]
+    assert table["amount"].tolist()[:2] == [1234.5, -12.0]
+    assert table["amount"].isna().tolist() == [False, False, True]
+    # 2024-01-01 was a Monday; 13:30 is 48,600 s into the day.
+    assert table["opened"][0] == 1704115800
+    assert (table["opened_weekday"][0], table["opened_seconds_of_day"][0]) == (0, 48600)
+    assert table[["opened", "opened_weekday", "opened_seconds_of_day"]][1:].isna().all(None)

@@ -9,7 +9,7 @@ import pytest
 from fixtures.make_runs import SLICE_RUN
 from run_commands import inspect_cli, lineage_components
 
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_ops import commands
 from pipeline_ops.cli import inspect_metadata
 
@@ -57,10 +57,10 @@ def test_runs_lists_each_run_newest_first_with_its_steps(recorded_runs, inspect)
     listed = [(h[0], h[-1]) for h in heads]
     assert listed == sorted(states.items(), reverse=True)  # run ids are start times
     blocks = out.split("\n" + recorded_runs.good)[1].splitlines()[1:]
-    assert [line.split()[0] for line in blocks] == list(P.NODE_IDS)
+    assert [line.split()[0] for line in blocks] == list(node_ids.NODE_IDS)
     assert {line.split()[1] for line in blocks} == {"complete"}
     rerun = out.split(recorded_runs.rerun)[1].split(recorded_runs.good)[0]
-    assert re.search(rf"^\s+{P.TRAINER}\s+cached\s", rerun, re.M)
+    assert re.search(rf"^\s+{node_ids.TRAINER}\s+cached\s", rerun, re.M)
 
 
 def test_artifacts_by_type_show_the_push_and_already_serving(recorded_runs, inspect):
@@ -94,9 +94,14 @@ def test_lineage_of_the_pushed_model_reaches_the_input_files(recorded_runs, insp
     tree = json.loads(out)
     assert tree["type"] == "PushedModel" and tree["properties"]["pushed"] == 1
     assert {
-        P.PUSHER, P.EVALUATOR, P.TRAINER, P.TRANSFORM, P.EXAMPLE_GEN, P.CURATED_SCHEMA,
-        P.SERVING_BASELINE,
-    } <= lineage_components(tree)  # fmt: skip
+        node_ids.PUSHER,
+        node_ids.EVALUATOR,
+        node_ids.TRAINER,
+        node_ids.TRANSFORM,
+        node_ids.EXAMPLE_GEN,
+        node_ids.CURATED_SCHEMA,
+        node_ids.SERVING_BASELINE,
+    } <= lineage_components(tree)
     trainer = next(i for i in tree["produced_by"]["inputs"] if i["key"] == "model")
     # The newest push is the slice regression's, trained longer than the served model.
     assert trainer["produced_by"]["parameters"]["train_steps"] == int(SLICE_RUN[1])
@@ -121,7 +126,9 @@ def test_diff_names_what_changed_between_two_runs(recorded_runs, inspect):
     diff = json.loads(out)
     fingerprints = diff["inputs"]["input_fingerprint"]
     assert fingerprints[0] == fingerprints[1] and fingerprints[0].startswith("split:")
-    hparams = [json.loads(v)["hparams"] for v in diff["parameters"][P.TRAINER]["custom_config"]]
+    hparams = [
+        json.loads(v)["hparams"] for v in diff["parameters"][node_ids.TRAINER]["custom_config"]
+    ]
     assert hparams[0]["deep_learning_rate"] > 1e-4 and hparams[1]["deep_learning_rate"] == 1e-9
     auc_a, auc_b = diff["metrics"]["auc"]
     assert auc_a > 0.9 and auc_b < 0.8
@@ -129,8 +136,15 @@ def test_diff_names_what_changed_between_two_runs(recorded_runs, inspect):
     assert code == commands.EXIT_BAD_INPUT and "no run 'no-such-run'" in err
 
 
+def test_the_text_diff_writes_metrics_as_the_review_does(recorded_runs, inspect):
+    code, out, _ = inspect("diff", recorded_runs.good, recorded_runs.worse)
+    assert code == commands.EXIT_OK
+    assert re.search(r"^\s+example_count\s+\d+\s+\d+\s", out, re.M), out  # a count is whole
+    assert re.search(r"^\s+auc\s+0\.9\d{3}\s+0\.\d{4}\s+-0\.\d{4}$", out, re.M), out
+
+
 def test_a_run_that_stopped_has_no_metrics_in_a_diff(recorded_runs, inspect):
     code, out, _ = inspect("diff", recorded_runs.good, recorded_runs.broken)
     assert code == commands.EXIT_OK
     assert re.search(r"^\s+auc\s+0\.9\d{3}\s+-\s*$", out, re.M), out
-    assert re.search(rf"^\s+{P.EXAMPLE_VALIDATOR}\s+complete\s+-> failed$", out, re.M), out
+    assert re.search(rf"^\s+{node_ids.EXAMPLE_VALIDATOR}\s+complete\s+-> failed$", out, re.M), out

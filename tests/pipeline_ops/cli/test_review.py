@@ -7,7 +7,7 @@ import re
 import pytest
 from run_commands import review_cli
 
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_ops import commands
 from pipeline_ops.cli import review
 
@@ -79,7 +79,7 @@ def test_a_run_stopped_before_its_evaluation_has_none_to_review(recorded_runs, r
     assert code == commands.EXIT_FAILED and out == ""
     assert err.strip() == (
         f"error: run {recorded_runs.broken} has no evaluation to review: "
-        f"{P.EXAMPLE_VALIDATOR} failed."
+        f"{node_ids.EXAMPLE_VALIDATOR} failed."
     )
 
 

@@ -50,13 +50,13 @@ def test_differences_name_each_feature(curated):
 
 def _inferred_path(recorded_runs, run_id: str) -> str:
     """The schema SchemaGen inferred in the recorded run ``run_id``."""
-    from pipeline_def import node_ids as ids
+    from pipeline_def import node_ids
     from pipeline_def.config import SqliteMetadata
     from pipeline_ops.metadata.runs import find_run
     from pipeline_ops.metadata.store import open_store
 
     store = open_store(SqliteMetadata(str(recorded_runs.output_dir / "metadata.sqlite")))
-    schema = find_run(store, "taxi-wide-deep", run_id).output(ids.SCHEMA_GEN, "schema")
+    schema = find_run(store, "taxi-wide-deep", run_id).output(node_ids.SCHEMA_GEN, "schema")
     return f"{schema.uri}/{schema_review.SCHEMA_FILE}"
 
 

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 import kubeflow_runner
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_ops import commands
 from pipeline_ops.kubeflow.credentials import SA_TOKEN_ENV
 from pipeline_ops.kubeflow.versions import package_digest
@@ -89,22 +89,33 @@ def _task_names(package: Path) -> list[str]:
 
 
 def test_run_and_wait_prints_each_tasks_state_and_exits_0(deploy, kfp_api, capfd, tmp_path):
-    kfp_api.script_run([
-        ("RUNNING", {P.EXAMPLE_GEN: "RUNNING"}),
-        ("RUNNING", {P.EXAMPLE_GEN: "SUCCEEDED", P.TRAINER: "RUNNING", "x-driver": "RUNNING"}),
-        ("SUCCEEDED", {P.EXAMPLE_GEN: "SUCCEEDED", P.TRAINER: "SUCCEEDED"}),
-    ])  # fmt: skip
+    kfp_api.script_run(
+        [
+            ("RUNNING", {node_ids.EXAMPLE_GEN: "RUNNING"}),
+            (
+                "RUNNING",
+                {
+                    node_ids.EXAMPLE_GEN: "SUCCEEDED",
+                    node_ids.TRAINER: "RUNNING",
+                    "x-driver": "RUNNING",
+                },
+            ),
+            ("SUCCEEDED", {node_ids.EXAMPLE_GEN: "SUCCEEDED", node_ids.TRAINER: "SUCCEEDED"}),
+        ]
+    )
     code = deploy(
         "--endpoint", kfp_api.url, "--run", "--wait", "--param", "train_steps=300", *QUICK
     )
     out = capfd.readouterr().out
     assert code == commands.EXIT_OK, out
-    assert P.EXAMPLE_GEN in _task_names(tmp_path / "p.yaml")
+    assert node_ids.EXAMPLE_GEN in _task_names(tmp_path / "p.yaml")
     states = [line.split()[1:] for line in out.splitlines() if line.startswith("  ")]
     assert states == [
-        [P.EXAMPLE_GEN, "RUNNING"], [P.EXAMPLE_GEN, "SUCCEEDED"], [P.TRAINER, "RUNNING"],
-        [P.TRAINER, "SUCCEEDED"],
-    ]  # fmt: skip
+        [node_ids.EXAMPLE_GEN, "RUNNING"],
+        [node_ids.EXAMPLE_GEN, "SUCCEEDED"],
+        [node_ids.TRAINER, "RUNNING"],
+        [node_ids.TRAINER, "SUCCEEDED"],
+    ]
     (run,) = kfp_api.calls_to("POST", r"/apis/v2beta1/runs$")
     assert run.body["runtime_config"] == {"parameters": {"train_steps": 300}, "pipeline_root": ROOT}
     (experiment,) = kfp_api.calls_to("POST", r"/apis/v2beta1/experiments$")
@@ -114,15 +125,17 @@ def test_run_and_wait_prints_each_tasks_state_and_exits_0(deploy, kfp_api, capfd
 
 
 def test_a_failed_run_exits_1_naming_the_task(deploy, kfp_api, capfd):
-    kfp_api.script_run([("FAILED", {P.EXAMPLE_GEN: "SUCCEEDED", P.TRAINER: "FAILED"})])
+    kfp_api.script_run(
+        [("FAILED", {node_ids.EXAMPLE_GEN: "SUCCEEDED", node_ids.TRAINER: "FAILED"})]
+    )
     assert deploy("--endpoint", kfp_api.url, "--run", "--wait", *QUICK) == commands.EXIT_FAILED
     err = capfd.readouterr().err
-    assert f"FAILED (failed: {P.TRAINER})" in err and "/#/runs/details/" in err
+    assert f"FAILED (failed: {node_ids.TRAINER})" in err and "/#/runs/details/" in err
 
 
 def test_a_blip_while_waiting_is_read_again_and_a_lost_run_keeps_going(deploy, kfp_api, capfd):
     kfp_api.script_run(
-        [("RUNNING", {P.TRAINER: "RUNNING"}), ("SUCCEEDED", {P.TRAINER: "SUCCEEDED"})]
+        [("RUNNING", {node_ids.TRAINER: "RUNNING"}), ("SUCCEEDED", {node_ids.TRAINER: "SUCCEEDED"})]
     )
     kfp_api.fail_next("GET", r"/apis/v2beta1/runs/[^/]+", 503, times=2)
     assert deploy("--endpoint", kfp_api.url, "--run", "--wait", *QUICK) == commands.EXIT_OK
@@ -292,7 +305,7 @@ def test_unschedule_and_list_schedules(kfp_api, deploy, capfd):
 
 @pytest.mark.slow  # a fresh interpreter importing TFX
 def test_ctrl_c_while_waiting_exits_130_and_the_run_keeps_going(kfp_api, tmp_path):
-    kfp_api.script_run([("RUNNING", {P.EXAMPLE_GEN: "RUNNING"})])  # a run that never ends
+    kfp_api.script_run([("RUNNING", {node_ids.EXAMPLE_GEN: "RUNNING"})])  # a run that never ends
     command = [sys.executable, str(PROJECT / "kubeflow_runner.py"), *COMPILE,
                "--output", str(tmp_path / "p.yaml"), "--endpoint", kfp_api.url,
                "--run", "--wait", "--poll-seconds", "0.2"]  # fmt: skip
@@ -306,5 +319,5 @@ def test_ctrl_c_while_waiting_exits_130_and_the_run_keeps_going(kfp_api, tmp_pat
     assert process.returncode == commands.EXIT_INTERRUPTED, err
     (run_id,) = kfp_api.runs
     assert f"stopped waiting; the run keeps going: {kfp_api.url}/#/runs/details/{run_id}" in err
-    assert f"{P.EXAMPLE_GEN}" in out and "Traceback" not in err
+    assert f"{node_ids.EXAMPLE_GEN}" in out and "Traceback" not in err
     assert not kfp_api.calls_to("POST", r".*:terminate")  # nobody stopped the run
