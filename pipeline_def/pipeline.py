@@ -19,7 +19,7 @@ from components.steps_trainer import StepsTrainer
 from modules import datasets
 from modules.preprocessing import DATASET_KEY
 from modules.tuning import TUNING_KEY
-from pipeline_def import node_ids as ids
+from pipeline_def import node_ids
 from pipeline_def.code_digest import CODE_DIGEST_KEY, model_code_digest
 from pipeline_def.config import PipelineConfig, metadata_connection
 from pipeline_def.evaluation import eval_config
@@ -38,14 +38,14 @@ def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
         splits=[tfx.proto.Input.Split(name="single_split", pattern=config.input_pattern)]
     )
     return ArrowCsvExampleGen(
-        input_base=RuntimeParameter(name=ids.DATA_ROOT, ptype=str, default=config.data_root),
+        input_base=RuntimeParameter(name=node_ids.DATA_ROOT, ptype=str, default=config.data_root),
         input_config=input_config,
         output_config=output,
         int_columns=integer_columns(PACKAGES_ROOT / config.curated_schema),
-        span=RuntimeParameter(name=ids.SPAN, ptype=str, default=spans.span_text(config.span)),
+        span=RuntimeParameter(name=node_ids.SPAN, ptype=str, default=spans.span_text(config.span)),
         window=config.window,
         span_cache=config.span_cache,
-    ).with_id(ids.EXAMPLE_GEN)
+    ).with_id(node_ids.EXAMPLE_GEN)
 
 
 def _baseline(
@@ -58,7 +58,7 @@ def _baseline(
     statistics in ML-Metadata instead.
     """
     if not config.resolvers:
-        serving = ServingBaseline(serving_dir=config.serving_dir).with_id(ids.SERVING_BASELINE)
+        serving = ServingBaseline(serving_dir=config.serving_dir).with_id(node_ids.SERVING_BASELINE)
         return [serving], {
             "model": serving.outputs["model"],
             "statistics": serving.outputs["statistics"],
@@ -67,13 +67,13 @@ def _baseline(
         strategy_class=tfx.dsl.experimental.LatestBlessedModelStrategy,
         model=tfx.dsl.Channel(type=_artifacts.Model),
         model_blessing=tfx.dsl.Channel(type=_artifacts.ModelBlessing),
-    ).with_id(ids.BASELINE_RESOLVER)
+    ).with_id(node_ids.BASELINE_RESOLVER)
     statistics = tfx.dsl.Resolver(
         strategy_class=tfx.dsl.experimental.LatestArtifactStrategy,
         statistics=tfx.dsl.Channel(
-            type=_artifacts.ExampleStatistics, producer_component_id=ids.STATISTICS_GEN
+            type=_artifacts.ExampleStatistics, producer_component_id=node_ids.STATISTICS_GEN
         ),
-    ).with_id(ids.PREVIOUS_STATISTICS)
+    ).with_id(node_ids.PREVIOUS_STATISTICS)
     return [model, statistics], {
         "model": model.outputs["model"],
         "statistics": statistics.outputs["statistics"],
@@ -87,7 +87,9 @@ def _curated_schema(config: PipelineConfig) -> CuratedSchema:
     that the copy it ships is the one compiled.
     """
     digest = sha256_of(PACKAGES_ROOT / config.curated_schema)
-    return CuratedSchema(source=config.curated_schema, sha256=digest).with_id(ids.CURATED_SCHEMA)
+    return CuratedSchema(source=config.curated_schema, sha256=digest).with_id(
+        node_ids.CURATED_SCHEMA
+    )
 
 
 def _code_config(config: PipelineConfig) -> dict[str, object]:
@@ -119,7 +121,7 @@ def _tuner(
         train_args=tfx.proto.TrainArgs(splits=[TRAIN], num_steps=config.train_steps),
         eval_args=tfx.proto.EvalArgs(splits=[VALIDATION], num_steps=config.eval_steps),
         custom_config=custom_config,
-    ).with_id(ids.TUNER)
+    ).with_id(node_ids.TUNER)
 
 
 def _evaluator(
@@ -135,10 +137,10 @@ def _evaluator(
         model=trainer.outputs["model"],
         baseline_model=baseline["model"],
         eval_config=eval_config(dataset, config.min_auc, config.max_auc_drop),
-        min_auc=RuntimeParameter(name=ids.MIN_AUC, ptype=float, default=config.min_auc),
+        min_auc=RuntimeParameter(name=node_ids.MIN_AUC, ptype=float, default=config.min_auc),
         example_splits=[TEST],
         slice_min_rows=dataset.slice_min_rows,
-    ).with_id(ids.EVALUATOR)
+    ).with_id(node_ids.EVALUATOR)
 
 
 def _schema_gen(statistics: tfx.components.StatisticsGen) -> tfx.components.SchemaGen:
@@ -149,7 +151,7 @@ def _schema_gen(statistics: tfx.components.StatisticsGen) -> tfx.components.Sche
     """
     return tfx.components.SchemaGen(
         statistics=statistics.outputs["statistics"], infer_feature_shape=False
-    ).with_id(ids.SCHEMA_GEN)
+    ).with_id(node_ids.SCHEMA_GEN)
 
 
 def _validator(
@@ -163,7 +165,7 @@ def _validator(
         statistics=statistics.outputs["statistics"],
         schema=curated_schema.outputs["schema"],
         previous_statistics=baseline["statistics"],
-    ).with_id(ids.EXAMPLE_VALIDATOR)
+    ).with_id(node_ids.EXAMPLE_VALIDATOR)
     # SchemaGen first even when the validator stops the run: its inference of the
     # rejected data is what people compare with the curated schema.
     validator.add_upstream_node(schema_gen)
@@ -190,7 +192,7 @@ def _transform(
         analyzer_cache_dir=config.analyzer_cache if config.transform_cache else "",
         disable_statistics=not config.transform_statistics,
         custom_config=_code_config(config),
-    ).with_id(ids.TRANSFORM)
+    ).with_id(node_ids.TRANSFORM)
     # Bad data stops the run here: nothing learns from what the validator rejected.
     transform.add_upstream_node(validator)
     return transform
@@ -208,12 +210,14 @@ def _trainer(
         examples=example_gen.outputs["examples"],
         transform_graph=transform.outputs["transform_graph"],
         run_fn=config.run_fn,
-        train_steps=RuntimeParameter(name=ids.TRAIN_STEPS, ptype=int, default=config.train_steps),
+        train_steps=RuntimeParameter(
+            name=node_ids.TRAIN_STEPS, ptype=int, default=config.train_steps
+        ),
         eval_steps=config.eval_steps,
         custom_config=_model_config(config),
         hyperparameters=tuner.outputs["best_hyperparameters"] if tuner else None,
         base_model=baseline["model"] if config.warm_start else None,
-    ).with_id(ids.TRAINER)
+    ).with_id(node_ids.TRAINER)
 
 
 def _pusher(
@@ -231,7 +235,7 @@ def _pusher(
         push_destination=tfx.proto.PushDestination(
             filesystem=tfx.proto.PushDestination.Filesystem(base_directory=config.serving_dir)
         ),
-    ).with_id(ids.PUSHER)
+    ).with_id(node_ids.PUSHER)
 
 
 def _report(
@@ -247,7 +251,7 @@ def _report(
         pushed_model=pusher.outputs["pushed_model"],
         examples=example_gen.outputs["examples"],
         pipeline_name=config.pipeline_name,
-    ).with_id(ids.REPORT)
+    ).with_id(node_ids.REPORT)
 
 
 def _pipeline(config: PipelineConfig, nodes: list[tfx.dsl.BaseNode]) -> tfx.dsl.Pipeline:
@@ -268,7 +272,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     """The TFX pipeline: ExampleGen through the evaluation report, as the config describes."""
     example_gen = _example_gen(config)
     statistics = tfx.components.StatisticsGen(examples=example_gen.outputs["examples"]).with_id(
-        ids.STATISTICS_GEN
+        node_ids.STATISTICS_GEN
     )
     schema_gen = _schema_gen(statistics)
     curated_schema = _curated_schema(config)

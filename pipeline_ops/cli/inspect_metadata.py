@@ -30,7 +30,7 @@ from components.properties import (
     push_record,
     value_of,
 )
-from pipeline_def import node_ids as ids
+from pipeline_def import node_ids
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold as C
 from pipeline_ops.cli.scaffold import CommandError
@@ -90,7 +90,7 @@ def print_runs(runs: list[PipelineRun], out: TextIO) -> None:
             f"{run_seconds(run):6.1f} s  {run_status(run)}",
             file=out,
         )
-        for node in ids.node_ids(tune=True):
+        for node in node_ids.node_ids(tune=True):
             if node in run.nodes:
                 e = run.nodes[node]
                 print(f"    {node:<28} {e.state:<9} {e.seconds:6.1f} s", file=out)
@@ -231,7 +231,7 @@ def print_tree(node: dict[str, Any], out: TextIO, prefix: str = "", last: bool =
 def latest_pushed_model(runs: list[PipelineRun]) -> mlmd_pb2.Artifact:
     """The newest PushedModel that was pushed (or already serving)."""
     for run in runs:
-        artifact = run.output(ids.PUSHER, "pushed_model")
+        artifact = run.output(node_ids.PUSHER, "pushed_model")
         if artifact is not None and push_record(artifact).pushed:
             return artifact
     raise CommandError("no run has pushed a model yet")
@@ -243,12 +243,12 @@ def _run_parameters(run: PipelineRun) -> dict[str, dict[str, Any]]:
 
 def _examples_properties(run: PipelineRun) -> dict[str, Any]:
     """The ExampleGen output's properties (fingerprint, span), cached runs included."""
-    examples = run.output(ids.EXAMPLE_GEN, "examples")
+    examples = run.output(node_ids.EXAMPLE_GEN, "examples")
     return properties(examples) if examples is not None else {}
 
 
 def _run_metrics(run: PipelineRun) -> dict[str, float]:
-    evaluation = run.output(ids.EVALUATOR, "evaluation")
+    evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if evaluation is None:
         return {}
     from components.evaluation_review import overall_metrics  # TFMA: only when needed
@@ -260,7 +260,7 @@ def diff_runs(a: PipelineRun, b: PipelineRun) -> dict[str, Any]:
     """What differs between two runs: component states, parameters (inputs included), metrics."""
     params_a, params_b = _run_parameters(a), _run_parameters(b)
     parameters = {}
-    for node in ids.node_ids(tune=True):
+    for node in node_ids.node_ids(tune=True):
         pa, pb = params_a.get(node, {}), params_b.get(node, {})
         changed = {
             k: [pa.get(k), pb.get(k)] for k in sorted(set(pa) | set(pb)) if pa.get(k) != pb.get(k)
@@ -272,7 +272,7 @@ def diff_runs(a: PipelineRun, b: PipelineRun) -> dict[str, Any]:
             a.nodes[node].state if node in a.nodes else None,
             b.nodes[node].state if node in b.nodes else None,
         ]
-        for node in ids.node_ids(tune=True)
+        for node in node_ids.node_ids(tune=True)
         if node in a.nodes or node in b.nodes
     }
     ma, mb = _run_metrics(a), _run_metrics(b)
