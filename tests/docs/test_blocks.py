@@ -67,3 +67,16 @@ def test_shell_commands_split_as_a_shell_would() -> None:
         ["wide-deep-inspect", "runs"],
     ]
     assert shlex.join(shell_commands("echo 'a b' | cat")[0]) == "echo 'a b'"
+
+
+def test_blocks_that_run_call_no_make_target_but_help() -> None:
+    # pytest-codeblocks runs an unmarked block as it is: `make run` there would build an
+    # environment and run the pipeline inside the test run.
+    running = [b for b in SHELL_BLOCKS if not b.parse_only]
+    makes = [
+        f"{b.where}: {shlex.join(argv)}"
+        for b in running
+        for argv in shell_commands(b.block.code)
+        if argv[0] == "make" and argv[1:] != ["help"]
+    ]
+    assert not makes, f"mark these blocks pytest.mark.skip(reason=...): {makes}"
