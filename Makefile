@@ -13,7 +13,7 @@ UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset bench-suite clean system-deps graphviz kfp-local dataset spans spans-demo
+.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset bench-suite clean system-deps graphviz kfp-local dataset spans spans-demo docs
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -42,11 +42,32 @@ dataset: $(STAMP)  ## Draft a dataset from a CSV: NAME=.. CSV=.. LABEL=.. POSITI
 kfp-local: $(STAMP)  ## Compile for Kubeflow and run every task of the spec here, as KFP would.
 	$(PY) -m kfp_local $(ARGS)
 
-test: $(STAMP) system-deps  ## The whole test suite, end-to-end runs included.
-	$(PY) -m pytest $(PYTEST_ARGS)
+# The documentation's tools (mkdocs, mkdocs-material, pytest-codeblocks) come from their
+# own lock, installed beside the runtime's as the suite's tables are (a sync of
+# requirements.lock removes them: the stamp then is older and they come back).
+DOCS_LOCK := requirements-docs.lock
+DOCS_STAMP := $(VENV)/.docs-synced-from-lock
 
-test-fast: $(STAMP)  ## Only the fast tests (about a minute).
-	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+$(DOCS_STAMP): $(DOCS_LOCK) $(STAMP)
+	@$(UV) pip install --quiet --python $(PY) -r $(DOCS_LOCK)
+	@touch $@
+
+# mkdocs-material prints a banner about MkDocs 2.0 on every build; mkdocs is pinned to
+# 1.6.1 in the docs' lock, so it does not concern this site.
+docs: $(DOCS_STAMP)  ## Build the documentation site into outputs/site; a broken link or page stops it.
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build
+
+# The code blocks of README.md and docs/ run as tests (pytest-codeblocks) beside tests/,
+# with the environment's commands on the PATH, as the docs assume after `source
+# .venv/bin/activate`; tests/docs/ parses the blocks marked as not runnable here.
+DOC_BLOCKS := --codeblocks README.md docs tests
+WITH_COMMANDS := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
+
+test: $(STAMP) $(DOCS_STAMP) system-deps  ## The whole test suite, end-to-end runs and the docs' code blocks included.
+	$(WITH_COMMANDS) $(PY) -m pytest $(DOC_BLOCKS) $(PYTEST_ARGS)
+
+test-fast: $(STAMP) $(DOCS_STAMP)  ## Only the fast tests (about a minute).
+	$(WITH_COMMANDS) $(PY) -m pytest -m "not slow" $(DOC_BLOCKS) $(PYTEST_ARGS)
 
 lint: $(STAMP)  ## ruff check and format check; vulture for dead code (pyproject's [tool.vulture]).
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/vulture
