@@ -34,6 +34,8 @@ _.auto_shard_policy
 _.refresh_api_key_hook
 # pytest: a module's marks.
 _.pytestmark
+# shlex: the lexer's setting, read by its iterator.
+_.whitespace_split
 # selenium: ChromeOptions' browser binary.
 _.binary_location
 # http.server: the request handler's methods and the server's settings, used by name.

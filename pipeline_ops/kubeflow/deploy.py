@@ -31,7 +31,7 @@ from pipeline_ops.session.progress import logs_to_file
 PROJECT = Path(__file__).resolve().parents[2]
 # KFP's launcher takes object-store roots only (gs://, s3://, minio://:
 # backend/src/v2/objectstore/config.go), and TensorFlow has no minio:// filesystem:
-# KFP's MinIO is reached through s3:// and an S3 endpoint (see the README).
+# KFP's MinIO is reached through s3:// and an S3 endpoint (docs/how-to/deploy-kubeflow.md).
 SCHEMES = ("gs://", "s3://")
 
 
