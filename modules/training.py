@@ -32,7 +32,7 @@ from tfx.v1.components import FnArgs
 
 from modules import dataset, distribution, export, warm_start, watch
 from modules import features as F
-from modules.diagram import save_diagram
+from modules.diagram import start_diagram
 from modules.hparams import CUSTOM_CONFIG_KEY, TRAINED_WITH_FILE, HParams
 from modules.keras_setup import keras
 from modules.model import build_model
@@ -389,11 +389,16 @@ def _warm_start(model: keras.Model, setup: TrainingSetup) -> str | None:
 def _save(
     model: keras.Model, setup: TrainingSetup, run_dir: str, model_dir: str, cold_because: str | None
 ) -> None:
-    """The export (every worker), then what the chief leaves beside the logs."""
+    """The export (every worker), then what the chief leaves beside the logs.
+
+    The chief's diagram is drawn while the model is exported.
+    """
+    drawing = start_diagram(model) if setup.placement.is_chief else None
     export.export(setup.declared, model, setup.transform_output, model_dir)
     warm_start.save(model, setup.spaces, model_dir)
+    if drawing:
+        drawing.finish(run_dir)
     if setup.placement.is_chief:
-        save_diagram(model, run_dir)
         _write_trained_with(setup.hp, run_dir)
         warm_start.write_outcome(run_dir, cold_because)
 
