@@ -8,6 +8,8 @@ from vulture.whitelist_utils import Whitelist
 
 _ = Whitelist()
 
+# Python: a module's __getattr__ answers a former name (PEP 562).
+_.__getattr__
 # TFX: a custom component class declares its spec; BaseComponent reads it.
 _.SPEC_CLASS
 # TFX: an artifact type's name in ML-Metadata.

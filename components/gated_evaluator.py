@@ -67,7 +67,7 @@ from components.spec_extension import extended
 from modules.features import SLICE_MIN_ROWS
 
 MIN_AUC_KEY = "min_auc"
-# The dataset's slice_min_rows; absent: the Dataset default.
+# The dataset's slice_min_rows; absent: the DatasetDeclaration default.
 SLICE_MIN_ROWS_KEY = "slice_min_rows"
 # The name of the candidate model in every evaluation: TFMA's own when two models are
 # evaluated (tfma.CANDIDATE_KEY), given to the lone model of a run with nothing serving.

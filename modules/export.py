@@ -15,7 +15,7 @@ from __future__ import annotations
 import tensorflow as tf
 import tensorflow_transform as tft
 
-from modules.features import Dataset, transformed_name
+from modules.features import DatasetDeclaration, transformed_name
 from modules.keras_setup import keras
 
 SERVING_DEFAULT = "serving_default"
@@ -24,7 +24,7 @@ TRANSFORM_FEATURES = "transform_features"
 
 
 def _raw_spec(
-    dataset: Dataset, tf_transform_output: tft.TFTransformOutput, with_label: bool
+    dataset: DatasetDeclaration, tf_transform_output: tft.TFTransformOutput, with_label: bool
 ) -> dict:
     """The raw columns a signature parses: the model's, and the label's when asked."""
     wanted = set(dataset.raw_feature_columns())
@@ -44,7 +44,7 @@ def _column_as_parsed(value: tf.Tensor, spec: tf.io.VarLenFeature | tf.io.FixedL
 
 
 def _signatures(
-    dataset: Dataset,
+    dataset: DatasetDeclaration,
     model: keras.Model,
     tft_layer: keras.Model,
     tf_transform_output: tft.TFTransformOutput,
@@ -87,7 +87,10 @@ def _signatures(
 
 
 def export(
-    dataset: Dataset, model: keras.Model, tf_transform_output: tft.TFTransformOutput, path: str
+    dataset: DatasetDeclaration,
+    model: keras.Model,
+    tf_transform_output: tft.TFTransformOutput,
+    path: str,
 ) -> None:
     """Save ``model``'s serving signatures, Transform graph and weights at ``path``.
 

@@ -1,7 +1,7 @@
 """The declaration types every dataset is described with, and the names derived from them.
 
 A dataset (``modules/datasets/<name>``) declares its typed features, label, slices
-and thresholds as a ``Dataset``; the Transform ``preprocessing_fn``, the model, the
+and thresholds as a ``DatasetDeclaration``; the Transform ``preprocessing_fn``, the model, the
 serving signatures, the Evaluator config and the tests derive feature names, kinds
 and sizes from that declaration. Nothing else types a feature name.
 """
@@ -9,6 +9,7 @@ and sizes from that declaration. Nothing else types a feature name.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -230,7 +231,7 @@ def vocabulary_file(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class Dataset:
+class DatasetDeclaration:
     """One table's declarations: what the pipeline reads, computes and judges.
 
     ``transform_hooks`` names a module of the dataset's own TensorFlow code (kept out
@@ -368,3 +369,15 @@ class Dataset:
         sizes.update({transformed_name(t.weekday_name): t.WEEKDAY_IDS for t in self.timestamps})
         sizes.update({transformed_name(c.name): c.hash_buckets for c in self.crosses})
         return sizes
+
+
+def __getattr__(name: str) -> type:
+    """``Dataset``, the declaration type's former name, for declarations drafted before it."""
+    if name == "Dataset":
+        warnings.warn(
+            "modules.features.Dataset is now DatasetDeclaration: edit the dataset's import",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return DatasetDeclaration
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

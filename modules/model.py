@@ -23,7 +23,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from modules.features import Dataset
+from modules.features import DatasetDeclaration
 from modules.hparams import HParams
 from modules.keras_setup import keras
 
@@ -36,7 +36,7 @@ def embedding_dim(cardinality: int, max_dim: int) -> int:
     return max(2, min(max_dim, round(1.6 * cardinality**0.56)))
 
 
-def _inputs(dataset: Dataset) -> dict[str, KerasTensor]:
+def _inputs(dataset: DatasetDeclaration) -> dict[str, KerasTensor]:
     inputs = {
         name: keras.Input(shape=(1,), name=name, dtype="float32")
         for name in dataset.dense_features()
@@ -82,7 +82,7 @@ class TowerDense(keras.layers.Layer):
 
 
 def _wide(
-    dataset: Dataset,
+    dataset: DatasetDeclaration,
     inputs: Mapping[str, KerasTensor],
     cardinalities: Mapping[str, int],
     towers: int,
@@ -116,7 +116,7 @@ def _embedded(name: str, id_input: KerasTensor, cardinality: int, hp: HParams) -
 
 
 def _deep(
-    dataset: Dataset,
+    dataset: DatasetDeclaration,
     inputs: Mapping[str, KerasTensor],
     cardinalities: Mapping[str, int],
     hp: HParams,
@@ -201,7 +201,9 @@ class TowerEnsemble(keras.experimental.WideDeepModel):
         return {m.name: m.result() for m in self.metrics}
 
 
-def build_model(dataset: Dataset, cardinalities: Mapping[str, int], hp: HParams) -> keras.Model:
+def build_model(
+    dataset: DatasetDeclaration, cardinalities: Mapping[str, int], hp: HParams
+) -> keras.Model:
     """The compiled wide-and-deep classifier of ``dataset``; ``cardinalities`` sizes its ids.
 
     With ``hp.ensemble_members`` above 1, a ``TowerEnsemble`` of that many towers.

@@ -32,7 +32,7 @@ DATASET_KEY = "dataset"
 Tensor = tf.Tensor | tf.SparseTensor
 
 
-def dataset_of(custom_config: Mapping[str, Any] | None) -> F.Dataset:
+def dataset_of(custom_config: Mapping[str, Any] | None) -> F.DatasetDeclaration:
     """The dataset ``custom_config`` names (absent: the default one)."""
     return datasets.load((custom_config or {}).get(DATASET_KEY) or datasets.DEFAULT)
 

@@ -30,7 +30,7 @@ import tensorflow as tf
 import tensorflow_transform as tft
 from tfx.v1.components import FnArgs
 
-from modules import dataset, distribution, export, warm_start, watch
+from modules import distribution, export, input_pipeline, warm_start, watch
 from modules import features as F
 from modules.diagram import start_diagram
 from modules.hparams import CUSTOM_CONFIG_KEY, TRAINED_WITH_FILE, HParams
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 
 def cardinalities(
-    declared: F.Dataset, tf_transform_output: tft.TFTransformOutput
+    declared: F.DatasetDeclaration, tf_transform_output: tft.TFTransformOutput
 ) -> dict[str, int]:
     """Id-space size of every categorical and cross feature, vocabularies included."""
     sizes = declared.fixed_cardinalities()
@@ -248,7 +248,7 @@ def epochs_for(train_steps: int, hp: HParams) -> int:
 def input_data(
     files: list[str],
     tf_transform_output: tft.TFTransformOutput,
-    declared: F.Dataset,
+    declared: F.DatasetDeclaration,
     hp: HParams,
     batch_size: int,
     *,
@@ -256,7 +256,7 @@ def input_data(
     cache: bool | None = None,
 ) -> tf.data.Dataset:
     """The transformed batches of ``files`` as the Trainer reads them (cache: the hparam's)."""
-    return dataset.make_dataset(
+    return input_pipeline.make_dataset(
         files,
         tf_transform_output,
         batch_size,
@@ -271,7 +271,7 @@ def input_data(
 def fit(
     model: keras.Model,
     fn_args: FnArgs,
-    declared: F.Dataset,
+    declared: F.DatasetDeclaration,
     tf_transform_output: tft.TFTransformOutput,
     hp: HParams,
     global_batch: int,
@@ -318,7 +318,7 @@ class TrainingSetup:
 
     fn_args: FnArgs
     hp: HParams
-    declared: F.Dataset
+    declared: F.DatasetDeclaration
     placement: distribution.Placement
     transform_output: tft.TFTransformOutput
     sizes: dict[str, int]  # cardinalities()

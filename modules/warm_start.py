@@ -48,7 +48,7 @@ class IdSpaces:
 
     @classmethod
     def of(
-        cls, declared: F.Dataset, tf_transform_output: tft.TFTransformOutput, sizes: dict
+        cls, declared: F.DatasetDeclaration, tf_transform_output: tft.TFTransformOutput, sizes: dict
     ) -> IdSpaces:
         """The id spaces of the model trained on ``tf_transform_output``."""
         spec = tf_transform_output.transformed_feature_spec()
@@ -98,7 +98,7 @@ def _moved(value: np.ndarray, fresh: np.ndarray, sources: np.ndarray) -> np.ndar
 
 
 def _row_sources(
-    declared: F.Dataset, variable: tf.Variable, old: IdSpaces, new: IdSpaces
+    declared: F.DatasetDeclaration, variable: tf.Variable, old: IdSpaces, new: IdSpaces
 ) -> np.ndarray | None:
     """Where each row of ``variable`` comes from, for the weights indexed by ids; else None."""
     names = list(declared.categorical_features() + declared.cross_features())
@@ -134,7 +134,9 @@ def _towers(weights: Mapping[str, tuple[int, ...]]) -> int:
     return next(shape[-1] for name, shape in weights.items() if name.startswith("linear/kernel"))
 
 
-def warm_start(model: keras.Model, base_dir: str, declared: F.Dataset, new: IdSpaces) -> str | None:
+def warm_start(
+    model: keras.Model, base_dir: str, declared: F.DatasetDeclaration, new: IdSpaces
+) -> str | None:
     """Give ``model`` the weights of the model kept at ``base_dir``; None, or why not."""
     folder = os.path.join(base_dir, WARM_START_DIR)
     if not tf.io.gfile.exists(os.path.join(folder, INPUTS_FILE)):

@@ -8,7 +8,7 @@ import tensorflow_model_analysis as tfma
 
 from components.paired_comparison import GATED_METRIC
 from modules import export
-from modules.features import Dataset
+from modules.features import DatasetDeclaration
 
 # (TFMA class, metric name as stored). Names are pinned so the review and the
 # summary read them by name whatever TFMA's defaults become.
@@ -42,7 +42,7 @@ def _gate(min_auc: float, max_auc_drop: float) -> tfma.MetricThreshold:
     )
 
 
-def _slice_gate(dataset: Dataset) -> tfma.PerSliceMetricThreshold | None:
+def _slice_gate(dataset: DatasetDeclaration) -> tfma.PerSliceMetricThreshold | None:
     """The dataset's slice bound as TFMA's change threshold on each slice of its columns.
 
     A spec ``feature_keys=[column]`` applies the threshold to every value of the
@@ -81,7 +81,9 @@ def _metric(
     return config
 
 
-def eval_config(dataset: Dataset, min_auc: float, max_auc_drop: float) -> tfma.EvalConfig:
+def eval_config(
+    dataset: DatasetDeclaration, min_auc: float, max_auc_drop: float
+) -> tfma.EvalConfig:
     """Metrics and plots by the dataset's slices, with AUC gated by an absolute and a change bound.
 
     The change bound compares with the baseline, the model that serves; while none

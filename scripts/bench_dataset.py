@@ -59,7 +59,7 @@ from components.paired_comparison import (  # noqa: E402
 )
 from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from modules import datasets, keras_setup  # noqa: E402, F401 - Keras 2 before TF loads
-from modules.features import Dataset  # noqa: E402
+from modules.features import DatasetDeclaration  # noqa: E402
 from modules.hparams import CUSTOM_CONFIG_KEY  # noqa: E402
 from pipeline_def import node_ids  # noqa: E402
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, output_dir_for  # noqa: E402
@@ -90,7 +90,7 @@ def _table(records: list[bytes], columns: list[str]):  # noqa: ANN202 - a pandas
     return pd.DataFrame(rows, columns=columns)
 
 
-def _labels(dataset: Dataset, table) -> list[int]:  # noqa: ANN001 - a DataFrame
+def _labels(dataset: DatasetDeclaration, table) -> list[int]:  # noqa: ANN001 - a DataFrame
     column = dataset.label.columns[0]
     return [int(str(v).strip() == dataset.label.positive) for v in table[column]]
 
@@ -106,7 +106,9 @@ def run_records(run: PipelineRun) -> dict[str, list[bytes]]:
     return {split: split_records(examples, split) for split in (TRAIN, VALIDATION, TEST)}
 
 
-def _labelled_tables(dataset: Dataset, rows: dict[str, list[bytes]]) -> tuple[dict, dict]:
+def _labelled_tables(
+    dataset: DatasetDeclaration, rows: dict[str, list[bytes]]
+) -> tuple[dict, dict]:
     """Each named set of examples as a table of the model's raw columns, and its labels."""
     columns = list(dataset.raw_feature_columns()) + list(dataset.label_source_columns())
     tables = {name: _table(records, columns) for name, records in rows.items()}
@@ -116,7 +118,7 @@ def _labelled_tables(dataset: Dataset, rows: dict[str, list[bytes]]) -> tuple[di
     return tables, labels
 
 
-def _numbers_for_trees(dataset: Dataset, table) -> None:  # noqa: ANN001 - a DataFrame
+def _numbers_for_trees(dataset: DatasetDeclaration, table) -> None:  # noqa: ANN001 - a DataFrame
     """Numbers written as text, and dates, as numbers the trees split on (in place).
 
     The model reads them parsed, as Transform does; given the raw text, trees would
@@ -149,7 +151,7 @@ def _numbers_for_trees(dataset: Dataset, table) -> None:  # noqa: ANN001 - a Dat
         table[f"{stamp.name}_seconds_of_day"] = of_day
 
 
-def fit_trees(dataset: Dataset, train, labels: list[int], tables: dict) -> dict:  # noqa: ANN001
+def fit_trees(dataset: DatasetDeclaration, train, labels: list[int], tables: dict) -> dict:  # noqa: ANN001
     """Each setting's scores on each of ``tables``, the trees trained on ``train``.
 
     Text columns are categories: those of the train table; others are missing to the
@@ -177,7 +179,7 @@ def fit_trees(dataset: Dataset, train, labels: list[int], tables: dict) -> dict:
     return scores
 
 
-def finished_run(dataset: Dataset, output_dir: Path) -> PipelineRun:
+def finished_run(dataset: DatasetDeclaration, output_dir: Path) -> PipelineRun:
     """The newest run of the dataset's pipeline in ``output_dir`` that trained a model."""
     if dataset.label.positive is None:
         raise SystemExit(f"dataset {dataset.name} computes its label in code: no benchmark")
@@ -187,7 +189,7 @@ def finished_run(dataset: Dataset, output_dir: Path) -> PipelineRun:
     return run
 
 
-def compare(dataset: Dataset, run: PipelineRun, records: dict[str, list[bytes]]) -> dict:
+def compare(dataset: DatasetDeclaration, run: PipelineRun, records: dict[str, list[bytes]]) -> dict:
     """Both AUCs on the run's blessing split, and the trees' best setting."""
     tables, labels = _labelled_tables(dataset, records)
     model_dir = Path(run.output(node_ids.TRAINER, "model").uri) / "Format-Serving"
@@ -262,7 +264,9 @@ def _write_records(path: Path, records: list[bytes]) -> str:
     return str(path)
 
 
-def _transform_graph(run: PipelineRun, dataset: Dataset, train_file: str, out: Path) -> str:
+def _transform_graph(
+    run: PipelineRun, dataset: DatasetDeclaration, train_file: str, out: Path
+) -> str:
     """Transform's analysis of ``train_file`` alone, written as the Transform component does."""
     import functools
 
@@ -315,7 +319,7 @@ def _train(
 
 
 def _pipeline_scores(
-    run: PipelineRun, dataset: Dataset, rows: dict[str, list[bytes]], folder: Path
+    run: PipelineRun, dataset: DatasetDeclaration, rows: dict[str, list[bytes]], folder: Path
 ):  # noqa: ANN202 - a numpy array
     """The run's Transform and Trainer on ``rows["train"]``, choosing on ``rows["choose"]``.
 
@@ -329,7 +333,7 @@ def _pipeline_scores(
 
 
 def _trees_scores(
-    dataset: Dataset, tables: dict, labels: dict[str, list[int]]
+    dataset: DatasetDeclaration, tables: dict, labels: dict[str, list[int]]
 ) -> tuple[np.ndarray, str]:
     """The trees trained on "train", the setting best on "choose": their scores on "score"."""
     from sklearn.metrics import roc_auc_score
@@ -341,7 +345,7 @@ def _trees_scores(
 
 
 def _round(
-    dataset: Dataset, run: PipelineRun, rows: dict[str, list[bytes]], keep_scores: bool
+    dataset: DatasetDeclaration, run: PipelineRun, rows: dict[str, list[bytes]], keep_scores: bool
 ) -> dict:
     """One round's AUCs on ``rows["score"]``: the run's pipeline, and the trees.
 
@@ -362,7 +366,7 @@ def _round(
 
 
 def cross_validate(
-    dataset: Dataset,
+    dataset: DatasetDeclaration,
     run: PipelineRun,
     records: dict[str, list[bytes]],
     folds: int,
@@ -403,7 +407,7 @@ def cross_validate(
 
 
 def retrain_with_seeds(
-    dataset: Dataset,
+    dataset: DatasetDeclaration,
     run: PipelineRun,
     records: dict[str, list[bytes]],
     seeds: Sequence[int],

@@ -11,7 +11,7 @@ after the first, validation excluded, as the Trainer logs it) and their ratio.
 
 Then reads and parses the first ``--parse-batches`` batches of raw training examples
 (no training) with tfx_bsl's ``TensorFlowDataset``, which parses one batch at a time,
-and with ``dataset.raw_batches``, which the Trainer uses, and prints examples/s for
+and with ``input_pipeline.raw_batches``, which the Trainer uses, and prints examples/s for
 each: what the Trainer's input can reach once the data is too large to cache.
 """
 
@@ -67,7 +67,7 @@ def main() -> None:
     import tensorflow_transform as tft
     from tfx_bsl.public import tfxio
 
-    from modules import dataset, datasets
+    from modules import datasets, input_pipeline
     from modules.hparams import HParams
     from modules.model import build_model
     from modules.training import cardinalities
@@ -80,7 +80,7 @@ def main() -> None:
     files = [str(p) for p in sorted(Path(examples, "Split-train").glob("*"))]
     hp = HParams()
     taxi = datasets.load(datasets.DEFAULT)
-    piped = dataset.make_dataset(
+    piped = input_pipeline.make_dataset(
         files, graph, hp.batch_size, label=taxi.label_key, training=True, cache=True,
         shuffle_buffer=hp.shuffle_buffer, seed=hp.seed,
     )  # fmt: skip
@@ -104,7 +104,7 @@ def main() -> None:
         "tfx_bsl": lambda: tfxio.TFExampleRecord(
             file_pattern=files, schema=graph.raw_metadata.schema
         ).TensorFlowDataset(options),
-        "parallel": lambda: dataset.raw_batches(
+        "parallel": lambda: input_pipeline.raw_batches(
             files, graph.raw_feature_spec(), hp.batch_size, shuffle_buffer=0, seed=0,
             drop_remainder=False,
         ),

@@ -1,6 +1,6 @@
 """The datasets the pipeline knows, one package each: ``modules/datasets/<name>``.
 
-A dataset's package holds its declaration (``DATASET``, a ``features.Dataset``) and,
+A dataset's package holds its declaration (``DATASET``, a ``features.DatasetDeclaration``) and,
 beside it, its curated raw-data schema (``schema.pbtxt``). ``make dataset`` drafts
 a new one from a CSV file.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from modules.features import Dataset
+from modules.features import DatasetDeclaration
 
 DEFAULT = "taxi"
 DATASETS_DIR = Path(__file__).resolve().parent
@@ -32,7 +32,7 @@ def known() -> tuple[str, ...]:
     )
 
 
-def load(name: str) -> Dataset:
+def load(name: str) -> DatasetDeclaration:
     """The declaration of dataset ``name``; UnknownDatasetError listing the known ones."""
     if name not in known():
         raise UnknownDatasetError(

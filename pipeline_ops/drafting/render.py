@@ -150,7 +150,7 @@ def render(
         "timestamps": ("Timestamp", "TimeFormat"),
     }
     kinds |= {"vocabularies": ("Vocabulary",), "hashed": ("Hashed",)}
-    used = {"Dataset", "Label"} | ({"Cross"} if crosses.chosen else set())
+    used = {"DatasetDeclaration", "Label"} | ({"Cross"} if crosses.chosen else set())
     for group, members in groups.items():
         if members:
             used |= set(kinds[group])
@@ -212,6 +212,6 @@ def render(
         *[f"    {kind}," for kind in sorted(used)],
         ")",
         "",
-        "DATASET = Dataset(",
+        "DATASET = DatasetDeclaration(",
     ]
     return "\n".join([*head, *body, ")"]) + "\n"

@@ -106,7 +106,7 @@ class Choice:
     kind: str
     why: str
     source: str = ""  # the declaration's expression; empty for an unused column
-    group: str = ""  # the Dataset field it goes in
+    group: str = ""  # the DatasetDeclaration field it goes in
     # What the column alone achieves on the label (AUC), and its categories if it
     # is categorical (for slices and crosses), else 0.
     auc: float = 0.5

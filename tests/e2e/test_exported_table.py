@@ -33,7 +33,7 @@ REQUEST = {
 }  # fmt: skip
 
 
-def _features(dataset: F.Dataset) -> set[str]:
+def _features(dataset: F.DatasetDeclaration) -> set[str]:
     return {*dataset.dense_features(), *dataset.categorical_features(), *dataset.cross_features()}
 
 

@@ -43,14 +43,14 @@ def test_names_that_are_not_identifiers_become_valid_op_names():
 def test_names_that_clash_once_transformed_are_refused():
     label = F.Label("bad", ("Status",), "bad")
     with pytest.raises(ValueError, match=r"\['a_b_xf'\] are declared twice"):
-        F.Dataset(
+        F.DatasetDeclaration(
             "t", label, numeric=(F.Numeric("a b", F.Scaling.Z), F.Numeric("a_b", F.Scaling.Z))
         )
 
 
 def test_the_pipeline_name_follows_the_dataset_unless_declared():
     label = F.Label("bad", ("Status",), "bad")
-    assert F.Dataset("credit_data", label).pipeline_name == "credit-data-wide-deep"
+    assert F.DatasetDeclaration("credit_data", label).pipeline_name == "credit-data-wide-deep"
     assert TAXI.pipeline_name == "taxi-wide-deep"
 
 
@@ -73,7 +73,7 @@ def test_piecewise_linear_parts_are_dense_features_between_adjacent_boundaries()
     # 5 quantile intervals have 4 boundaries, so 3 intervals between adjacent ones: the
     # parts' count follows piecewise_bins, not the buckets'.
     assert spec.piecewise_names() == tuple(f"loan amount_piecewise_{i}" for i in range(3))
-    dataset = F.Dataset("t", F.Label("bad", ("Status",), "bad"), numeric=(spec,))
+    dataset = F.DatasetDeclaration("t", F.Label("bad", ("Status",), "bad"), numeric=(spec,))
     assert dataset.dense_features() == (
         "loan_amount_xf",
         *(f"loan_amount_piecewise_{i}_xf" for i in range(3)),
@@ -85,18 +85,20 @@ def test_piecewise_linear_parts_are_dense_features_between_adjacent_boundaries()
 
 def test_a_datasets_hyperparameters_are_checked_by_name_and_type():
     label = F.Label("bad", ("Status",), "bad")
-    assert F.Dataset("t", label, hparams={"batch_size": 32}).hparams == {"batch_size": 32}
+    assert F.DatasetDeclaration("t", label, hparams={"batch_size": 32}).hparams == {
+        "batch_size": 32
+    }
     with pytest.raises(ValueError, match=r"dataset t: unknown hyperparameter\(s\) \['batch'\]"):
-        F.Dataset("t", label, hparams={"batch": 32})
+        F.DatasetDeclaration("t", label, hparams={"batch": 32})
     with pytest.raises(ValueError, match="dataset t: hyperparameter 'dropout' must be float"):
-        F.Dataset("t", label, hparams={"dropout": "0.4"})
+        F.DatasetDeclaration("t", label, hparams={"dropout": "0.4"})
 
 
 def test_a_timestamp_gives_circles_an_age_and_a_weekday_category():
     label = F.Label("bad", ("Status",), "bad")
     stamp = F.Timestamp("ordered at", F.TimeFormat.YMD, missing_indicator=True)
     day = F.Timestamp("day", F.TimeFormat.DMY, time_of_day=False)
-    dataset = F.Dataset("t", label, timestamps=(stamp, day))
+    dataset = F.DatasetDeclaration("t", label, timestamps=(stamp, day))
     assert dataset.raw_feature_columns() == ("ordered at", "day")
     assert dataset.dense_features() == (
         "ordered_at_time_sin_xf", "ordered_at_time_cos_xf", "ordered_at_year_sin_xf",
@@ -112,5 +114,13 @@ def test_a_numeric_column_is_read_as_numbers_unless_it_says_it_is_text():
     assert F.Numeric("x", F.Scaling.Z).text is None
     money = F.Numeric("x", F.Scaling.Z, text=F.NumberText.DECIMAL_COMMA)
     assert money.text.value == ","
-    dataset = F.Dataset("t", F.Label("bad", ("Status",), "bad"), numeric=(money,))
+    dataset = F.DatasetDeclaration("t", F.Label("bad", ("Status",), "bad"), numeric=(money,))
     assert dataset.dense_features() == ("x_xf",)
+
+
+def test_the_former_name_of_the_declaration_type_still_reads_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="now DatasetDeclaration"):
+        from modules.features import Dataset
+    assert Dataset is F.DatasetDeclaration
+    with pytest.raises(AttributeError, match="no attribute 'Datasett'"):
+        F.Datasett  # noqa: B018 - the lookup is the test

@@ -13,7 +13,7 @@ from components.evaluation_review import SLICE_COLUMNS
 from components.gated_evaluator import GATED_METRIC, GatedEvaluatorExecutor, with_min_auc
 from components.steps_trainer import StepsTrainerExecutor
 from modules.datasets.taxi import DATASET as TAXI
-from modules.features import Dataset
+from modules.features import DatasetDeclaration
 from pipeline_def import evaluation as E
 
 
@@ -24,7 +24,7 @@ def test_slices_are_raw_columns_and_the_label_is_derived():
     assert config.model_specs[0].label_key == TAXI.label_key
 
 
-def _gated(dataset: Dataset) -> list[dict]:
+def _gated(dataset: DatasetDeclaration) -> list[dict]:
     config = json_format.MessageToDict(E.eval_config(dataset, min_auc=0.9, max_auc_drop=0.01))
     gated = [m for m in config["metricsSpecs"][0]["metrics"] if "perSliceThresholds" in m]
     assert [json.loads(m["config"])["name"] for m in gated] == [GATED_METRIC]

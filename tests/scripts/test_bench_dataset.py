@@ -56,7 +56,7 @@ def _example(cells: dict[str, str]) -> bytes:
 def test_trees_read_money_and_dates_as_numbers_as_the_model_does(bench):
     from modules import features as F
 
-    dataset = F.Dataset(
+    dataset = F.DatasetDeclaration(
         name="exported",
         label=F.Label(name="paid_label", columns=("paid",), positive="yes"),
         numeric=(F.Numeric("amount", F.Scaling.Z, text=F.NumberText.DECIMAL_POINT),),

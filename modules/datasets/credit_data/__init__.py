@@ -7,14 +7,14 @@ change a kind by editing its line (modules/features.py has the kinds).
 
 from modules.features import (
     Cross,
-    Dataset,
+    DatasetDeclaration,
     Label,
     Numeric,
     Scaling,
     Vocabulary,
 )
 
-DATASET = Dataset(
+DATASET = DatasetDeclaration(
     name="credit_data",
     label=Label("Status_is_bad", ("Status",), positive="bad"),
     numeric=(

@@ -7,7 +7,7 @@ two columns; both are this dataset's own code, in ``transform.py``.
 
 from modules.features import (
     Cross,
-    Dataset,
+    DatasetDeclaration,
     Hashed,
     IntegerRange,
     Label,
@@ -28,7 +28,7 @@ TIME_FEATURES: tuple[str, ...] = (HOUR_SIN, HOUR_COS, YEARS_SINCE_START)
 TIP_FRACTION = 0.2
 TIPS, FARE = "tips", "fare"
 
-DATASET = Dataset(
+DATASET = DatasetDeclaration(
     name="taxi",
     label=Label(name="big_tip", columns=(TIPS, FARE)),
     numeric=(

@@ -161,7 +161,7 @@ def test_numbers_and_dates_written_as_text_have_no_list_of_values_in_the_schema(
     assert [f.name for f in schema.feature if f.HasField("domain")] == ["status", "channel"]
 
 
-def _declared(folder: Path) -> F.Dataset:
+def _declared(folder: Path) -> F.DatasetDeclaration:
     namespace: dict = {}
     exec((folder / "__init__.py").read_text(), namespace)  # noqa: S102 - the draft
     return namespace["DATASET"]

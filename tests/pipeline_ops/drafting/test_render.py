@@ -27,8 +27,8 @@ def test_a_long_declaration_is_split_as_ruff_formats_it():
     ]
 
 
-def _drafted(columns: dict[str, list[str]], labels: list[int]) -> F.Dataset:
-    """The Dataset a draft of these columns declares (its source run as Python)."""
+def _drafted(columns: dict[str, list[str]], labels: list[int]) -> F.DatasetDeclaration:
+    """The DatasetDeclaration a draft of these columns declares (its source run as Python)."""
     choices = [R.choose(n, v, labels, "STRING") for n, v in columns.items()]
     cells = {**columns, "y": ["bad" if y else "good" for y in labels]}
     table = Table(Path("t.csv"), tuple(cells), cells, "")

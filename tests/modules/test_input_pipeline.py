@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 from tfx_bsl.public import tfxio
 
-from modules.dataset import packing, raw_batches
+from modules.input_pipeline import packing, raw_batches
 
 
 def test_pack_then_unpack_gives_the_features_back():
