@@ -63,7 +63,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _examples(config: PipelineConfig, span: int, window: int, out: Path) -> Any:
+def example_gen(config: PipelineConfig, span: int, window: int, out: Path) -> Any:
     """Run ExampleGen's executor for ``span`` and its window; the Examples artifact."""
     examples = _types.Examples()
     examples.uri = str(out / f"examples-{span}")
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace, out: Path) -> list[dict[str, Any]]:
     shutil.copy(PACKAGES_ROOT / config.curated_schema, Path(schema.uri) / SCHEMA_FILE)
     rows = []
     for span in range(first, last + 1):
-        examples = _examples(config, span, args.window, out)
+        examples = example_gen(config, span, args.window, out)
         executors = {"stock": transform_executor.Executor(), "cached": CachedTransformExecutor()}
         order = list(executors) if span % 2 else list(reversed(executors))
         seconds, graphs = {}, {}
