@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench_warm_start import PIPELINE, curve, reached, run_of_span
+from bench_warm_start import PIPELINE, curve, reached, run_of_span  # scripts/, beside this file
 
 from components.evaluation_review import overall_metrics
 from components.properties import span_record, warm_start_of
