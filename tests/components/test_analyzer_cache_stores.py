@@ -9,6 +9,7 @@ manifest goes up in one upload, and a publish cut off mid-way is never read.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -20,11 +21,13 @@ from pathlib import Path
 import pytest
 
 from kfp_local import object_store
+from pipeline_def.config import sample_csv
 from pipeline_def.orchestrate import S3Access
 
 pytestmark = pytest.mark.slow
 
 RUN = Path(__file__).with_name("analysis_run.py")
+STEPS = Path(__file__).with_name("cached_transform_run.py")
 PROJECT = Path(__file__).resolve().parents[2]
 VALUES = {0: [1.0, 2.0, 3.0], 1: [5.0], 2: [7.0, 9.0], 3: [4.0]}
 
@@ -133,3 +136,42 @@ def test_a_publish_cut_off_mid_way_is_never_read(store):
     reread = _run(store, "reread", {0: "aaa", 1: "bbb"})
     assert reread["read"] == ["span-0/train", "span-1/train"]
     assert reread["mean"] == pytest.approx(_mean(0, 1))
+
+
+def _write_spans(folder: Path, spans: int, rows: int) -> None:
+    """span-0/ .. : the shipped sample's rows, ``rows`` a span, in order."""
+    with sample_csv("taxi").open(newline="") as f:
+        reader = csv.DictReader(f)
+        header, table = list(reader.fieldnames), list(reader)
+    for span in range(spans):
+        (folder / f"span-{span}").mkdir(parents=True)
+        with (folder / f"span-{span}" / "taxi.csv").open("w", newline="") as f:
+            writer = csv.DictWriter(f, header)
+            writer.writeheader()
+            writer.writerows(table[span * rows : (span + 1) * rows])
+
+
+def _steps(store: Store, span: int) -> dict:
+    """ExampleGen and CachedTransform on ``span`` with a window of 2, in their own process."""
+    done = subprocess.run(
+        [sys.executable, str(STEPS), store.path("root"), store.path("data"), str(span), "2"],
+        cwd=PROJECT, env={**os.environ, **store.env}, capture_output=True, text=True,
+        timeout=900, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("store", ["s3"], indirect=True)
+def test_cached_transform_on_s3_reads_what_the_run_before_analyzed(store, tmp_path):
+    _write_spans(tmp_path / "data", 3, 1000)
+    store.s3.upload_folder_to_uri(tmp_path / "data", store.path("data"))
+    first = _steps(store, 1)
+    assert first["read"] == []
+    assert first["analyzed"] == ["span-0/train", "span-0/validation", "span-0/test", "span-1/train"]
+    second = _steps(store, 2)
+    assert second["read"] == ["span-1/train"]
+    assert second["analyzed"] == ["span-1/validation", "span-1/test", "span-2/train"]
+    assert [name.rsplit("-", 1)[-1] for name in second["cached"] if name.startswith("span-1-")] == [
+        "test", "train", "validation"
+    ]  # fmt: skip
