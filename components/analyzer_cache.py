@@ -15,15 +15,23 @@ The cache lives under the pipeline root (``<root>/analyzer-cache/<dataset key>/`
 TFT lays it out: a ``MANIFEST`` naming each entry's files), on any filesystem TFX
 writes (s3:// on KFP). TFT writes a manifest before the entries it lists, so a run
 writes into a staging folder, and ``publish`` copies only finished entries into the
-cache, under names no other writer uses, and the merged manifest last, renamed into
-place: a cut-off publish leaves files no manifest names, never a manifest naming files
-that are not there.
+cache, under names no other writer uses, and the merged manifest last: a cut-off
+publish leaves files no manifest names, never a manifest naming files that are not
+there. Locally the manifest is written under a temporary name and renamed into place;
+on an object store (s3://, gs://) a rename is a copy and a delete, while one upload of
+a small object is already all or nothing, so the manifest is written in place.
+
+The cache is bounded by the spans a run could use (``evict``): after publishing, a run
+on span S with a window of K removes the datasets of spans older than S - 2K + 1, and
+those of its window's spans under an encoding it did not use (files since changed).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +43,8 @@ from components import encoded_spans
 
 MANIFEST = "MANIFEST"  # TFT's name (tensorflow_transform.beam.analyzer_cache)
 _METADATA_GLOB = "METADATA-*-of-*"
+_SHARD = re.compile(r"(\d+)-(\d+)-of-(\d+)")  # TFT's entry files: <index>-SSSSS-of-NNNNN.gz
+_DATASET = re.compile(r"span-(\d+)-(\w+?)-(\w+)")  # Part.dataset_key
 
 
 @dataclass(frozen=True)
@@ -91,17 +101,37 @@ def read_manifest(folder: str) -> dict[bytes, int]:
     return manifest if isinstance(manifest, dict) else {}
 
 
+def _on_object_store(path: str) -> bool:
+    """Whether ``path`` is a URI of an object store (s3://, gs://), not a local path."""
+    return "://" in path
+
+
 def _write_manifest(folder: str, manifest: Mapping[bytes, int]) -> None:
-    """Write the manifest under a temporary name, then rename it into place."""
+    """Write the manifest so that readers see the old one or the whole new one."""
+    data = pickle.dumps(dict(manifest), protocol=0)  # TFT's own encoding
+    path = os.path.join(folder, MANIFEST)
+    if _on_object_store(folder):
+        with fileio.open(path, "wb") as f:
+            f.write(data)
+        return
     temporary = os.path.join(folder, f".{MANIFEST}-{uuid.uuid4().hex}")
     with fileio.open(temporary, "wb") as f:
-        f.write(pickle.dumps(dict(manifest), protocol=0))  # TFT's own encoding
-    fileio.rename(temporary, os.path.join(folder, MANIFEST), overwrite=True)
+        f.write(data)
+    fileio.rename(temporary, path, overwrite=True)
 
 
 def _entry_files(folder: str, index: int) -> list[str]:
-    """The files of a folder's entry ``index`` (TFT writes ``<index>-SSSSS-of-NNNNN``)."""
-    return sorted(fileio.glob(os.path.join(folder, f"{index}-*-of-*")))
+    """The files of a folder's entry ``index``, or [] unless all its shards are there.
+
+    On an object store Beam finishes a write shard by shard, each a copy of a
+    temporary object.
+    """
+    files = sorted(fileio.glob(os.path.join(folder, f"{index}-*-of-*")))
+    shards = [_SHARD.match(os.path.basename(f)) for f in files]
+    counts = {int(m.group(3)) for m in shards if m}
+    numbers = {int(m.group(2)) for m in shards if m}
+    complete = len(counts) == 1 and numbers == set(range(counts.pop()))
+    return files if complete else []
 
 
 def _copy_entry(staged: str, index: int, cache: str) -> int:
@@ -147,3 +177,49 @@ def publish(staging: str, cache: str, dataset_keys: Iterable[str]) -> dict[str, 
         if fileio.isdir(staged):
             added[key] = publish_dataset(staged, os.path.join(cache, key))
     return added
+
+
+def _dataset_folders(cache: str) -> dict[str, tuple[int, str]]:
+    """The cache's dataset folders: each name's span and encoding key."""
+    if not fileio.isdir(cache):
+        return {}
+    folders = {}
+    for name in fileio.listdir(cache):
+        match = _DATASET.fullmatch(name.rstrip("/"))
+        if match:
+            folders[name.rstrip("/")] = (int(match.group(1)), match.group(2))
+    return folders
+
+
+def stale(cache: str, parts: Sequence[Part]) -> list[str]:
+    """The dataset folders a run on ``parts`` leaves to no later run in its sequence.
+
+    The run's span S and window K are its parts' newest span and their number of
+    spans. Kept: spans from S - 2K + 1 on (the next run's window, and a rerun's or a
+    window twice as wide), and any newer span (a backfill leaves them alone). Stale:
+    an older span, or a span of the window under another encoding than the run's.
+    """
+    keys = {p.span: p.key for p in parts}
+    oldest_kept = max(keys) - 2 * len(keys) + 1
+    return sorted(
+        name
+        for name, (span, key) in _dataset_folders(cache).items()
+        if span < oldest_kept or keys.get(span, key) != key
+    )
+
+
+def _remove_folder(folder: str) -> None:
+    """Remove a dataset folder, its manifest first: a reader sees it whole or not at all."""
+    # Gone already: a cut-off removal, or another run's.
+    with contextlib.suppress(fileio.NotFoundError):
+        fileio.remove(os.path.join(folder, MANIFEST))
+    with contextlib.suppress(fileio.NotFoundError):
+        fileio.rmtree(folder)
+
+
+def evict(cache: str, parts: Sequence[Part]) -> list[str]:
+    """Remove the dataset folders ``stale`` names; their names."""
+    removed = stale(cache, parts)
+    for name in removed:
+        _remove_folder(os.path.join(cache, name))
+    return removed

@@ -70,6 +70,8 @@ class _PartsProcessor(transform_executor.TransformProcessor):
         super().Transform(inputs, outputs, status_file)
         keys = [k.key for k in self._keys.values()]
         analyzer_cache.publish(staging, self.cache_dir, keys)
+        evicted = analyzer_cache.evict(self.cache_dir, self.parts)
+        logging.info("Analyzer cache: evicted %s", evicted or "nothing")
 
     def _MakeDatasetList(self, file_patterns: Sequence[str], *args: Any, **kwargs: Any) -> list:  # noqa: N802
         """TFX's datasets, a part's keyed by its encoding instead of its path."""

@@ -63,10 +63,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _examples(config: PipelineConfig, span: int, window: int, out: Path) -> Any:
-    """Run ExampleGen's executor for ``span`` and its window; the Examples artifact."""
+def example_gen(config: PipelineConfig, span: int, window: int, out: Path | str) -> Any:
+    """Run ExampleGen's executor for ``span`` and its window; the Examples artifact.
+
+    ``out`` is a folder or an object store URI (a Path would fold s3:// into s3:/).
+    """
     examples = _types.Examples()
-    examples.uri = str(out / f"examples-{span}")
+    examples.uri = f"{out}/examples-{span}"
     splits = [tfx.proto.SplitConfig.Split(name=n, hash_buckets=b) for n, b in config.split_buckets]
     output = tfx.proto.Output(split_config=tfx.proto.SplitConfig(splits=splits))
     input_config = tfx.proto.Input(
@@ -85,8 +88,8 @@ def _examples(config: PipelineConfig, span: int, window: int, out: Path) -> Any:
     return examples
 
 
-def _transform(
-    executor: Any, config: PipelineConfig, examples: Any, schema: Any, out: Path
+def transform(
+    executor: Any, config: PipelineConfig, examples: Any, schema: Any, out: Path | str
 ) -> tuple[float, Any]:
     """Run a Transform executor on ``examples``; its seconds and TransformGraph."""
     graph = _types.TransformGraph()
@@ -136,13 +139,13 @@ def run(args: argparse.Namespace, out: Path) -> list[dict[str, Any]]:
     shutil.copy(PACKAGES_ROOT / config.curated_schema, Path(schema.uri) / SCHEMA_FILE)
     rows = []
     for span in range(first, last + 1):
-        examples = _examples(config, span, args.window, out)
+        examples = example_gen(config, span, args.window, out)
         executors = {"stock": transform_executor.Executor(), "cached": CachedTransformExecutor()}
         order = list(executors) if span % 2 else list(reversed(executors))
         seconds, graphs = {}, {}
         for name in order:
             target = out / f"transform-{span}-{name}"
-            seconds[name], graphs[name] = _transform(
+            seconds[name], graphs[name] = transform(
                 executors[name], config, examples, schema, target
             )
         window = json.loads(examples.get_string_custom_property(WINDOW_PROPERTY))

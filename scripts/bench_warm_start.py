@@ -77,7 +77,8 @@ def reached(
     return None, None
 
 
-def _run_of_span(runs: list[PipelineRun], span: int) -> PipelineRun:
+def run_of_span(runs: list[PipelineRun], span: int) -> PipelineRun:
+    """The first of ``runs`` on ``span`` that trained a model; exits naming the span if none."""
     for run in runs:
         if span_record(run.output(node_ids.EXAMPLE_GEN, "examples")).span == span and run.output(
             node_ids.TRAINER, "model_run"
@@ -128,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs = list_runs(open_store(SqliteMetadata(str(args.demo_dir / "metadata.sqlite"))), PIPELINE)
     results = []
     for span in args.spans:
-        f = compare_span(args, _run_of_span(runs, span), span)
+        f = compare_span(args, run_of_span(runs, span), span)
         results.append(f)
         w, c = f["warm"], f["cold"]
         print(

@@ -121,3 +121,28 @@ def test_a_publish_cut_off_mid_way_leaves_nothing_to_read(tmp_path, monkeypatch)
 def test_an_unreadable_manifest_is_no_cache(tmp_path):
     (tmp_path / MANIFEST).write_bytes(b"(dp0\nS'cut")
     assert read_manifest(str(tmp_path)) == {}
+
+
+def test_an_entry_missing_a_shard_is_not_published(tmp_path):
+    key = "span-1-aaa-train"
+    _stage(tmp_path / "run" / key, {b"quantiles": 0, b"vocabulary": 1})
+    # Entry 1 is two shards, one of them not there yet.
+    (tmp_path / "run" / key / "1-00000-of-00001.gz").rename(
+        tmp_path / "run" / key / "1-00001-of-00002.gz"
+    )
+    assert publish(str(tmp_path / "run"), str(tmp_path / "cache"), [key]) == {key: [b"quantiles"]}
+
+
+def test_eviction_keeps_twice_the_window_newer_spans_and_only_the_runs_encodings(tmp_path):
+    folders = ["span-0-aaa-train", "span-1-bbb-train", "span-1-bbb-test", "span-2-ccc-train",
+               "span-3-old-train", "span-3-ddd-train", "span-9-eee-train"]  # fmt: skip
+    for name in folders:
+        _stage(tmp_path / name, {b"mean": 0})
+    (tmp_path / "not-a-dataset").mkdir()
+    # A run on span 4 with a window of 2 (spans 3 and 4): spans from 1 on are kept.
+    run = [Part(3, "train", "ddd"), Part(3, "test", "ddd"), Part(4, "train", "fff")]
+    assert analyzer_cache.evict(str(tmp_path), run) == ["span-0-aaa-train", "span-3-old-train"]
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == sorted({*folders, "not-a-dataset"} - {"span-0-aaa-train", "span-3-old-train"})
+    assert _entries(tmp_path / "span-1-bbb-test") == {b"mean": b"mean"}
+    assert analyzer_cache.evict(str(tmp_path), run) == []

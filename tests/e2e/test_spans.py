@@ -171,7 +171,8 @@ def test_a_corrected_span_is_analyzed_again(sequence, out):
     assert summary["analyzer_cache"] == {"read": [], "analyzed": ["span-0/train"]}
     cache = out / "pipeline" / "analyzer-cache"
     trains = sorted(p.name for p in cache.iterdir() if p.name.startswith("span-0-"))
-    assert len([t for t in trains if t.endswith("-train")]) == 2  # old files' key and new
+    # The corrected files' key alone: the old files' analysis is evicted, superseded.
+    assert len([t for t in trains if t.endswith("-train")]) == 1
     assert all((cache / t / "MANIFEST").exists() for t in trains)
 
 
