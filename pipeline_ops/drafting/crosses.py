@@ -32,6 +32,8 @@ FOLD_SEED = 0
 # The additive model's L2 on each value's log-odds: a value of a few rows stays near 0.
 ADDITIVE_L2 = 1.0
 NEWTON_STEPS = 25
+# Halvings of a Newton step that would raise the loss, before it is given up.
+HALVINGS = 30
 # Crossed: a pair whose cells raise the held-out log-likelihood by MIN_GAIN (nats), which
 # no pair of a table without interactions reaches whatever its size, and its AUC by
 # MIN_AUC_GAIN, so that a large table's real but slight interactions are not crossed
@@ -160,16 +162,47 @@ def additive_probabilities(positives: np.ndarray, rows: np.ndarray) -> np.ndarra
         hessian[1 : 1 + size_a, 1 + size_a :] = weight
         hessian[1 + size_a :, 1 : 1 + size_a] = weight.T
         step = np.linalg.solve(hessian, _margins(positives - rows * p) - penalty * theta)
-        theta += step
+        theta += _damped(step, theta, positives, rows, penalty)
         if np.abs(step).max() < 1e-6:
             break
     return _additive(theta, size_a)
 
 
+def _damped(
+    step: np.ndarray,
+    theta: np.ndarray,
+    positives: np.ndarray,
+    rows: np.ndarray,
+    penalty: np.ndarray,
+) -> np.ndarray:
+    """Newton's ``step``, halved until the penalized loss falls (or the step is nothing).
+
+    A full step overshoots where a value has almost no positive (its log-odds head to
+    minus infinity): without the halving the fit diverged into a singular Hessian.
+    """
+    size_a = rows.shape[0]
+
+    def loss(at: np.ndarray) -> float:
+        logits = _logits(at, size_a)
+        fit = (rows * np.logaddexp(0.0, logits) - positives * logits).sum()
+        return float(fit + 0.5 * (penalty * at**2).sum())
+
+    now = loss(theta)
+    for _ in range(HALVINGS):
+        if loss(theta + step) <= now:
+            return step
+        step = step / 2
+    return np.zeros_like(step)
+
+
+def _logits(theta: np.ndarray, size_a: int) -> np.ndarray:
+    """Each cell's log-odds: the intercept, a's value's and b's added up."""
+    return theta[0] + theta[1 : 1 + size_a, None] + theta[None, 1 + size_a :]
+
+
 def _additive(theta: np.ndarray, size_a: int) -> np.ndarray:
-    """The probability of each cell: the intercept, a's value's and b's log-odds added up."""
-    logits = theta[0] + theta[1 : 1 + size_a, None] + theta[None, 1 + size_a :]
-    return 1 / (1 + np.exp(-logits))
+    """The probability of each cell under the additive model ``theta``."""
+    return 1 / (1 + np.exp(-_logits(theta, size_a)))
 
 
 def _margins(table: np.ndarray) -> np.ndarray:
