@@ -17,9 +17,8 @@ from typing import Any
 
 from modules.hparams import HParams
 
-# The smallest slice the slice bound judges, unless a dataset says otherwise: 100 test
-# rows hold about 20-25 of the rarer class at taxi's share of big tips, where a slice's
-# AUC is known to about +-0.05; below that, one or two rows move its interval.
+# The smallest slice the slice bound judges, unless a dataset says otherwise: below it
+# one or two rows move a slice's interval (docs/decisions/evaluation-cost.md).
 SLICE_MIN_ROWS = 100
 # The token a missing text or code value becomes (Transform, and the drafting rules): a
 # category of its own, so the model learns what absence means.
@@ -206,13 +205,17 @@ class Label:
     positive: str | None = None
 
 
-def transformed_name(name: str) -> str:
-    """The name a feature has after Transform (``fare`` -> ``fare_xf``).
+def safe_name(name: str) -> str:
+    """``name`` with every character a TensorFlow op or Keras layer name cannot hold as ``_``.
 
-    Any character a TensorFlow op or Keras layer name cannot hold becomes ``_``, so
-    raw column names need not be Python identifiers.
+    So raw column names need not be Python identifiers.
     """
-    return re.sub(r"[^A-Za-z0-9_]", "_", name) + "_xf"
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def transformed_name(name: str) -> str:
+    """The name a feature has after Transform (``fare`` -> ``fare_xf``), made safe."""
+    return safe_name(name) + "_xf"
 
 
 def missing_name(name: str) -> str:
@@ -227,7 +230,7 @@ def bucket_name(name: str) -> str:
 
 def vocabulary_file(name: str) -> str:
     """The Transform vocabulary file name of a vocabulary feature."""
-    return "vocab_" + transformed_name(name).removesuffix("_xf")
+    return "vocab_" + safe_name(name)
 
 
 @dataclass(frozen=True)

@@ -355,8 +355,8 @@ def training_settings(rows: int) -> dict[str, int | float]:
 
 
 def label_name(label: str, positive: str) -> str:
-    """The label feature's name, e.g. ``Status_is_bad``, cleaned as transformed_name cleans."""
-    return F.transformed_name(f"{label}_is_{positive}").removesuffix("_xf")
+    """The label feature's name, e.g. ``Status_is_bad``, made safe as feature names are."""
+    return F.safe_name(f"{label}_is_{positive}")
 
 
 def literal(text: str) -> str:

@@ -81,7 +81,7 @@ def history_row(run: PipelineRun) -> HistoryRow:
         comparison = paired_comparison.read(evaluation.uri)
         if comparison is not None:
             # Exact, where TFMA's AUC sorts scores into 10,000 buckets: an overconfident
-            # model's scores below 1e-4 all tie there (0.87 against 0.91 seen).
+            # model's scores below 1e-4 all tie there (docs/decisions/evaluation-cost.md).
             candidate["auc"], serving["auc"] = comparison.candidate_auc, comparison.baseline_auc
     return HistoryRow(
         run_id=run.run_id,
