@@ -9,7 +9,7 @@ gives a ratio measured under the same conditions. The example runs as the instal
 tfx wheel ships it (``tfx/examples/chicago_taxi_pipeline/taxi_pipeline_native_keras.py``
 and its module file: Beam in multi-processing mode, 1000 train steps), under
 LocalDagRunner in a fresh directory, with ``TF_USE_LEGACY_KERAS=1``: under Keras 3 its
-Trainer fails (``docs/explanation/python-and-keras.md``). Per-component seconds come
+Trainer fails (``docs/explanation/stack.md``). Per-component seconds come
 from its ML-Metadata.
 """
 
