@@ -33,3 +33,17 @@ def test_the_readme_links_to_files_that_exist() -> None:
     assert targets
     missing = [t for t in targets if "://" not in t and not (ROOT / t).exists()]
     assert not missing, f"README.md links to files that do not exist: {missing}"
+
+
+def test_every_docs_page_the_code_names_exists() -> None:
+    # Code keeps one line of why and points to the page with the figures: a renamed or
+    # moved page must not leave the pointer dangling.
+    named = {
+        (path.relative_to(ROOT), page)
+        for folder in ("modules", "components", "pipeline_def", "pipeline_ops", "scripts")
+        for path in (ROOT / folder).rglob("*.py")
+        for page in re.findall(r"docs/[\w./-]+?\.md", path.read_text())
+    }
+    assert named, "no code names a docs page: the pattern is wrong"
+    missing = sorted(f"{source}: {page}" for source, page in named if not (ROOT / page).is_file())
+    assert not missing, missing
