@@ -60,7 +60,7 @@ from components.paired_comparison import (  # noqa: E402
 from components.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from modules import datasets, keras_setup  # noqa: E402, F401 - Keras 2 before TF loads
 from modules.features import DatasetDeclaration  # noqa: E402
-from modules.hparams import CUSTOM_CONFIG_KEY  # noqa: E402
+from modules.hparams import CUSTOM_CONFIG_KEY, HParams, parse_pairs  # noqa: E402
 from pipeline_def import node_ids  # noqa: E402
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, output_dir_for  # noqa: E402
 from pipeline_ops.metadata.runs import PipelineRun, latest_run  # noqa: E402
@@ -291,7 +291,7 @@ def _transform_graph(
 
 
 def _train(
-    run: PipelineRun, files: tuple[str, str], transform_graph: str, folder: Path, **hparams: int
+    run: PipelineRun, files: tuple[str, str], transform_graph: str, folder: Path, **hparams: object
 ) -> Path:
     """The run's Trainer (its run_fn and settings) on ``files`` (train, choose); the model's dir.
 
@@ -319,7 +319,11 @@ def _train(
 
 
 def _pipeline_scores(
-    run: PipelineRun, dataset: DatasetDeclaration, rows: dict[str, list[bytes]], folder: Path
+    run: PipelineRun,
+    dataset: DatasetDeclaration,
+    rows: dict[str, list[bytes]],
+    folder: Path,
+    hparams: dict,
 ):  # noqa: ANN202 - a numpy array
     """The run's Transform and Trainer on ``rows["train"]``, choosing on ``rows["choose"]``.
 
@@ -328,7 +332,7 @@ def _pipeline_scores(
     train_file = _write_records(folder / "train" / "rows.gz", rows["train"])
     choose_file = _write_records(folder / "choose" / "rows.gz", rows["choose"])
     transform_graph = _transform_graph(run, dataset, train_file, folder / "transform")
-    model_dir = _train(run, (train_file, choose_file), transform_graph, folder)
+    model_dir = _train(run, (train_file, choose_file), transform_graph, folder, **hparams)
     return model_scores(model_dir, rows["score"], dataset.prediction_key)
 
 
@@ -345,7 +349,11 @@ def _trees_scores(
 
 
 def _round(
-    dataset: DatasetDeclaration, run: PipelineRun, rows: dict[str, list[bytes]], keep_scores: bool
+    dataset: DatasetDeclaration,
+    run: PipelineRun,
+    rows: dict[str, list[bytes]],
+    keep_scores: bool,
+    hparams: dict,
 ) -> dict:
     """One round's AUCs on ``rows["score"]``: the run's pipeline, and the trees.
 
@@ -353,7 +361,7 @@ def _round(
     """
     tables, labels = _labelled_tables(dataset, rows)
     with tempfile.TemporaryDirectory(prefix="bench-dataset-") as folder:
-        scores = _pipeline_scores(run, dataset, rows, Path(folder))
+        scores = _pipeline_scores(run, dataset, rows, Path(folder), hparams)
     trees_scores, setting = _trees_scores(dataset, tables, labels)
     figures = {
         "pipeline_auc": _auc(labels["score"], scores),
@@ -372,6 +380,7 @@ def cross_validate(
     folds: int,
     *,
     keep_scores: bool = False,
+    hparams: dict | None = None,
 ) -> dict:
     """The run's pipeline and the trees over ``folds`` rounds of the train and validation rows.
 
@@ -380,6 +389,7 @@ def cross_validate(
     train, validation and test splits do. The test split is never read. With
     ``keep_scores`` each round also holds its scored rows' labels and both models'
     scores (``"scored"``; arrays, for an interval over the rounds: not JSON).
+    ``hparams`` replace the run's Trainer settings: a setting is tried without a new run.
     """
     dealt = deal_folds(records[TRAIN] + records[VALIDATION], folds)
     rounds = []
@@ -387,7 +397,7 @@ def cross_validate(
         started = time.monotonic()
         train = [r for k in training for r in dealt[k]]
         rows = {"train": train, "choose": dealt[choosing], "score": dealt[scored]}
-        rounds.append(_round(dataset, run, rows, keep_scores))
+        rounds.append(_round(dataset, run, rows, keep_scores, hparams or {}))
         print(
             f"round {scored + 1} of {folds}: pipeline {rounds[-1]['pipeline_auc']:.4f}, "
             f"trees {rounds[-1]['trees_auc']:.4f} ({time.monotonic() - started:.0f} s)",
@@ -412,6 +422,7 @@ def retrain_with_seeds(
     records: dict[str, list[bytes]],
     seeds: Sequence[int],
     trees_auc: float,
+    hparams: dict | None = None,
 ) -> dict:
     """The run's Trainer again with each of ``seeds``: validation and test AUC of each model.
 
@@ -419,6 +430,7 @@ def retrain_with_seeds(
     settings, early stopping on its validation split. So a seed's figures are what
     the run would have scored with that seed, and the run's own seed gives its model.
     Counts the seeds whose test AUC is at least ``trees_auc`` (the trees', on test).
+    ``hparams`` replace the run's other Trainer settings.
     """
     examples = run.output(node_ids.EXAMPLE_GEN, "examples").uri
     transform_graph = run.output(node_ids.TRANSFORM, "transform_graph").uri
@@ -431,7 +443,9 @@ def retrain_with_seeds(
     for seed in seeds:
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="bench-dataset-") as folder:
-            model_dir = _train(run, files, transform_graph, Path(folder), seed=seed)
+            model_dir = _train(
+                run, files, transform_graph, Path(folder), **{**(hparams or {}), "seed": seed}
+            )
             aucs = {
                 split: _auc(
                     labels[split], model_scores(model_dir, records[split], dataset.prediction_key)
@@ -474,18 +488,33 @@ def main() -> None:
         help="also train the run's model again with each seed, on the run's own splits "
         "and Transform graph (a seed costs about a run's Trainer)",
     )
+    parser.add_argument(
+        "--hparam",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="replace one of the run's training settings in --folds and --seeds "
+        "(VALUE in JSON; repeatable): a setting judged without a new run",
+    )
     args = parser.parse_args()
     if args.folds and args.folds < 3:
         parser.error(f"--folds needs at least 3 (score, choose, train), got {args.folds}")
+    try:
+        overrides = parse_pairs(args.hparam)
+        HParams.with_overrides(overrides)  # names and types checked before any work
+    except ValueError as error:
+        parser.error(str(error))
     dataset = datasets.load(args.dataset)
     run = finished_run(dataset, output_dir_for(args.dataset, args.output_dir))
     records = run_records(run)
     figures = compare(dataset, run, records)
     if args.folds:
-        figures["cross_validation"] = cross_validate(dataset, run, records, args.folds)
+        figures["cross_validation"] = cross_validate(
+            dataset, run, records, args.folds, hparams=overrides
+        )
     if args.seeds:
         figures["seeds"] = retrain_with_seeds(
-            dataset, run, records, args.seeds, figures["trees_auc"]
+            dataset, run, records, args.seeds, figures["trees_auc"], overrides
         )
     print(json.dumps(figures, indent=1))
 

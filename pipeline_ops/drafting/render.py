@@ -191,7 +191,7 @@ def render(
         body += _comment(
             f"{table.rows} rows, fewer than {SMALL_TABLE_ROWS:,}: small batches, an epoch of "
             "about one pass over the train split, stronger dropout, an average of models trained "
-            "apart, a slower wide part (the drafting rules).",
+            "apart, a faster wide part (the drafting rules).",
             "    ",
         )
         pairs = [f"{literal(k)}: {v!r}" for k, v in settings.items()]

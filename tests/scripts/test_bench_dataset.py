@@ -76,3 +76,11 @@ def test_trees_read_money_and_dates_as_numbers_as_the_model_does(bench):
     assert table["opened"][0] == 1704115800
     assert (table["opened_weekday"][0], table["opened_seconds_of_day"][0]) == (0, 48600)
     assert table[["opened", "opened_weekday", "opened_seconds_of_day"]][1:].isna().all(None)
+
+
+def test_an_unknown_setting_is_refused_before_any_work(bench, monkeypatch, capsys):
+    monkeypatch.setattr("sys.argv", ["bench_dataset.py", "--folds", "3", "--hparam", "wide=0.1"])
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main()
+    assert exit_info.value.code == 2
+    assert "unknown hyperparameter(s) ['wide']" in capsys.readouterr().err

@@ -171,7 +171,7 @@ def test_small_tables_train_in_small_batches_an_epoch_a_pass_with_more_dropout(t
     # credit_data: 4,454 rows, 3/5 of them (2,672) to train on, in batches of 32.
     assert R.training_settings(4454) == {
         "batch_size": 32, "steps_per_epoch": 84, "dropout": 0.4, "ensemble_members": 5,
-        "wide_learning_rate": 0.005,
+        "wide_learning_rate": 0.1,
     }  # fmt: skip
     assert R.training_settings(100)["steps_per_epoch"] == 2
     # The taxi sample's size and above: HParams' defaults.
@@ -182,5 +182,5 @@ def test_small_tables_train_in_small_batches_an_epoch_a_pass_with_more_dropout(t
     source = (out[0] / "loans" / "__init__.py").read_text()
     # As ruff formats a dict too long for one line: an entry a line.
     entries = ('"batch_size": 32', '"steps_per_epoch": 4', '"dropout": 0.4',
-               '"ensemble_members": 5', '"wide_learning_rate": 0.005')  # fmt: skip
+               '"ensemble_members": 5', '"wide_learning_rate": 0.1')  # fmt: skip
     assert "    hparams={\n" + "".join(f"        {e},\n" for e in entries) + "    },\n" in source
