@@ -81,6 +81,10 @@ class ObjectStore:
         """The access key and the secret key."""
         return ACCESS_KEY, SECRET_KEY
 
+    def credentials(self) -> dict[str, str]:
+        """The keys, as the environment variables S3 clients read."""
+        return {"AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY}
+
     def download_folder(self, prefix: str, folder: Path) -> None:
         """Download every object under ``prefix/`` into ``folder`` (emptied first)."""
         client = self.client()
