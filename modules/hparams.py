@@ -35,6 +35,9 @@ class HParams:
     deep_learning_rate: float = 0.002
     hidden_units: tuple[int, ...] = (128, 64, 32)
     dropout: float = 0.2
+    # Cross layers of DCN-v2 beside the ReLU layers (model.TowerCross), and their rank.
+    cross_layers: int = 0
+    cross_rank: int = 16
     # Off: with short epochs its moving statistics lag (docs/decisions/hyperparameters.md).
     batch_norm: bool = False
     # Wider embeddings overfit the few thousand training rows.

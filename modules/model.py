@@ -81,6 +81,54 @@ class TowerDense(keras.layers.Layer):
         return {**super().get_config(), "units": self.units, "activation": activation}
 
 
+class TowerCross(keras.layers.Layer):
+    """A cross layer of DCN-v2 (Wang et al. 2021), per tower: x0 * (x U V + b) + x.
+
+    Called on ``[x0, x]``, each [batch, in] or [batch, towers, in]. Every feature of
+    ``x0`` is multiplied by a learned mix of all of ``x``: stacked L times, the layer
+    holds products of up to L + 1 features, sums and differences of numeric columns
+    among them, which a ReLU network finds only approximately. The mix is low-rank
+    (U: in x rank, V: rank x in), as the paper advises, for few rows.
+    """
+
+    def __init__(self, rank: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rank = rank
+
+    def build(self, input_shape: list[tf.TensorShape]) -> None:
+        """Create U, V and the bias for the input's towers (if any) and width."""
+        shape = tf.TensorShape(input_shape[0])
+        width = int(shape[-1])
+        self.towers = (int(shape[-2]),) if shape.rank == 3 else ()
+        towers = self.towers[0] if self.towers else 1
+
+        def glorot() -> keras.initializers.Initializer:
+            # An instance per weight: Keras warns when an unseeded one is reused.
+            return keras.initializers.VarianceScaling(towers, "fan_avg", "uniform")
+
+        self.down = self.add_weight(
+            "down", shape=(*self.towers, width, self.rank), initializer=glorot()
+        )
+        self.up = self.add_weight(
+            "up", shape=(*self.towers, self.rank, width), initializer=glorot()
+        )
+        self.bias = self.add_weight("bias", shape=(*self.towers, width), initializer="zeros")
+        super().build(input_shape)
+
+    def call(self, inputs: list[tf.Tensor]) -> tf.Tensor:
+        """x0 * (x U V + b) + x, tower by tower."""
+        x0, x = inputs
+        if self.towers:
+            mixed = tf.einsum("btr,trj->btj", tf.einsum("bti,tir->btr", x, self.down), self.up)
+        else:
+            mixed = tf.matmul(tf.matmul(x, self.down), self.up)
+        return x0 * (mixed + self.bias) + x
+
+    def get_config(self) -> dict[str, Any]:
+        """The layer's arguments (Keras' serialization)."""
+        return {**super().get_config(), "rank": self.rank}
+
+
 def _wide(
     dataset: DatasetDeclaration,
     inputs: Mapping[str, KerasTensor],
@@ -134,6 +182,9 @@ def _deep(
         joined = dense[0] if len(dense) == 1 else keras.layers.Concatenate()(dense)
         dense = [keras.layers.RepeatVector(towers)(joined)]
     x = keras.layers.Concatenate(name="deep_inputs")(parts + dense)
+    crossed = x
+    for i in range(hp.cross_layers):
+        crossed = TowerCross(hp.cross_rank, name=f"cross_{i}")([x, crossed])
 
     def layer(units: int, activation: str | None, name: str) -> keras.layers.Layer:
         if towers == 1:
@@ -148,6 +199,9 @@ def _deep(
             x = keras.layers.BatchNormalization(axis=axis, name=f"batch_norm_{i}")(x)
         if hp.dropout:
             x = keras.layers.Dropout(hp.dropout, seed=hp.seed + i, name=f"dropout_{i}")(x)
+    if hp.cross_layers:
+        # DCN-v2's parallel form: the cross layers beside the ReLU layers, one logit on both.
+        x = keras.layers.Concatenate(name="deep_and_cross")([x, crossed])
     logit = layer(1, None, "deep_logit")(x)
     if towers > 1:
         logit = keras.layers.Reshape((towers,), name="deep_logits")(logit)

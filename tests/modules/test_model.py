@@ -6,7 +6,7 @@ from modules import features as F
 from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
 from modules.keras_setup import keras
-from modules.model import TowerDense, TowerEnsemble, build_model, embedding_dim
+from modules.model import TowerCross, TowerDense, TowerEnsemble, build_model, embedding_dim
 
 VOCAB_SIZES = {"payment_type": 8, "company": 40}
 
@@ -132,9 +132,13 @@ def _tower_slice(name: str, value: np.ndarray, tower: int, towers: int) -> np.nd
     return value[tower]  # TowerDense: the tower axis first
 
 
-@pytest.mark.parametrize("batch_norm", [False, True])
-def test_a_towers_loss_reaches_none_of_the_other_towers_weights(cardinalities, batch_norm):
-    hp = HParams(hidden_units=(8,), ensemble_members=3, batch_norm=batch_norm)
+@pytest.mark.parametrize(("batch_norm", "cross_layers"), [(False, 0), (True, 0), (False, 2)])
+def test_a_towers_loss_reaches_none_of_the_other_towers_weights(
+    cardinalities, batch_norm, cross_layers
+):
+    hp = HParams(
+        hidden_units=(8,), ensemble_members=3, batch_norm=batch_norm, cross_layers=cross_layers
+    )
     model = build_model(TAXI, cardinalities, hp)
     x = _batch(cardinalities, 64)
     y = tf.constant((x[F.transformed_name("trip_start_hour")] == 3).astype("float32"))
@@ -148,9 +152,10 @@ def test_a_towers_loss_reaches_none_of_the_other_towers_weights(cardinalities, b
         assert reached == [False, True, False], variable.name
 
 
-def test_each_tower_trains_as_a_fit_of_its_own_would(cardinalities):
+@pytest.mark.parametrize("cross_layers", [0, 2])
+def test_each_tower_trains_as_a_fit_of_its_own_would(cardinalities, cross_layers):
     # No dropout: the masks would differ between the two models.
-    hp = HParams(hidden_units=(8,), dropout=0.0)
+    hp = HParams(hidden_units=(8,), dropout=0.0, cross_layers=cross_layers)
     single = build_model(TAXI, cardinalities, hp)
     towered = build_model(TAXI, cardinalities, hp.overridden({"ensemble_members": 2}))
     values = _weights(towered)
@@ -193,3 +198,34 @@ def test_loss_is_the_towers_mean_loss_and_metrics_judge_their_mean(cardinalities
 def test_no_members_is_refused(cardinalities):
     with pytest.raises(ValueError, match="ensemble_members must be at least 1"):
         build_model(TAXI, cardinalities, HParams(ensemble_members=0))
+
+
+@pytest.mark.parametrize("towers", [0, 2])
+def test_a_cross_layer_multiplies_the_first_input_by_a_low_rank_mix_of_the_second(towers):
+    rng = np.random.default_rng(1)
+    shape = (5, towers, 6) if towers else (5, 6)
+    x0, x = (tf.constant(rng.normal(size=shape), tf.float32) for _ in range(2))
+    layer = TowerCross(rank=3)
+    layer([x0, x])
+    layer.bias.assign(rng.normal(size=layer.bias.shape))
+    down, up, bias = (w.numpy() for w in (layer.down, layer.up, layer.bias))
+    if towers:
+        mixed = np.stack([x.numpy()[:, t] @ down[t] @ up[t] + bias[t] for t in range(towers)], 1)
+    else:
+        mixed = x.numpy() @ down @ up + bias
+    assert down.shape[-2:] == (6, 3) and up.shape[-2:] == (3, 6)
+    np.testing.assert_allclose(layer([x0, x]), x0.numpy() * mixed + x.numpy(), rtol=1e-5)
+
+
+def test_cross_layers_sit_beside_the_relu_layers_and_reach_the_logit(cardinalities):
+    model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,), cross_layers=2))
+    deep = model.dnn_model
+    assert [layer.name for layer in deep.layers if isinstance(layer, TowerCross)] == [
+        "cross_0",
+        "cross_1",
+    ]
+    x = _batch(cardinalities, 32)
+    with tf.GradientTape() as tape:
+        logit = deep(x)
+    grads = tape.gradient(logit, deep.get_layer("cross_0").trainable_variables)
+    assert all(tf.convert_to_tensor(g).numpy().any() for g in grads)
