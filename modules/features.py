@@ -60,7 +60,7 @@ class Numeric:
     missing_indicator: bool = False
     bucket_count: int = 0  # > 0: also quantile buckets for the wide part and crosses.
     # > 0: also a piecewise-linear encoding over this many quantile intervals, for the
-    # deep part (see ``piecewise_names``); at least 3 (two boundaries). Its boundaries
+    # deep part (see ``piecewise_name``); at least 3 (two boundaries). Its boundaries
     # are its own, finer than the buckets': a part is one float to the deep part, where
     # a bucket is a one-hot column of the wide part and of every cross it is in.
     piecewise_bins: int = 0
@@ -74,16 +74,23 @@ class Numeric:
                 f"got {self.piecewise_bins}"
             )
 
-    def piecewise_names(self) -> tuple[str, ...]:
-        """Names of the piecewise-linear encoding's parts, one per pair of adjacent boundaries.
+    def piecewise_name(self) -> str:
+        """The name of its piecewise-linear encoding: one feature of ``piecewise_width`` floats.
 
         ``piecewise_bins`` quantile intervals have ``piecewise_bins - 1`` boundaries b_i;
         part i is clip((x - b_i) / (b_{i+1} - b_i), 0, 1), the fraction of the interval
         between two boundaries that x has passed (Gorishniy et al. 2022, "On Embeddings
         for Numerical Features in Tabular Deep Learning"). Below the first boundary and
-        above the last, the z-scored value carries the trend.
+        above the last, the z-scored value carries the trend. The parts are one
+        feature, not one each: every feature costs Transform, the model's inputs, the
+        export and the Evaluator a tensor of its own.
         """
-        return tuple(f"{self.name}_piecewise_{i}" for i in range(max(0, self.piecewise_bins - 2)))
+        return f"{self.name}_piecewise"
+
+    @property
+    def piecewise_width(self) -> int:
+        """How many parts its piecewise-linear encoding has: one per pair of adjacent boundaries."""
+        return max(0, self.piecewise_bins - 2)
 
 
 @dataclass(frozen=True)
@@ -330,15 +337,30 @@ class DatasetDeclaration:
         return tuple(c for c in self.label.columns if c not in features)
 
     def dense_features(self) -> tuple[str, ...]:
-        """Transformed names of the float features the deep part reads directly."""
+        """Transformed names of the float features the deep part reads directly.
+
+        Each is one float per example, except a piecewise-linear encoding: ``dense_widths``.
+        """
         names = [f.name for f in self.numeric]
-        names += [part for f in self.numeric for part in f.piecewise_names()]
+        names += [f.piecewise_name() for f in self.numeric if f.piecewise_bins]
         names += [missing_name(f.name) for f in self.numeric if f.missing_indicator]
         names += [missing_name(f.name) for f in self.vocabularies if f.missing_indicator]
         names += [missing_name(f.name) for f in self.hashed if f.missing_indicator]
         names += [n for f in self.timestamps for n in f.dense_names()]
         names += self.extra_dense_features
         return tuple(transformed_name(n) for n in names)
+
+    def dense_widths(self) -> dict[str, int]:
+        """How many floats each of ``dense_features`` holds per example, by transformed name."""
+        widths = dict.fromkeys(self.dense_features(), 1)
+        widths.update(
+            {
+                transformed_name(f.piecewise_name()): f.piecewise_width
+                for f in self.numeric
+                if f.piecewise_bins
+            }
+        )
+        return widths
 
     def categorical_features(self) -> tuple[str, ...]:
         """Transformed names of the integer-id features (one-hot in wide, embedded in deep)."""

@@ -38,8 +38,8 @@ def embedding_dim(cardinality: int, max_dim: int) -> int:
 
 def _inputs(dataset: DatasetDeclaration) -> dict[str, KerasTensor]:
     inputs = {
-        name: keras.Input(shape=(1,), name=name, dtype="float32")
-        for name in dataset.dense_features()
+        name: keras.Input(shape=(width,), name=name, dtype="float32")
+        for name, width in dataset.dense_widths().items()
     }
     for name in dataset.categorical_features() + dataset.cross_features():
         inputs[name] = keras.Input(shape=(1,), name=name, dtype="int64")

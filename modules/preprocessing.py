@@ -1,8 +1,9 @@
 """The Transform ``preprocessing_fn``: raw columns to model-ready features.
 
-Every output is a rank-1 tensor (one value per example) named by
-``features.transformed_name``; which features exist and how they are encoded is
-declared by the dataset the Transform's ``custom_config`` names
+Every output is named by ``features.transformed_name`` and holds one value per
+example, but a piecewise-linear encoding, which holds its n parts ([batch, n], n from
+``DatasetDeclaration.dense_widths``); which features exist and how they are encoded
+is declared by the dataset the Transform's ``custom_config`` names
 (``modules/datasets``).
 
 Analyzers see only the values that are present: numeric columns are analyzed as
@@ -158,8 +159,7 @@ def _numerics(
         if spec.piecewise_bins:
             # A missing value has every part at 0; its indicator (or bucket) says so.
             parts = piecewise_linear(dense(raw[spec.name], float("nan")), cuts[spec.piecewise_bins])
-            for i, part in enumerate(spec.piecewise_names()):
-                out[F.transformed_name(part)] = parts[:, i]
+            out[F.transformed_name(spec.piecewise_name())] = parts
 
 
 def _boundaries(values: tf.SparseTensor, intervals: int) -> tf.Tensor:

@@ -68,17 +68,19 @@ def test_each_dataset_declares_every_column_of_its_sample(name):
     assert set(header) == read | set(declared.unused_columns)
 
 
-def test_piecewise_linear_parts_are_dense_features_between_adjacent_boundaries():
+def test_piecewise_linear_parts_are_one_dense_feature_between_adjacent_boundaries():
     spec = F.Numeric("loan amount", F.Scaling.Z, bucket_count=3, piecewise_bins=5)
     # 5 quantile intervals have 4 boundaries, so 3 intervals between adjacent ones: the
     # parts' count follows piecewise_bins, not the buckets'.
-    assert spec.piecewise_names() == tuple(f"loan amount_piecewise_{i}" for i in range(3))
-    dataset = F.DatasetDeclaration("t", F.Label("bad", ("Status",), "bad"), numeric=(spec,))
-    assert dataset.dense_features() == (
-        "loan_amount_xf",
-        *(f"loan_amount_piecewise_{i}_xf" for i in range(3)),
-    )
-    assert F.Numeric("x", F.Scaling.Z, bucket_count=5).piecewise_names() == ()
+    assert spec.piecewise_name() == "loan amount_piecewise"
+    assert spec.piecewise_width == 3
+    label = F.Label("bad", ("Status",), "bad")
+    dataset = F.DatasetDeclaration("t", label, numeric=(spec,))
+    assert dataset.dense_features() == ("loan_amount_xf", "loan_amount_piecewise_xf")
+    assert dataset.dense_widths() == {"loan_amount_xf": 1, "loan_amount_piecewise_xf": 3}
+    plain = F.Numeric("x", F.Scaling.Z, bucket_count=5)
+    assert plain.piecewise_width == 0
+    assert F.DatasetDeclaration("t", label, numeric=(plain,)).dense_widths() == {"x_xf": 1}
     with pytest.raises(ValueError, match="piecewise_bins must be 0 or at least 3, got 2"):
         F.Numeric("x", F.Scaling.Z, piecewise_bins=2)
 

@@ -5,21 +5,28 @@ from __future__ import annotations
 import datetime
 import math
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 import tensorflow as tf
 import tensorflow_transform as tft
 import tensorflow_transform.beam as tft_beam
+from tensorflow_transform.tf_metadata import schema_utils
 
 from modules import features as F
 from modules.datasets import taxi
 from modules.datasets.taxi import DATASET as TAXI
+from modules.hparams import HParams
+from modules.model import build_model
 from modules.preprocessing import (
+    _boundaries,
     _numerics,
     _timestamp,
     number_from_text,
     piecewise_linear,
+    present,
     time_from_text,
 )
 
@@ -134,7 +141,7 @@ def test_piecewise_parts_are_cut_at_their_own_quantiles_not_the_buckets(tmp_path
         return out
 
     rows = _analyzed(numerics, [{"x": [v]} for v in values], {"x": tf.float32}, tmp_path)
-    parts = np.array([[r[F.transformed_name(p)] for p in spec.piecewise_names()] for r in rows])
+    parts = _column(rows, spec.piecewise_name())
     # Quintile boundaries near 20, 40, 60 and 80: x = 30 is half through the first
     # interval and has not reached the others, though the two buckets split at 50.
     np.testing.assert_allclose(parts[values.index(30.0)], [0.5, 0.0, 0.0], atol=0.06)
@@ -144,13 +151,52 @@ def test_piecewise_parts_are_cut_at_their_own_quantiles_not_the_buckets(tmp_path
 
 def _analyzed(fn, instances: list[dict], dtypes: dict, tmp_path) -> list[dict]:  # noqa: ANN001
     """``instances`` through a real tf.Transform analysis of ``fn``, every column optional."""
+    return _analyzed_with_spec(fn, instances, dtypes, tmp_path)[0]
+
+
+def _analyzed_with_spec(
+    fn: Callable[[dict], dict], instances: list[dict], dtypes: dict, tmp_path: Path
+) -> tuple[list[dict], dict]:
+    """``_analyzed``'s rows, and the feature spec of Transform's output schema."""
     feature_spec = {name: tf.io.VarLenFeature(dtype) for name, dtype in dtypes.items()}
     with tft_beam.Context(temp_dir=str(tmp_path)):
-        (rows, _), _ = (
+        (rows, metadata), _ = (
             instances,
             tft.DatasetMetadata.from_feature_spec(feature_spec),
         ) | tft_beam.AnalyzeAndTransformDataset(fn)
-    return rows
+    return rows, schema_utils.schema_as_feature_spec(metadata.schema).feature_spec
+
+
+def test_piecewise_parts_are_one_float_vector_feature_the_model_takes_whole(tmp_path):
+    spec = F.Numeric("x", F.Scaling.Z, bucket_count=2, piecewise_bins=6)
+    dataset = F.DatasetDeclaration("t", F.Label("y", ("y",), "1"), numeric=(spec,))
+    name = F.transformed_name(spec.piecewise_name())
+    values = [float(v) for v in range(1, 101)] + [NAN]
+
+    def numerics(inputs: dict) -> dict:
+        out: dict = {}
+        _numerics((spec,), inputs, out)
+        # The boundaries Transform cut (the same analyzer again), to compute the parts apart.
+        cuts = _boundaries(present(inputs["x"]), spec.piecewise_bins)
+        out["cuts"] = tf.tile(cuts, [tf.shape(out[name])[0], 1])
+        return out
+
+    rows, feature_spec = _analyzed_with_spec(
+        numerics, [{"x": [v]} for v in values], {"x": tf.float32}, tmp_path
+    )
+    assert feature_spec[name] == tf.io.FixedLenFeature([spec.piecewise_width], tf.float32)
+    assert not [n for n in feature_spec if n.startswith("x_piecewise_") and n != name]
+    parts = _column(rows, spec.piecewise_name())
+    assert parts.shape == (len(values), spec.piecewise_width)
+    expected = piecewise_linear(np.array(values, np.float32), rows[0]["cuts"][None, :])
+    np.testing.assert_allclose(parts, expected.numpy())
+    # The model takes the vector as one input of its width, and predicts from Transform's rows.
+    model = build_model(dataset, dataset.fixed_cardinalities(), HParams(hidden_units=(4,)))
+    assert model.dnn_model.input[name].shape.as_list() == [None, spec.piecewise_width]
+    batch = {n: np.stack([r[n] for r in rows]) for n in dataset.dense_widths()}
+    bucket = F.transformed_name(F.bucket_name("x"))
+    batch[bucket] = np.array([[r[bucket]] for r in rows])
+    assert model.predict(batch, verbose=0).shape == (len(values), 1)
 
 
 def _quantile_analyzers(spec: F.Numeric) -> int:
@@ -287,7 +333,7 @@ def test_text_numbers_and_timestamps_become_features_in_a_real_transform(tmp_pat
     assert F.transformed_name(created.part_name("time_sin")) not in rows[0]
     assert set(rows[0]) == {
         F.transformed_name(n)
-        for n in (*amount.piecewise_names(), "amount", F.missing_name("amount"))
+        for n in ("amount", F.missing_name("amount"))
         + ordered.dense_names() + (ordered.weekday_name,)
         + created.dense_names() + (created.weekday_name,)
     }  # fmt: skip
