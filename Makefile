@@ -62,12 +62,15 @@ docs: $(DOCS_STAMP)  ## Build the documentation site into outputs/site; a broken
 # .venv/bin/activate`; tests/docs/ parses the blocks marked as not runnable here.
 DOC_BLOCKS := --codeblocks README.md docs tests
 WITH_COMMANDS := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
+# Two pytest workers, a test file each at a time (pytest-xdist): an end-to-end run keeps
+# about one core busy, and a file's module fixtures (its pipeline runs) run once.
+WORKERS := -n 2 --dist loadfile
 
-test: $(STAMP) $(DOCS_STAMP) system-deps  ## The whole test suite, end-to-end runs and the docs' code blocks included.
-	$(WITH_COMMANDS) $(PY) -m pytest $(DOC_BLOCKS) $(PYTEST_ARGS)
+test: $(STAMP) $(DOCS_STAMP) system-deps  ## The whole test suite, end-to-end runs and the docs' code blocks included (about 30 minutes, two workers).
+	$(WITH_COMMANDS) $(PY) -m pytest $(WORKERS) $(DOC_BLOCKS) $(PYTEST_ARGS)
 
-test-fast: $(STAMP) $(DOCS_STAMP)  ## Only the fast tests (about a minute).
-	$(WITH_COMMANDS) $(PY) -m pytest -m "not slow" $(DOC_BLOCKS) $(PYTEST_ARGS)
+test-fast: $(STAMP) $(DOCS_STAMP)  ## Only the fast tests (under 2 minutes, two workers).
+	$(WITH_COMMANDS) $(PY) -m pytest -m "not slow" $(WORKERS) $(DOC_BLOCKS) $(PYTEST_ARGS)
 
 lint: $(STAMP)  ## ruff check and format check; vulture for dead code (pyproject's [tool.vulture]).
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/vulture
