@@ -17,6 +17,8 @@ _.TYPE_NAME
 # Keras 2: Model.fit and Model.evaluate call these overrides.
 _.train_step
 _.test_step
+# Beam: applying a PTransform calls its expand.
+_.expand
 # Keras 2: fit calls a callback's hooks.
 _.on_epoch_begin
 # KerasTuner: the tuner's search calls these overrides.

@@ -199,6 +199,44 @@ class Cross:
 
 
 @dataclass(frozen=True)
+class TreeLeaves:
+    """Boosted trees fit by Transform on the train split, whose leaves join the wide part.
+
+    The leaf an example reaches in each tree is a category of the wide part (He et al.
+    2014, "Practical Lessons from Predicting Clicks on Ads at Facebook"). The trees see
+    every one-value feature but the hashed ids and the buckets: the z-scored numerics,
+    the missing indicators, the time parts and the category ids as numbers. So the wide
+    part can weigh a rule such as "day minutes above 250 and no voice-mail plan", which
+    neither a cross of buckets nor a ReLU network finds from a few thousand rows. The
+    leaves are one feature of ``trees`` ids, tree t's leaf l as id ``t * leaves + l``.
+    """
+
+    trees: int = 30
+    depth: int = 3
+    # The rows the trees are fit on, at most: a random sample of the train split beyond.
+    max_rows: int = 50_000
+
+    NAME = "tree_leaves"
+
+    def __post_init__(self) -> None:
+        if self.trees < 1 or not 1 <= self.depth <= 8 or self.max_rows < 2:
+            raise ValueError(
+                f"tree leaves: trees must be positive, depth in 1..8 and max_rows at least 2, "
+                f"got {self.trees}, {self.depth} and {self.max_rows}"
+            )
+
+    @property
+    def leaves(self) -> int:
+        """Leaves per tree: each tree is padded to a complete one of ``depth`` levels."""
+        return 2**self.depth
+
+    @property
+    def cardinality(self) -> int:
+        """The ids of all trees' leaves."""
+        return self.trees * self.leaves
+
+
+@dataclass(frozen=True)
 class Label:
     """The binary label ``name``, computed from the raw ``columns`` (absent when serving).
 
@@ -278,6 +316,8 @@ class DatasetDeclaration:
     transform_hooks: str = ""
     extra_raw_columns: tuple[str, ...] = ()
     extra_dense_features: tuple[str, ...] = ()
+    # Set: boosted trees' leaves are a feature of the wide part (``TreeLeaves``).
+    tree_leaves: TreeLeaves | None = None
     # Training settings of this table (modules/hparams.py names), in place of HParams'
     # defaults; a runner's --hparam still wins. The drafter sets them from the table's size.
     hparams: Mapping[str, Any] = field(default_factory=dict)
@@ -295,11 +335,14 @@ class DatasetDeclaration:
             *self.dense_features(),
             *self.categorical_features(),
             *self.cross_features(),
+            *self.leaf_features(),
             self.label_key,
         ]
         clashes = sorted({n for n in names if names.count(n) > 1})
         if clashes:
             raise ValueError(f"dataset {self.name}: feature names {clashes} are declared twice")
+        if self.tree_leaves and not self.tree_inputs():
+            raise ValueError(f"dataset {self.name}: tree leaves need a feature the trees can read")
 
     def _check_slice_bound(self) -> None:
         if self.slice_min_rows < 1:
@@ -374,6 +417,22 @@ class DatasetDeclaration:
     def cross_features(self) -> tuple[str, ...]:
         """Transformed names of the hashed crosses (wide part only)."""
         return tuple(transformed_name(c.name) for c in self.crosses)
+
+    def leaf_features(self) -> tuple[str, ...]:
+        """The transformed name of the trees' leaves, when declared: ``tree_leaves.trees`` ids."""
+        return (transformed_name(TreeLeaves.NAME),) if self.tree_leaves else ()
+
+    def tree_inputs(self) -> tuple[str, ...]:
+        """Transformed names of the one-value features the trees of ``tree_leaves`` split on.
+
+        Hashed ids are left out, their order being the hash's; so are the buckets,
+        which the numerics they cut hold finer.
+        """
+        piecewise = {transformed_name(f.piecewise_name()) for f in self.numeric}
+        buckets = {transformed_name(bucket_name(f.name)) for f in self.numeric}
+        hashed = {transformed_name(f.name) for f in self.hashed}
+        names = self.dense_features() + self.categorical_features()
+        return tuple(n for n in names if n not in piecewise | buckets | hashed)
 
     def fixed_cardinalities(self) -> dict[str, int]:
         """Id-space sizes known before any data is seen, by transformed name.

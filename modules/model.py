@@ -43,6 +43,8 @@ def _inputs(dataset: DatasetDeclaration) -> dict[str, KerasTensor]:
     }
     for name in dataset.categorical_features() + dataset.cross_features():
         inputs[name] = keras.Input(shape=(1,), name=name, dtype="int64")
+    for name in dataset.leaf_features():
+        inputs[name] = keras.Input(shape=(dataset.tree_leaves.trees,), name=name, dtype="int64")
     return inputs
 
 
@@ -141,6 +143,13 @@ def _wide(
             cardinalities[name], output_mode="one_hot", name=f"{name}_1hot"
         )(inputs[name])
         for name in dataset.categorical_features() + dataset.cross_features()
+    ]
+    # The trees' leaves: one id per tree, so one hot column per tree among their ids.
+    one_hots += [
+        keras.layers.CategoryEncoding(
+            dataset.tree_leaves.cardinality, output_mode="multi_hot", name=f"{name}_hot"
+        )(inputs[name])
+        for name in dataset.leaf_features()
     ]
     joined = keras.layers.Concatenate(name="wide_one_hots")(one_hots)
     # One output per tower: a kernel column and a bias each, N linear models in one.

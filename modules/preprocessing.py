@@ -26,6 +26,7 @@ import tensorflow_transform as tft
 
 from modules import datasets
 from modules import features as F
+from modules.tree_leaves import tree_leaves
 
 # The key of the Transform's and the Trainer's custom_config naming the dataset.
 DATASET_KEY = "dataset"
@@ -371,7 +372,13 @@ def preprocessing_fn(
 
     At serving time the label's columns are absent; TFT prunes the label output then.
     """
-    dataset = dataset_of(custom_config)
+    return transformed_features(dataset_of(custom_config), inputs)
+
+
+def transformed_features(
+    dataset: F.DatasetDeclaration, inputs: dict[str, Tensor]
+) -> dict[str, tf.Tensor]:
+    """The features ``dataset`` declares, and its label, from the raw columns ``inputs``."""
     hooks = importlib.import_module(dataset.transform_hooks) if dataset.transform_hooks else None
     out: dict[str, tf.Tensor] = {}
     _numerics(dataset.numeric, inputs, out)
@@ -389,4 +396,8 @@ def preprocessing_fn(
         out[F.transformed_name(spec.name)] = _cross(spec, out)
     label = equals_label(dataset.label, inputs) if dataset.label.positive is not None else None
     out[dataset.label_key] = hooks.label(inputs) if label is None else label
+    if dataset.tree_leaves:
+        trees = tuple(out[name] for name in dataset.tree_inputs())
+        leaves = tree_leaves(dataset.tree_leaves, trees, out[dataset.label_key])
+        out[F.transformed_name(F.TreeLeaves.NAME)] = leaves
     return out

@@ -109,12 +109,15 @@ def _row_sources(
     if layer == "linear" and "kernel" in variable.name:
         # The wide part's one-hots, concatenated in this order (modules.model._wide).
         offsets = np.cumsum([0] + [old.sizes[n] for n in names])
-        return np.concatenate(
-            [
-                np.where(r >= 0, r + offsets[i], -1)
-                for i, r in enumerate(_rows(old, new, n) for n in names)
-            ]
-        )
+        moved = [
+            np.where(r >= 0, r + offsets[i], -1)
+            for i, r in enumerate(_rows(old, new, n) for n in names)
+        ]
+        # The trees' leaves come last; the trees are fit anew on each period's data, so
+        # a leaf id means another rule now, and its weight starts fresh.
+        if declared.tree_leaves:
+            moved.append(np.full(declared.tree_leaves.cardinality, -1))
+        return np.concatenate(moved)
     return None
 
 

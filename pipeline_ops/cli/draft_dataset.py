@@ -19,10 +19,12 @@ empty labels stops at the ExampleValidator.
 
 It prints one line per column: the kind chosen and why (numbers and dates written as
 text: how they are read), and the rows set aside; then each cross chosen, with its
-measured interaction, and the next best pairs left out. Bad input (no such file, an
-empty one, duplicate columns, a label that is not there, a POSITIVE value that never
-occurs, one class only, too few (labelled) rows, a name already taken) is one line on
-stderr and exit 2, and nothing is written. Exit 0: the draft is written.
+measured interaction, and the next best pairs left out; then whether boosted trees'
+leaves join the wide part, and why; and a small table's training settings. Bad input
+(no such file, an empty one, duplicate columns, a label that is not there, a
+POSITIVE value that never occurs, one class only, too few (labelled) rows, a name
+already taken) is one line on stderr and exit 2, and nothing is written. Exit 0: the
+draft is written.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from pipeline_ops.drafting.crosses import choose_crosses, summary
 from pipeline_ops.drafting.render import curated_schema, render, statistics, tfdv_types
 from pipeline_ops.drafting.rules import choose, training_settings
 from pipeline_ops.drafting.table import DraftError, check_label, check_name, read_table
+from pipeline_ops.drafting.trees import measure
+from pipeline_ops.drafting.trees import summary as trees_summary
 
 # The kinds a text column may be read as (numbers, dates): no list of values in the schema.
 READ = ("numeric", "time")
@@ -83,7 +87,8 @@ def draft(
             if column != label
         ]
         crosses = choose_crosses(table.cells, labels, choices)
-        source = render(name, table, label, positive, choices, crosses)
+        trees = measure(table.cells, labels, choices)
+        source = render(name, table, label, positive, choices, crosses, trees)
         try:
             exec(compile(source, f"{name}/__init__.py", "exec"), {})  # noqa: S102 - our own draft
         except ValueError as err:
@@ -100,6 +105,7 @@ def draft(
         print(f"  {c.column:<{width}}  {c.kind:<13} {c.why}", file=out)
     for line in summary(crosses):
         print(f"  {line}", file=out)
+    print(f"  {trees_summary(trees)}", file=out)
     settings = training_settings(table.rows)
     if settings:
         pairs = ", ".join(f"{k}={v}" for k, v in settings.items())

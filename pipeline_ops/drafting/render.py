@@ -20,6 +20,8 @@ from pipeline_ops.drafting.rules import (
     training_settings,
 )
 from pipeline_ops.drafting.table import Table
+from pipeline_ops.drafting.trees import TreeGain
+from pipeline_ops.drafting.trees import summary as trees_summary
 
 
 def statistics(path: Path):  # noqa: ANN201 - a DatasetFeatureStatisticsList
@@ -138,8 +140,12 @@ def render(
     positive: str,
     choices: Sequence[Choice],
     crosses: Crosses,
+    trees: TreeGain | None,
 ) -> str:
-    """The declaration module's source, formatted as ruff formats it, with ``crosses``."""
+    """The declaration module's source, formatted as ruff formats it, with ``crosses``.
+
+    With tree leaves when ``trees`` measured a gain that asks for them.
+    """
     groups = {
         group: [c for c in choices if c.group == group]
         for group in ("numeric", "integer_ranges", "vocabularies", "hashed", "timestamps")
@@ -151,6 +157,8 @@ def render(
     }
     kinds |= {"vocabularies": ("Vocabulary",), "hashed": ("Hashed",)}
     used = {"DatasetDeclaration", "Label"} | ({"Cross"} if crosses.chosen else set())
+    leaves = trees.leaves() if trees else None
+    used |= {"TreeLeaves"} if leaves else set()
     for group, members in groups.items():
         if members:
             used |= set(kinds[group])
@@ -186,6 +194,10 @@ def render(
         body.append("    },")
     body.append("    # The best single column's AUC, rounded down: the model must do better.")
     body.append(f"    min_auc={min_auc_of(choices)},")
+    if leaves:
+        why = trees_summary(trees)
+        body += _comment(f"{why[:1].upper()}{why[1:]} (pipeline_ops/drafting/trees.py).", "    ")
+        body.append("    tree_leaves=TreeLeaves(),")
     settings = training_settings(table.rows)
     if settings:
         body += _comment(

@@ -6,7 +6,8 @@ piecewise-linear encoding (log-scaled when heavy-tailed; numbers written as text
 ``reading.py``), time features (dates, timestamps, unix seconds), hashed ids, or is left
 out (empty, constant, a row number, an id); missing cells get an indicator. The
 strongest categorical columns give the slices (crosses.py chooses the crosses), the
-best single column the AUC bound, and the table's size its training settings.
+best single column the AUC bound, and the table's size its training settings (trees.py
+chooses the boosted trees' leaves).
 """
 
 from __future__ import annotations

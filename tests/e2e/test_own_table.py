@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tensorflow as tf
+import tensorflow_transform as tft
 from project_copy import copy_project, run_in
 from run_commands import PROJECT, TEST_TRAIN_STEPS
 
@@ -18,10 +19,19 @@ from modules.hparams import HParams
 RENAMED = {"Seniority": "years at job", "Home": "home-type", "Income": "income ($)"}
 
 
+def _status(row: dict[str, str]) -> str:
+    """A label ruled by columns together, which deeper trees find and added-up ones do not."""
+    new_at_job = int(row["Seniority"]) <= 2 and int(row["Amount"]) > 1000
+    return "bad" if new_at_job or (row["Records"] == "yes" and row["Job"] != "fixed") else "good"
+
+
 def _table(path: Path, rows: int) -> Path:
+    """credit_data's first ``rows`` rows, columns renamed, Status ruled: the draft adds leaves."""
     with (PROJECT / "data" / "credit_data" / "credit_data.csv").open(newline="") as src:
         reader = csv.DictReader(src)
         head = [row for _, row in zip(range(rows), reader, strict=False)]
+    for row in head:
+        row["Status"] = _status(row)
     with path.open("w", newline="") as dst:
         writer = csv.writer(dst)
         writer.writerow([RENAMED.get(c, c) for c in head[0]])
@@ -63,6 +73,11 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     assert json.loads((run_dir / "hparams.json").read_text())["ensemble_members"] == 5
     kept = np.load(versions[0] / "assets.extra" / "warm_start" / "weights.npz")
     assert kept["linear/kernel:0"].shape[-1] == 5
+    # Its boosted trees: fit by the run's Transform, a leaf id per tree for the wide part.
+    assert any(line.startswith("  tree leaves: 30 boosted trees of depth 3") for line in lines)
+    (graph,) = (out / "pipeline" / "Transform" / "transform_graph").iterdir()
+    spec = tft.TFTransformOutput(str(graph)).transformed_feature_spec()
+    assert spec["tree_leaves_xf"] == tf.io.FixedLenFeature([30], tf.int64)
 
     # The benchmark against the trees: on the run's splits, over 3 folds of the rows the
     # run learned and chose from (retraining the run's Transform and Trainer), and the

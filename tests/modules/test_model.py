@@ -178,7 +178,8 @@ def test_each_towers_dense_kernel_starts_as_a_dense_layers_would():
     layer.build(tf.TensorShape([None, 5, 400]))
     bound = np.sqrt(6 / (400 + 200))  # Glorot uniform's
     for kernel in layer.kernel.numpy():
-        assert 0.99 * bound < np.abs(kernel).max() <= bound
+        # float32 draws: the largest may round a last bit above the float64 bound.
+        assert 0.99 * bound < np.abs(kernel).max() <= bound * (1 + 1e-6)
     assert layer.activation is keras.activations.relu  # so the ReLU watch finds it
 
 

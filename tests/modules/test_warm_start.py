@@ -94,3 +94,26 @@ def test_members_exported_apart_before_towers_are_not_taken(spaces, tmp_path):
     (folder / warm_start.WEIGHTS_FILE).unlink()
     why = warm_start.warm_start(_model(spaces, 2, seed=2), str(tmp_path), TAXI, spaces)
     assert why == "the serving model's members were trained apart (exported before towers)"
+
+
+def test_the_wide_weights_of_tree_leaves_start_fresh_and_the_others_are_taken(spaces, tmp_path):
+    # The trees are fit anew each period: a leaf id names another rule than before.
+    leaves = F.TreeLeaves(trees=2, depth=2)
+    declared = dataclasses.replace(TAXI, tree_leaves=leaves)
+    hp = HParams(hidden_units=(8,), seed=1)
+    serving = build_model(declared, spaces.sizes, hp)
+    # A trained wide part: no weight at its initial zero.
+    for variable in serving.weights:
+        if variable.name.startswith("linear/"):
+            variable.assign(np.random.default_rng(0).normal(size=variable.shape))
+    warm_start.save(serving, spaces, str(tmp_path))
+    served = _weights(serving)
+    keras.utils.set_random_seed(2)
+    candidate = build_model(declared, spaces.sizes, dataclasses.replace(hp, seed=2))
+    fresh = _weights(candidate)["linear/kernel:0"]
+    assert warm_start.warm_start(candidate, str(tmp_path), declared, spaces) is None
+    kernel = _weights(candidate)["linear/kernel:0"]
+    ids = kernel.shape[0] - leaves.cardinality
+    np.testing.assert_array_equal(kernel[:ids], served["linear/kernel:0"][:ids])
+    np.testing.assert_array_equal(kernel[ids:], fresh[ids:])
+    assert not np.array_equal(fresh[ids:], served["linear/kernel:0"][ids:])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import csv
 import gzip
+import io
 import random
 from pathlib import Path
 
@@ -184,3 +185,39 @@ def test_small_tables_train_in_small_batches_an_epoch_a_pass_with_more_dropout(t
     entries = ('"batch_size": 32', '"steps_per_epoch": 4', '"dropout": 0.4',
                '"ensemble_members": 5', '"wide_learning_rate": 0.1')  # fmt: skip
     assert "    hparams={\n" + "".join(f"        {e},\n" for e in entries) + "    },\n" in source
+
+
+def _ruled_table(path: Path) -> Path:
+    """Churn where day minutes are many without a plan, or calls are: a rule of columns."""
+    rng = random.Random(0)
+    rows = []
+    for _ in range(600):
+        minutes, calls, plan = rng.uniform(0, 300), rng.randint(0, 9), rng.choice(["yes", "no"])
+        churned = (minutes > 220 and plan == "no") or calls >= 6
+        rows.append(["yes" if churned else "no", f"{minutes:.1f}", calls, plan])
+    return _write(path, ["churn", "minutes", "calls", "plan"], rows)
+
+
+def _drafted_lines(out: tuple[Path, Path], *args: str | Path) -> tuple[list[str], str]:
+    """What the draft printed, and the declaration it wrote."""
+    printed = io.StringIO()
+    D.draft(*args, datasets_dir=out[0], data_dir=out[1], out=printed)
+    return printed.getvalue().splitlines(), (out[0] / args[0] / "__init__.py").read_text()
+
+
+def test_the_draft_says_whether_it_adds_tree_leaves_and_why(table, tmp_path, out):
+    lines, source = _drafted_lines(
+        out, "churn", _ruled_table(tmp_path / "churn.csv"), "churn", "yes"
+    )
+    (said,) = [line for line in lines if "tree leaves" in line]
+    assert said.startswith(
+        "  tree leaves: 30 boosted trees of depth 3, fit by Transform on the train split, their "
+        "leaves in the wide part: trees of depth 3 take "
+    ), said
+    assert "    tree_leaves=TreeLeaves(),\n" in source
+    assert "    # Tree leaves: 30 boosted trees of depth 3" in source
+    # Status drawn at random: no rule to find.
+    lines, source = _drafted_lines(out, "loans", table, "Status", "bad")
+    (said,) = [line for line in lines if "tree leaves" in line]
+    assert said.startswith("  no tree leaves (a gain under 5%): trees of depth 3 take "), said
+    assert "tree_leaves" not in source

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from drafted import drafted
 
 from modules import features as F
 from pipeline_ops.drafting import render
 from pipeline_ops.drafting import rules as R
-from pipeline_ops.drafting.crosses import choose_crosses
-from pipeline_ops.drafting.table import Table
 
 
 def test_a_long_declaration_is_split_as_ruff_formats_it():
@@ -27,20 +25,9 @@ def test_a_long_declaration_is_split_as_ruff_formats_it():
     ]
 
 
-def _drafted(columns: dict[str, list[str]], labels: list[int]) -> F.DatasetDeclaration:
-    """The DatasetDeclaration a draft of these columns declares (its source run as Python)."""
-    choices = [R.choose(n, v, labels, "STRING") for n, v in columns.items()]
-    cells = {**columns, "y": ["bad" if y else "good" for y in labels]}
-    table = Table(Path("t.csv"), tuple(cells), cells, "")
-    namespace: dict = {}
-    source = render.render("t", table, "y", "bad", choices, choose_crosses(cells, labels, choices))
-    exec(source, namespace)  # noqa: S102 - our draft
-    return namespace["DATASET"]
-
-
 def test_a_draft_declares_the_slice_bound_on_its_slices():
     labels = [i % 3 == 0 for i in range(400)]
-    dataset = _drafted({"kind": ["yes" if y else "no" for y in labels]}, labels)
+    dataset = drafted({"kind": ["yes" if y else "no" for y in labels]}, labels)
     assert dataset.slices == ("kind",)
     assert dataset.slice_max_auc_drop == R.SLICE_MAX_AUC_DROP == 0.05
     assert dataset.slice_min_rows == F.SLICE_MIN_ROWS == 100
@@ -49,7 +36,7 @@ def test_a_draft_declares_the_slice_bound_on_its_slices():
 def test_a_draft_without_slices_declares_no_slice_bound():
     labels = [i % 3 == 0 for i in range(400)]
     ids = [f"id{i}" for i in range(400)]  # unique: left out, no slice
-    dataset = _drafted({"row": ids}, labels)
+    dataset = drafted({"row": ids}, labels)
     assert dataset.slices == () and dataset.slice_max_auc_drop is None
 
 
@@ -57,6 +44,6 @@ def test_a_draft_imports_the_kinds_of_numbers_and_dates_written_as_text():
     labels = [i % 3 == 0 for i in range(400)]
     amounts = [f"${1.05**i:,.2f}" for i in range(400)]
     days = [f"{1 + i % 28:02d}.{1 + i % 12:02d}.2024" for i in range(400)]
-    dataset = _drafted({"amount": amounts, "day": days}, labels)
+    dataset = drafted({"amount": amounts, "day": days}, labels)
     assert dataset.numeric[0].text is F.NumberText.DECIMAL_POINT
     assert dataset.timestamps == (F.Timestamp("day", F.TimeFormat.DMY, time_of_day=False),)

@@ -1,0 +1,135 @@
+"""Boosted trees fit in Transform's analysis, and the leaves each example reaches.
+
+Transform's analysis collects the train split's rows of the trees' inputs and label
+(``features.DatasetDeclaration.tree_inputs``), fits scikit-learn's gradient-boosted
+trees on them once, and hands each tree back as two constant arrays in heap order: a
+complete tree of ``depth`` levels, whose node i splits on ``feature[i]`` at
+``threshold[i]`` and has children 2i + 1 (value at most the threshold) and 2i + 2. A
+branch the fitted tree ended early is padded with splits everyone passes to the left.
+The leaves are then found in the TensorFlow graph, by ``depth`` gathers, so that
+training, evaluation and serving compute them alike, with no scikit-learn at serving.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import apache_beam as beam
+import numpy as np
+import tensorflow as tf
+import tensorflow_transform as tft
+
+from modules import features as F
+
+# The fitting's settings other than size: shrinkage as scikit-learn's default, and a
+# fixed seed with the rows sorted first, so that the same rows give the same trees.
+LEARNING_RATE = 0.1
+SEED = 0
+
+
+def heap_arrays(tree, depth: int) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 - sklearn Tree
+    """A fitted scikit-learn ``tree_`` as a complete tree's (feature, threshold) in heap order.
+
+    The thresholds are float32, rounded down: a float32 value is at most one exactly
+    when it is at most the float64 threshold scikit-learn compares it with.
+    """
+    nodes = 2**depth - 1
+    feature = np.zeros(nodes, np.int32)
+    threshold = np.full(nodes, np.inf, np.float32)
+
+    def place(node: int, at: int) -> None:
+        if at >= nodes:
+            return
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left < 0:  # a leaf above the last level: its rows all go left (the right is unused)
+            place(node, 2 * at + 1)
+            return
+        exact = tree.threshold[node]
+        rounded = np.float32(exact)
+        if rounded > exact:
+            rounded = np.nextafter(rounded, np.float32(-np.inf))
+        feature[at], threshold[at] = tree.feature[node], rounded
+        place(left, 2 * at + 1)
+        place(right, 2 * at + 2)
+
+    place(0, 0)
+    return feature, threshold
+
+
+def fit(x: np.ndarray, y: np.ndarray, spec: F.TreeLeaves) -> tuple[np.ndarray, np.ndarray]:
+    """Trees fit on rows ``x`` [n, inputs] and labels ``y``: features, thresholds [trees, nodes].
+
+    Rows are sorted first (Beam hands them over in no fixed order), then sampled down
+    to ``spec.max_rows``. A label of one class gives trees with no split.
+    """
+    from sklearn.ensemble import GradientBoostingClassifier  # only where Transform analyzes
+
+    order = np.lexsort(np.column_stack([x, y]).T)
+    x, y = x[order], y[order]
+    if len(y) > spec.max_rows:
+        keep = np.sort(np.random.default_rng(SEED).choice(len(y), spec.max_rows, replace=False))
+        x, y = x[keep], y[keep]
+    nodes = 2**spec.depth - 1
+    features = np.zeros((spec.trees, nodes), np.int32)
+    thresholds = np.full((spec.trees, nodes), np.inf, np.float32)
+    if len(np.unique(y)) < 2:
+        return features, thresholds
+    boosted = GradientBoostingClassifier(
+        n_estimators=spec.trees,
+        max_depth=spec.depth,
+        learning_rate=LEARNING_RATE,
+        random_state=SEED,
+    ).fit(x, y)
+    for t, (regressor,) in enumerate(boosted.estimators_):
+        features[t], thresholds[t] = heap_arrays(regressor.tree_, spec.depth)
+    return features, thresholds
+
+
+class _FitTrees(beam.PTransform):
+    """Batches of (inputs, label) to one (features, thresholds) pair, as two PCollections."""
+
+    def __init__(self, spec: F.TreeLeaves) -> None:
+        super().__init__()
+        self._spec = spec
+
+    def expand(self, batches: beam.PCollection) -> tuple[beam.PCollection, beam.PCollection]:
+        def fitted(all_batches: Iterable[tuple[np.ndarray, np.ndarray]]) -> list:
+            listed = list(all_batches)
+            x = np.concatenate([b[0] for b in listed]).astype(np.float32)
+            y = np.concatenate([b[1] for b in listed]).astype(np.int64)
+            return [fit(x, y, self._spec)]
+
+        trees = batches | "Collect" >> beam.combiners.ToList() | "Fit" >> beam.FlatMap(fitted)
+        return (
+            trees | "Features" >> beam.Map(lambda t: t[0]),
+            trees | "Thresholds" >> beam.Map(lambda t: t[1]),
+        )
+
+
+def leaves(x: tf.Tensor, features: tf.Tensor, thresholds: tf.Tensor) -> tf.Tensor:
+    """Leaf ids [batch, trees] of rows ``x`` [batch, inputs]: tree t's leaf l is t * 2^depth + l."""
+    trees, nodes = features.shape
+    depth = int(np.log2(nodes + 1))
+    flat_features, flat_thresholds = tf.reshape(features, [-1]), tf.reshape(thresholds, [-1])
+    first = tf.range(trees, dtype=tf.int32) * nodes
+    node = tf.zeros([tf.shape(x)[0], trees], tf.int32)
+    for _ in range(depth):
+        at = first + node
+        value = tf.gather(x, tf.gather(flat_features, at), batch_dims=1)
+        node = 2 * node + 1 + tf.cast(value > tf.gather(flat_thresholds, at), tf.int32)
+    leaf = node - nodes
+    return tf.cast(tf.range(trees, dtype=tf.int32) * (nodes + 1) + leaf, tf.int64)
+
+
+def tree_leaves(spec: F.TreeLeaves, inputs: tuple[tf.Tensor, ...], label: tf.Tensor) -> tf.Tensor:
+    """Leaf ids [batch, trees] of trees Transform fits on ``inputs`` ([batch] each), ``label``."""
+    x = tf.stack([tf.cast(t, tf.float32) for t in inputs], axis=1)
+    nodes = 2**spec.depth - 1
+    features, thresholds = tft.experimental.ptransform_analyzer(
+        [x, label],
+        _FitTrees(spec),
+        output_dtypes=[tf.int32, tf.float32],
+        output_shapes=[[spec.trees, nodes], [spec.trees, nodes]],
+        name="tree_leaves",
+    )
+    return leaves(x, features, thresholds)

@@ -1,0 +1,25 @@
+"""A declaration drafted from columns held in memory, as ``make dataset`` drafts it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from modules import features as F
+from pipeline_ops.drafting import render, trees
+from pipeline_ops.drafting import rules as R
+from pipeline_ops.drafting.crosses import choose_crosses
+from pipeline_ops.drafting.table import Table
+
+
+def drafted(columns: dict[str, list[str]], labels: list[int]) -> F.DatasetDeclaration:
+    """The DatasetDeclaration a draft of these columns declares (its source run as Python)."""
+    choices = [R.choose(n, v, labels, "STRING") for n, v in columns.items()]
+    cells = {**columns, "y": ["bad" if y else "good" for y in labels]}
+    table = Table(Path("t.csv"), tuple(cells), cells, "")
+    namespace: dict = {}
+    crosses = choose_crosses(cells, labels, choices)
+    source = render.render(
+        "t", table, "y", "bad", choices, crosses, trees.measure(cells, labels, choices)
+    )
+    exec(source, namespace)  # noqa: S102 - our draft
+    return namespace["DATASET"]

@@ -1,0 +1,172 @@
+"""Boosted trees fit in a real tf.Transform analysis, their leaves found in the graph."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import tensorflow as tf
+import tensorflow_transform as tft
+import tensorflow_transform.beam as tft_beam
+from sklearn.ensemble import GradientBoostingClassifier
+from tensorflow_transform.tf_metadata import metadata_io, schema_utils
+
+from modules import features as F
+from modules import tree_leaves as T
+from modules.hparams import HParams
+from modules.model import build_model
+from modules.preprocessing import transformed_features
+
+LEAVES = F.TreeLeaves(trees=4, depth=3)
+# A churn-like rule: many minutes without a plan, or many calls.
+PLANTED = F.DatasetDeclaration(
+    "planted",
+    F.Label("churned", ("churn",), "yes"),
+    numeric=(F.Numeric("minutes", F.Scaling.Z), F.Numeric("calls", F.Scaling.Z)),
+    vocabularies=(F.Vocabulary("plan", top_k=5),),
+    tree_leaves=LEAVES,
+)
+LEAVES_XF = F.transformed_name(F.TreeLeaves.NAME)
+
+
+def _planted_rows(n: int = 600) -> list[dict]:
+    rng = random.Random(0)
+    rows = []
+    for _ in range(n):
+        minutes, calls, plan = rng.uniform(0, 300), rng.randint(0, 9), rng.choice(["yes", "no"])
+        churn = (minutes > 220 and plan == "no") or calls >= 6
+        rows.append({"minutes": minutes, "calls": calls, "plan": plan, "churn": churn})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def analyzed(tmp_path_factory) -> SimpleNamespace:
+    """The planted rows through Transform; its output written as the pipeline writes it."""
+    rows = _planted_rows()
+    instances = [
+        {
+            "minutes": [r["minutes"]],
+            "calls": [r["calls"]],
+            "plan": [r["plan"].encode()],
+            "churn": [b"yes" if r["churn"] else b"no"],
+        }
+        for r in rows
+    ]
+    dtypes = {"minutes": tf.float32, "calls": tf.int64, "plan": tf.string, "churn": tf.string}
+    spec = {name: tf.io.VarLenFeature(dtype) for name, dtype in dtypes.items()}
+    metadata = tft.DatasetMetadata.from_feature_spec(spec)
+    out_dir = str(tmp_path_factory.mktemp("transform_fn"))
+    with tft_beam.Context(temp_dir=str(tmp_path_factory.mktemp("tft_tmp"))):
+        (transformed, schema), transform_fn = (
+            instances,
+            metadata,
+        ) | tft_beam.AnalyzeAndTransformDataset(lambda x: transformed_features(PLANTED, x))
+        _ = transform_fn | tft_beam.WriteTransformFn(out_dir)
+    metadata_io.write_metadata(metadata, f"{out_dir}/{tft.TFTransformOutput.RAW_METADATA_DIR}")
+    return SimpleNamespace(
+        rows=rows,
+        instances=instances,
+        transformed=transformed,
+        spec=schema_utils.schema_as_feature_spec(schema.schema).feature_spec,
+        output=tft.TFTransformOutput(out_dir),
+    )
+
+
+def test_leaves_are_one_feature_of_an_id_per_tree_in_its_own_range(analyzed):
+    assert analyzed.spec[LEAVES_XF] == tf.io.FixedLenFeature([LEAVES.trees], tf.int64)
+    ids = np.array([r[LEAVES_XF] for r in analyzed.transformed])
+    assert ids.shape == (len(analyzed.rows), LEAVES.trees)
+    for t in range(LEAVES.trees):
+        assert set(ids[:, t]) <= set(range(t * LEAVES.leaves, (t + 1) * LEAVES.leaves))
+
+
+def test_the_leaves_hold_the_planted_rule(analyzed):
+    # Rows that reach the same leaves share their label: the trees found the rule.
+    labels = np.array([r["churn"] for r in analyzed.rows])
+    cells: dict[tuple, list[bool]] = {}
+    for row, label in zip(analyzed.transformed, labels, strict=True):
+        cells.setdefault(tuple(row[LEAVES_XF]), []).append(label)
+    majority = sum(max(sum(c), len(c) - sum(c)) for c in cells.values())
+    assert majority / len(labels) >= 0.97, cells.keys()
+    assert min(labels.mean(), 1 - labels.mean()) > 0.2  # a rule worth finding
+
+
+def test_serving_finds_the_same_leaves_without_the_label(analyzed):
+    layer = analyzed.output.transform_features_layer()
+    raw = {
+        "minutes": tf.sparse.from_dense([[i["minutes"][0]] for i in analyzed.instances]),
+        "calls": tf.sparse.from_dense(
+            tf.constant([[i["calls"][0]] for i in analyzed.instances], tf.int64)
+        ),
+        "plan": tf.sparse.from_dense([[i["plan"][0]] for i in analyzed.instances]),
+    }
+    served = layer(raw)
+    assert PLANTED.label_key not in served
+    expected = [r[LEAVES_XF] for r in analyzed.transformed]
+    np.testing.assert_array_equal(served[LEAVES_XF].numpy(), expected)
+
+
+def test_the_wide_part_has_a_weight_per_leaf_and_the_model_predicts(analyzed):
+    sizes = {**PLANTED.fixed_cardinalities(), F.transformed_name("plan"): 3}
+    model = build_model(PLANTED, sizes, HParams(hidden_units=(4,)))
+    (kernel,) = [v for v in model.weights if v.name.startswith("linear/kernel")]
+    assert kernel.shape[0] == 3 + LEAVES.cardinality
+    names = [*PLANTED.dense_features(), *PLANTED.categorical_features(), LEAVES_XF]
+    batch = {n: np.array([np.reshape(r[n], [-1]) for r in analyzed.transformed]) for n in names}
+    assert model.predict(batch, verbose=0).shape == (len(analyzed.rows), 1)
+
+
+def test_leaves_split_rows_as_the_fitted_trees_do():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(2000, 4)).astype(np.float32)
+    x[:, 3] = rng.integers(0, 2, 2000)  # binary: its branches end above the last level
+    y = ((x[:, 0] * x[:, 1] > 0.2) ^ (x[:, 3] == 1)).astype(np.int64)
+    spec = F.TreeLeaves(trees=6, depth=4)
+    features, thresholds = T.fit(x, y, spec)
+    ids = T.leaves(tf.constant(x), tf.constant(features), tf.constant(thresholds)).numpy()
+    order = np.lexsort(np.column_stack([x, y]).T)
+    fitted = GradientBoostingClassifier(
+        n_estimators=6, max_depth=4, learning_rate=T.LEARNING_RATE, random_state=T.SEED
+    ).fit(x[order], y[order])
+    theirs = fitted.apply(x)[:, :, 0]
+    for t in range(spec.trees):
+        # The same partition of the rows: each of our leaves is one of theirs.
+        pairs = set(zip(ids[:, t], theirs[:, t], strict=True))
+        assert len(pairs) == len(set(ids[:, t])) == len(set(theirs[:, t])), t
+
+
+def test_a_value_next_to_a_threshold_goes_the_way_scikit_learn_sends_it():
+    # scikit-learn splits between two neighbouring float32 values at their float64
+    # midpoint; rounded to nearest in float32, it would be the upper one.
+    low = np.float32(1.0) + np.finfo(np.float32).eps
+    high = np.nextafter(low, np.float32(2.0))
+    midpoint = (np.float64(low) + np.float64(high)) / 2
+    assert np.float32(midpoint) == high
+    stump = SimpleNamespace(
+        children_left=np.array([1, -1, -1]),
+        children_right=np.array([2, -1, -1]),
+        feature=np.array([0, -2, -2]),
+        threshold=np.array([midpoint, -2.0, -2.0]),
+    )
+    features, thresholds = T.heap_arrays(stump, depth=1)
+    ids = T.leaves(tf.constant([[low], [high]]), tf.constant([features]), tf.constant([thresholds]))
+    assert ids.numpy().tolist() == [[0], [1]]
+
+
+def test_a_label_of_one_class_gives_trees_that_send_every_row_to_one_leaf():
+    x = np.arange(20, dtype=np.float32).reshape(10, 2)
+    features, thresholds = T.fit(x, np.ones(10, np.int64), LEAVES)
+    ids = T.leaves(tf.constant(x), tf.constant(features), tf.constant(thresholds)).numpy()
+    assert (ids == np.arange(LEAVES.trees) * LEAVES.leaves).all()
+
+
+def test_a_declaration_with_leaves_needs_a_feature_the_trees_can_read():
+    with pytest.raises(ValueError, match="tree leaves need a feature the trees can read"):
+        F.DatasetDeclaration(
+            "ids", F.Label("y", ("y",), "1"), hashed=(F.Hashed("id", 100),), tree_leaves=LEAVES
+        )
+    assert PLANTED.tree_inputs() == tuple(
+        F.transformed_name(n) for n in ("minutes", "calls", "plan")
+    )
