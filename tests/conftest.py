@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 import tensorflow as tf
 import tensorflow_transform as tft
-import tensorflow_transform.beam as tft_beam
 from run_commands import free_port, runner_command
-from tensorflow_transform.tf_metadata import metadata_io
+from transform_run import analyze_and_write
 
 from modules import features as F
 from modules.datasets.taxi import DATASET as TAXI
@@ -105,17 +104,7 @@ def transformed(sample_rows, tmp_path_factory) -> TransformRun:
     spec = {c: tf.io.VarLenFeature(_kind([r[c] for r in sample_rows])) for c in sample_rows[0]}
     instances = [_instance(row, spec) for row in sample_rows]
     instances[0]["fare"] = [math.nan]
-    metadata = tft.DatasetMetadata.from_feature_spec(spec)
-    out_dir = str(tmp_path_factory.mktemp("transform_fn"))
-    with tft_beam.Context(temp_dir=str(tmp_path_factory.mktemp("tft_tmp"))):
-        (rows, _), transform_fn = (
-            instances,
-            metadata,
-        ) | tft_beam.AnalyzeAndTransformDataset(preprocessing_fn)
-        _ = transform_fn | tft_beam.WriteTransformFn(out_dir)
-    # The raw schema too, as TFX's Transform writes it: serving signatures parse with it.
-    metadata_io.write_metadata(metadata, f"{out_dir}/{tft.TFTransformOutput.RAW_METADATA_DIR}")
-    output = tft.TFTransformOutput(out_dir)
+    rows, _, output = analyze_and_write(preprocessing_fn, instances, spec, tmp_path_factory)
     vocab_sizes = {
         v.name: output.vocabulary_size_by_name(F.vocabulary_file(v.name)) for v in TAXI.vocabularies
     }

@@ -8,10 +8,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import tensorflow as tf
-import tensorflow_transform as tft
-import tensorflow_transform.beam as tft_beam
 from sklearn.ensemble import GradientBoostingClassifier
-from tensorflow_transform.tf_metadata import metadata_io, schema_utils
+from transform_run import analyze_and_write
 
 from modules import features as F
 from modules import tree_leaves as T
@@ -56,21 +54,15 @@ def analyzed(tmp_path_factory) -> SimpleNamespace:
     ]
     dtypes = {"minutes": tf.float32, "calls": tf.int64, "plan": tf.string, "churn": tf.string}
     spec = {name: tf.io.VarLenFeature(dtype) for name, dtype in dtypes.items()}
-    metadata = tft.DatasetMetadata.from_feature_spec(spec)
-    out_dir = str(tmp_path_factory.mktemp("transform_fn"))
-    with tft_beam.Context(temp_dir=str(tmp_path_factory.mktemp("tft_tmp"))):
-        (transformed, schema), transform_fn = (
-            instances,
-            metadata,
-        ) | tft_beam.AnalyzeAndTransformDataset(lambda x: transformed_features(PLANTED, x))
-        _ = transform_fn | tft_beam.WriteTransformFn(out_dir)
-    metadata_io.write_metadata(metadata, f"{out_dir}/{tft.TFTransformOutput.RAW_METADATA_DIR}")
+    transformed, feature_spec, output = analyze_and_write(
+        lambda x: transformed_features(PLANTED, x), instances, spec, tmp_path_factory
+    )
     return SimpleNamespace(
         rows=rows,
         instances=instances,
         transformed=transformed,
-        spec=schema_utils.schema_as_feature_spec(schema.schema).feature_spec,
-        output=tft.TFTransformOutput(out_dir),
+        spec=feature_spec,
+        output=output,
     )
 
 
