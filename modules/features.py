@@ -171,10 +171,14 @@ class Timestamp:
         """The name of one of its features: ``time_sin``, ``year_cos``, ``years``, ``weekday``..."""
         return f"{self.name}_{part}"
 
+    def circle_names(self) -> tuple[str, ...]:
+        """The names of its features on circles: the time of day's, the day of the year's."""
+        circles = ("time_sin", "time_cos") if self.time_of_day else ()
+        return tuple(self.part_name(p) for p in (*circles, "year_sin", "year_cos"))
+
     def dense_names(self) -> tuple[str, ...]:
         """The names of its float features (the weekday is categorical: ``weekday_name``)."""
-        circles = ("time_sin", "time_cos") if self.time_of_day else ()
-        names = [self.part_name(p) for p in (*circles, "year_sin", "year_cos", "years")]
+        names = [*self.circle_names(), self.part_name("years")]
         if self.missing_indicator:
             names.append(missing_name(self.name))
         return tuple(names)
@@ -203,12 +207,13 @@ class TreeLeaves:
     """Boosted trees fit by Transform on the train split, whose leaves join the wide part.
 
     The leaf an example reaches in each tree is a category of the wide part (He et al.
-    2014, "Practical Lessons from Predicting Clicks on Ads at Facebook"). The trees see
-    every one-value feature but the hashed ids and the buckets: the z-scored numerics,
-    the missing indicators, the time parts and the category ids as numbers. So the wide
-    part can weigh a rule such as "day minutes above 250 and no voice-mail plan", which
-    neither a cross of buckets nor a ReLU network finds from a few thousand rows. The
-    leaves are one feature of ``trees`` ids, tree t's leaf l as id ``t * leaves + l``.
+    2014, "Practical Lessons from Predicting Clicks on Ads at Facebook"). The trees read
+    the raw columns (``DatasetDeclaration.tree_columns``): numbers as read (a missing one
+    below all), codes, each vocabulary token's hash and a timestamp's circles and
+    weekday. So the wide part can weigh a rule such as "day minutes above 250 and no
+    voice-mail plan", which neither a cross of buckets nor a ReLU network finds from a
+    few thousand rows. The leaves are one feature of ``trees`` ids, tree t's leaf l as
+    id ``t * leaves + l``.
     """
 
     trees: int = 30
@@ -341,7 +346,7 @@ class DatasetDeclaration:
         clashes = sorted({n for n in names if names.count(n) > 1})
         if clashes:
             raise ValueError(f"dataset {self.name}: feature names {clashes} are declared twice")
-        if self.tree_leaves and not self.tree_inputs():
+        if self.tree_leaves and not self.tree_columns():
             raise ValueError(f"dataset {self.name}: tree leaves need a feature the trees can read")
 
     def _check_slice_bound(self) -> None:
@@ -422,17 +427,14 @@ class DatasetDeclaration:
         """The transformed name of the trees' leaves, when declared: ``tree_leaves.trees`` ids."""
         return (transformed_name(TreeLeaves.NAME),) if self.tree_leaves else ()
 
-    def tree_inputs(self) -> tuple[str, ...]:
-        """Transformed names of the one-value features the trees of ``tree_leaves`` split on.
+    def tree_columns(self) -> tuple[str, ...]:
+        """The raw columns the trees of ``tree_leaves`` split on, in the order they read them.
 
-        Hashed ids are left out, their order being the hash's; so are the buckets,
-        which the numerics they cut hold finer.
+        Numerics, integer ranges, vocabularies and timestamps; not hashed ids (their
+        order is the hash's) nor the hooks' extra features.
         """
-        piecewise = {transformed_name(f.piecewise_name()) for f in self.numeric}
-        buckets = {transformed_name(bucket_name(f.name)) for f in self.numeric}
-        hashed = {transformed_name(f.name) for f in self.hashed}
-        names = self.dense_features() + self.categorical_features()
-        return tuple(n for n in names if n not in piecewise | buckets | hashed)
+        kinds = (self.numeric, self.integer_ranges, self.vocabularies, self.timestamps)
+        return tuple(f.name for kind in kinds for f in kind)
 
     def fixed_cardinalities(self) -> dict[str, int]:
         """Id-space sizes known before any data is seen, by transformed name.

@@ -1,7 +1,7 @@
 """Boosted trees fit in Transform's analysis, and the leaves each example reaches.
 
-Transform's analysis collects the train split's rows of the trees' inputs and label
-(``features.DatasetDeclaration.tree_inputs``), fits scikit-learn's gradient-boosted
+Transform's analysis collects the train split's rows of the trees' columns and label
+(``features.DatasetDeclaration.tree_columns``), fits scikit-learn's gradient-boosted
 trees on them once, and hands each tree back as two constant arrays in heap order: a
 complete tree of ``depth`` levels, whose node i splits on ``feature[i]`` at
 ``threshold[i]`` and has children 2i + 1 (value at most the threshold) and 2i + 2. A
@@ -25,6 +25,8 @@ from modules import features as F
 # fixed seed with the rows sorted first, so that the same rows give the same trees.
 LEARNING_RATE = 0.1
 SEED = 0
+# Where a missing number goes: the lowest float32, below every value a column holds.
+MISSING = float(np.finfo(np.float32).min)
 
 
 def heap_arrays(tree, depth: int) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001 - sklearn Tree
@@ -123,7 +125,10 @@ def leaves(x: tf.Tensor, features: tf.Tensor, thresholds: tf.Tensor) -> tf.Tenso
 
 def tree_leaves(spec: F.TreeLeaves, inputs: tuple[tf.Tensor, ...], label: tf.Tensor) -> tf.Tensor:
     """Leaf ids [batch, trees] of trees Transform fits on ``inputs`` ([batch] each), ``label``."""
-    x = tf.stack([tf.cast(t, tf.float32) for t in inputs], axis=1)
+    with tf.name_scope("tree_columns"):
+        x = tf.stack([tf.cast(t, tf.float32) for t in inputs], axis=1)
+        # A missing number (NaN) below every present one: scikit-learn takes no NaN here.
+        x = tf.where(tf.math.is_nan(x), MISSING, x)
     nodes = 2**spec.depth - 1
     features, thresholds = tft.experimental.ptransform_analyzer(
         [x, label],

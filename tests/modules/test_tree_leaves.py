@@ -159,6 +159,37 @@ def test_a_declaration_with_leaves_needs_a_feature_the_trees_can_read():
         F.DatasetDeclaration(
             "ids", F.Label("y", ("y",), "1"), hashed=(F.Hashed("id", 100),), tree_leaves=LEAVES
         )
-    assert PLANTED.tree_inputs() == tuple(
-        F.transformed_name(n) for n in ("minutes", "calls", "plan")
-    )
+    assert PLANTED.tree_columns() == ("minutes", "calls", "plan")
+
+
+def _ancestors(ops: list[tf.Operation]) -> set[str]:
+    """The names of every op ``ops`` are computed from."""
+    seen: set[str] = set()
+    stack = [t.op for op in ops for t in op.inputs]
+    while stack:
+        op = stack.pop()
+        if op.name not in seen:
+            seen.add(op.name)
+            stack.extend(t.op for t in op.inputs)
+    return seen
+
+
+def test_the_trees_are_fit_in_the_first_analysis_pass():
+    # No other analyzer's output feeds the trees: TFT needs no second pass over the data.
+    graph = tf.Graph()
+    dtypes = {"minutes": tf.float32, "calls": tf.int64, "plan": tf.string, "churn": tf.string}
+    with graph.as_default():
+        inputs = {
+            name: tf.compat.v1.sparse_placeholder(dtype, shape=(None, None), name=name)
+            for name, dtype in dtypes.items()
+        }
+        transformed_features(PLANTED, inputs)
+    ops = graph.get_operations()
+    # Outside tf.Transform's tracing, each analyzer's outputs are placeholders in its scope.
+    analyzed = {
+        op.name for op in ops if op.type == "Placeholder" and op.name.split("/")[0] not in dtypes
+    }
+    # What the trees are fit on: the rows of the columns stacked in that scope.
+    columns = [op for op in ops if op.name.startswith("tree_columns/")]
+    assert {"scale_to_z_score", "approximate_vocabulary"} <= {n.split("/")[0] for n in analyzed}
+    assert columns and not _ancestors(columns) & analyzed

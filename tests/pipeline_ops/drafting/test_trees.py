@@ -34,7 +34,7 @@ def test_a_draft_declares_tree_leaves_where_deeper_trees_find_rules():
     columns, ruled_labels, added = _churn()
     ruled = drafted(columns, ruled_labels)
     assert ruled.tree_leaves == trees.DRAFTED == F.TreeLeaves(trees=30, depth=3)
-    assert set(ruled.tree_inputs()) >= {F.transformed_name(c) for c in ("minutes", "plan")}
+    assert set(ruled.tree_columns()) >= {"minutes", "plan"}
     # Log-odds that add up what each column says: trees of one split say as much.
     assert drafted(columns, added).tree_leaves is None
 
