@@ -7,7 +7,7 @@ crosses' folds). Where the deeper trees lower the held-out log loss by MIN_LOSS_
 or more, the table's signal lies in such rules, and the draft declares
 ``TreeLeaves``: Transform fits the trees and the wide part weighs each leaf. Elsewhere
 the leaves only add weights fitted to the train split's noise, and the draft declares
-none. On the benchmark suite one table of ten gained 31% and the rest at most 1.3%
+none. On the benchmark suite one table of ten gained 31% and the rest at most 1.9%
 (docs/decisions/drafting-rules.md).
 """
 
