@@ -413,7 +413,7 @@ def _tree_columns(
     """The columns the trees split on (``tree_columns``), each [batch], from no analyzer.
 
     An analyzer fed by another's output costs Transform a second pass over the data
-    (7 to 10 s of a 5,000-row table's run): so numbers as read, not z-scored (a tree's
+    (4 to 10 s of a 5,000-row table's run): so numbers as read, not z-scored (a tree's
     splits do not change), and tokens as hashes, not vocabulary ids (both orders are
     arbitrary). A missing number is NaN here; the trees put it below every other.
     """

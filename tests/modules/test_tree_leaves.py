@@ -155,7 +155,7 @@ def test_a_label_of_one_class_gives_trees_that_send_every_row_to_one_leaf():
 
 
 def test_a_declaration_with_leaves_needs_a_feature_the_trees_can_read():
-    with pytest.raises(ValueError, match="tree leaves need a feature the trees can read"):
+    with pytest.raises(ValueError, match="tree leaves need a column the trees can read"):
         F.DatasetDeclaration(
             "ids", F.Label("y", ("y",), "1"), hashed=(F.Hashed("id", 100),), tree_leaves=LEAVES
         )
