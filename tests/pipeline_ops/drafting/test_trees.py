@@ -57,8 +57,13 @@ def test_no_leaves_are_measured_without_a_column_a_tree_can_split():
     ids = {"row": [f"id{i}" for i in range(400)]}  # a row number: left out
     choices = [R.choose(n, v, labels, "STRING") for n, v in ids.items()]
     assert trees.measure(ids, labels, choices) is None
-    assert trees.summary(None) == "no tree leaves: no column a tree can split on"
+    assert trees.summary(None).startswith("no tree leaves: no column a tree can split on")
     assert drafted(ids, labels).tree_leaves is None
+    # One positive: the folds without it have a class only, and no trees are fitted.
+    lone = [1] + [0] * 199
+    amounts = {"amount": [str(i) for i in range(200)]}
+    choices = [R.choose(n, v, lone, "STRING") for n, v in amounts.items()]
+    assert trees.measure(amounts, lone, choices) is None
 
 
 def test_the_trees_read_numbers_as_read_and_categories_as_codes():
