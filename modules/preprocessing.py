@@ -128,8 +128,10 @@ def _scaled(spec: F.Numeric, values: tf.SparseTensor) -> tf.SparseTensor:
 
 def _numerics(
     specs: tuple[F.Numeric, ...], inputs: dict[str, Tensor], out: dict[str, tf.Tensor]
-) -> None:
+) -> dict[str, tf.SparseTensor]:
     """z-scores, missing indicators and quantile buckets of every numeric column.
+
+    Returns each column's present values as read (float32), by name, for the trees.
 
     The columns are stacked side by side so that one elementwise analyzer computes
     every column's mean and variance (bucketize takes no sparse elementwise input).
@@ -139,7 +141,7 @@ def _numerics(
     5.85, say) into the next bucket.
     """
     if not specs:
-        return
+        return {}
     raw = {s.name: _number_values(s, inputs[s.name]) for s in specs}
     stacked = tf.sparse.concat(1, [_scaled(s, raw[s.name]) for s in specs])
     # Missing values land at 0, the mean of the present ones, after z-scoring; the
@@ -161,6 +163,7 @@ def _numerics(
             # A missing value has every part at 0; its indicator (or bucket) says so.
             parts = piecewise_linear(dense(raw[spec.name], float("nan")), cuts[spec.piecewise_bins])
             out[F.transformed_name(spec.piecewise_name())] = parts
+    return raw
 
 
 def _boundaries(values: tf.SparseTensor, intervals: int) -> tf.Tensor:
@@ -381,7 +384,7 @@ def transformed_features(
     """The features ``dataset`` declares, and its label, from the raw columns ``inputs``."""
     hooks = importlib.import_module(dataset.transform_hooks) if dataset.transform_hooks else None
     out: dict[str, tf.Tensor] = {}
-    _numerics(dataset.numeric, inputs, out)
+    numbers = _numerics(dataset.numeric, inputs, out)
     for spec in dataset.integer_ranges:
         out[F.transformed_name(spec.name)] = _integer_range(spec, inputs[spec.name])
     for spec in dataset.vocabularies:
@@ -397,7 +400,7 @@ def transformed_features(
     label = equals_label(dataset.label, inputs) if dataset.label.positive is not None else None
     out[dataset.label_key] = hooks.label(inputs) if label is None else label
     if dataset.tree_leaves:
-        trees = _tree_columns(dataset, inputs, out)
+        trees = _tree_columns(dataset, inputs, numbers, out)
         leaves = tree_leaves(dataset.tree_leaves, trees, out[dataset.label_key])
         out[F.transformed_name(F.TreeLeaves.NAME)] = leaves
     return out
@@ -408,16 +411,21 @@ _TOKEN_HASHES = 2**24
 
 
 def _tree_columns(
-    dataset: F.DatasetDeclaration, inputs: dict[str, Tensor], out: dict[str, tf.Tensor]
+    dataset: F.DatasetDeclaration,
+    inputs: dict[str, Tensor],
+    numbers: dict[str, tf.SparseTensor],
+    out: dict[str, tf.Tensor],
 ) -> tuple[tf.Tensor, ...]:
     """The columns the trees split on (``tree_columns``), each [batch], from no analyzer.
+
+    ``numbers`` are the numeric columns' values as ``_numerics`` read them.
 
     An analyzer fed by another's output costs Transform a second pass over the data
     (4 to 10 s of a 5,000-row table's run): so numbers as read, not z-scored (a tree's
     splits do not change), and tokens as hashes, not vocabulary ids (both orders are
     arbitrary). A missing number is NaN here; the trees put it below every other.
     """
-    numbers = [dense(_number_values(s, inputs[s.name]), float("nan")) for s in dataset.numeric]
+    read = [dense(numbers[s.name], float("nan")) for s in dataset.numeric]
     codes = [out[F.transformed_name(s.name)] for s in dataset.integer_ranges]
     tokens = [
         tf.strings.to_hash_bucket_fast(_tokens(present(inputs[s.name])), _TOKEN_HASHES)
@@ -428,4 +436,4 @@ def _tree_columns(
         for t in dataset.timestamps
         for name in (*t.circle_names(), t.weekday_name)
     ]
-    return (*numbers, *codes, *tokens, *times)
+    return (*read, *codes, *tokens, *times)
