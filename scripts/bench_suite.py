@@ -93,6 +93,18 @@ TABLES = [
     SuiteTable("lending_club", "modeldata", "lending_club", "Class", "bad"),
     SuiteTable("nass_cds", "DAAG", "nassCDS", "dead", "dead", drop=("injSeverity", "caseid")),
 ]
+# Tables no rule or model was chosen on (``--held-out``), listed before any was run:
+# they tell whether the suite's choices carry over to tables it never saw.
+HELD_OUT = [
+    SuiteTable("oj", "ISLR", "OJ", "Purchase", "MM"),
+    SuiteTable("titanic", "carData", "TitanicSurvival", "survived", "yes"),
+    SuiteTable("rwm1984", "COUNT", "rwm1984", "outwork", "1"),
+    SuiteTable("benefits", "Ecdat", "Benefits", "ui", "yes"),
+    SuiteTable("arrests", "carData", "Arrests", "released", "No"),
+    SuiteTable("stackoverflow", "modeldata", "stackoverflow", "Remote", "Remote"),
+    SuiteTable("health_insurance", "AER", "HealthInsurance", "insurance", "no"),
+    SuiteTable("default", "ISLR", "Default", "default", "Yes"),
+]
 
 
 def prepare(frame, table: SuiteTable):  # noqa: ANN001, ANN201 - pandas DataFrames
@@ -239,23 +251,26 @@ def _write_json(path: Path, figures: dict) -> None:
     staged.replace(path)
 
 
-def select_tables(names: str | None) -> list[SuiteTable]:
-    """The tables named (comma-separated, in the suite's order), or all; ValueError if unknown."""
+def select_tables(names: str | None, pool: Sequence[SuiteTable] = TABLES) -> list[SuiteTable]:
+    """The tables of ``pool`` named (comma-separated, in its order), or all of them.
+
+    ValueError names the unknown ones.
+    """
     if not names:
-        return list(TABLES)
+        return list(pool)
     wanted = {n.strip() for n in names.split(",") if n.strip()}
-    unknown = sorted(wanted - {t.name for t in TABLES})
+    unknown = sorted(wanted - {t.name for t in pool})
     if unknown:
-        known = ", ".join(t.name for t in TABLES)
+        known = ", ".join(t.name for t in pool)
         raise ValueError(f"no table {', '.join(unknown)} in the suite (it has {known})")
-    return [t for t in TABLES if t.name in wanted]
+    return [t for t in pool if t.name in wanted]
 
 
 def compare_table(name: str, folds: int, out: Path) -> None:
     """The folds comparison of one table's run, written to ``out`` (a step of its own)."""
     from bench_dataset import cross_validate, finished_run, run_records  # scripts/, beside this
 
-    (table,) = select_tables(name)
+    (table,) = select_tables(name, [*TABLES, *HELD_OUT])
     dataset = datasets.load(table.dataset)
     run = finished_run(dataset, SUITE_DIR / "runs" / table.name)
     figures = cross_validate(dataset, run, run_records(run), folds, keep_scores=True)
@@ -398,8 +413,8 @@ def kept_results(tables: Sequence[SuiteTable]) -> list[dict]:
     return [json.loads(f.read_text()) for f in files if f.is_file()]
 
 
-def run_suite(tables: Sequence[SuiteTable], folds: int, reuse: bool) -> int:
-    """Every table in turn, then the figures; 0 when every table ran, else 1."""
+def run_suite(tables: Sequence[SuiteTable], folds: int, reuse: bool, summary: str = "suite") -> int:
+    """Every table in turn, then the figures (in ``results/<summary>.json``); 0 when all ran."""
     started = time.monotonic()
     meta = {
         "commit": checkout_commit(),
@@ -417,7 +432,7 @@ def run_suite(tables: Sequence[SuiteTable], folds: int, reuse: bool) -> int:
     minutes = (time.monotonic() - started) / 60
     if results:
         report(results)
-        _write_json(SUITE_DIR / "results" / "suite.json", {
+        _write_json(SUITE_DIR / "results" / f"{summary}.json", {
             **meta, "folds": folds, "minutes": round(minutes, 1), **summarize(results),
             "results": [{k: v for k, v in r.items() if k != "gap_draws"} for r in results],
         })  # fmt: skip
@@ -431,6 +446,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folds", type=int, default=5, help="folds of each comparison (>= 3)")
     parser.add_argument("--tables", help="only these tables, comma-separated (default: all)")
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help="the held-out tables, which no rule was chosen on, in place of the suite's",
+    )
     parser.add_argument(
         "--reuse",
         action="store_true",
@@ -447,7 +467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.folds < 3:
         parser.error(f"--folds needs at least 3 (score, choose, train), got {args.folds}")
     try:
-        tables = select_tables(args.compare or args.tables)
+        pool = [*TABLES, *HELD_OUT] if args.compare else HELD_OUT if args.held_out else TABLES
+        tables = select_tables(args.compare or args.tables, pool)
     except ValueError as err:
         parser.error(str(err))
     if args.compare:
@@ -460,7 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if results:
             report(results)
         return 0 if results else 1
-    return run_suite(tables, args.folds, args.reuse)
+    return run_suite(tables, args.folds, args.reuse, "held-out" if args.held_out else "suite")
 
 
 if __name__ == "__main__":

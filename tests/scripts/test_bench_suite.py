@@ -81,11 +81,23 @@ def test_tables_are_chosen_by_name_in_the_suites_order(suite):
         suite.select_tables(f"{names[0]},nope")
 
 
+def test_the_held_out_tables_are_their_own_pool(suite):
+    assert not {t.name for t in suite.TABLES} & {t.name for t in suite.HELD_OUT}
+    first, last = suite.HELD_OUT[0].name, suite.HELD_OUT[-1].name
+    assert suite.select_tables(f"{last},{first}", suite.HELD_OUT) == [
+        suite.HELD_OUT[0],
+        suite.HELD_OUT[-1],
+    ]
+    with pytest.raises(ValueError, match=f"^no table {first} in the suite"):
+        suite.select_tables(first)
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--folds", "2"], "--folds needs at least 3 (score, choose, train), got 2"),
         (["--tables", "nope"], "no table nope in the suite"),
+        (["--held-out", "--tables", "mlc_churn"], "no table mlc_churn in the suite"),
     ],
 )
 def test_bad_arguments_exit_2_before_any_work(suite, argv, message, capsys):
@@ -99,7 +111,7 @@ def test_the_docs_list_the_same_tables_with_the_same_labels(suite):
     # The list of tables, not the results tables below it: its rows name their source.
     rows = [line for line in DOCS.read_text().splitlines() if line.startswith("| ") and "`" in line]
     listed = {line.split("|")[1].strip(): line for line in rows}
-    for t in suite.TABLES:
+    for t in [*suite.TABLES, *suite.HELD_OUT]:
         assert t.name in listed, t.name
         assert f'`"{t.package}", "{t.item}"`' in listed[t.name]
         assert f"`{t.label} == {t.positive}`" in listed[t.name]
