@@ -218,7 +218,8 @@ class TreeLeaves:
 
     trees: int = 30
     depth: int = 3
-    # The rows the trees are fit on, at most: a random sample of the train split beyond.
+    # The rows the trees are fit on, at most: beyond, those of the train split whose
+    # content hashes lowest (modules/tree_leaves.py), the same rows however they are read.
     max_rows: int = 50_000
 
     NAME = "tree_leaves"
@@ -428,10 +429,12 @@ class DatasetDeclaration:
         return (transformed_name(TreeLeaves.NAME),) if self.tree_leaves else ()
 
     def tree_columns(self) -> tuple[str, ...]:
-        """The raw columns the trees of ``tree_leaves`` split on, in the order they read them.
+        """The raw columns the trees of ``tree_leaves`` split on, kind by kind.
 
-        Numerics, integer ranges, vocabularies and timestamps; not hashed ids (their
-        order is the hash's) nor the hooks' extra features.
+        Numerics, integer ranges, vocabularies and timestamps, in the order
+        ``preprocessing._tree_columns`` reads them (a timestamp gives several: its
+        circles and weekday); not hashed ids (their order is the hash's) nor the hooks'
+        extras.
         """
         kinds = (self.numeric, self.integer_ranges, self.vocabularies, self.timestamps)
         return tuple(f.name for kind in kinds for f in kind)

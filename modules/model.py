@@ -43,7 +43,8 @@ def _inputs(dataset: DatasetDeclaration) -> dict[str, KerasTensor]:
     }
     for name in dataset.categorical_features() + dataset.cross_features():
         inputs[name] = keras.Input(shape=(1,), name=name, dtype="int64")
-    for name in dataset.leaf_features():
+    if dataset.tree_leaves:
+        (name,) = dataset.leaf_features()
         inputs[name] = keras.Input(shape=(dataset.tree_leaves.trees,), name=name, dtype="int64")
     return inputs
 
@@ -144,13 +145,14 @@ def _wide(
         )(inputs[name])
         for name in dataset.categorical_features() + dataset.cross_features()
     ]
-    # The trees' leaves: one id per tree, so one hot column per tree among their ids.
-    one_hots += [
-        keras.layers.CategoryEncoding(
-            dataset.tree_leaves.cardinality, output_mode="multi_hot", name=f"{name}_hot"
-        )(inputs[name])
-        for name in dataset.leaf_features()
-    ]
+    if dataset.tree_leaves:
+        # The trees' leaves: one id per tree, so one hot column per tree among their ids.
+        (name,) = dataset.leaf_features()
+        one_hots.append(
+            keras.layers.CategoryEncoding(
+                dataset.tree_leaves.cardinality, output_mode="multi_hot", name=f"{name}_hot"
+            )(inputs[name])
+        )
     joined = keras.layers.Concatenate(name="wide_one_hots")(one_hots)
     # One output per tower: a kernel column and a bias each, N linear models in one.
     logits = keras.experimental.LinearModel(units=towers, name="linear")(joined)

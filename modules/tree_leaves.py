@@ -1,11 +1,12 @@
 """Boosted trees fit in Transform's analysis, and the leaves each example reaches.
 
-Transform's analysis collects the train split's rows of the trees' columns and label
-(``features.DatasetDeclaration.tree_columns``), fits scikit-learn's gradient-boosted
-trees on them once, and hands each tree back as two constant arrays in heap order: a
-complete tree of ``depth`` levels, whose node i splits on ``feature[i]`` at
-``threshold[i]`` and has children 2i + 1 (value at most the threshold) and 2i + 2. A
-branch the fitted tree ended early is padded with splits everyone passes to the left.
+Transform's analysis samples the train split's rows of the trees' columns and label
+(``features.DatasetDeclaration.tree_columns``) by a hash of their content, fits
+scikit-learn's gradient-boosted trees on the sample once, and hands each tree back as
+two constant arrays in heap order: a complete tree of ``depth`` levels, whose node i
+splits on ``feature[i]`` at ``threshold[i]`` and has children 2i + 1 (value at most
+the threshold) and 2i + 2. A branch the fitted tree ended early is padded with splits
+everyone passes to the left.
 The leaves are then found in the TensorFlow graph, by ``depth`` gathers, so that
 training, evaluation and serving compute them alike, with no scikit-learn at serving.
 """
@@ -61,30 +62,89 @@ def heap_arrays(tree, depth: int) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN
 def fit(x: np.ndarray, y: np.ndarray, spec: F.TreeLeaves) -> tuple[np.ndarray, np.ndarray]:
     """Trees fit on rows ``x`` [n, inputs] and labels ``y``: features, thresholds [trees, nodes].
 
-    Rows are sorted first (Beam hands them over in no fixed order), then sampled down
-    to ``spec.max_rows``. A label of one class gives trees with no split.
+    Rows are sorted first (Beam hands them over in no fixed order). No rows, or a label
+    of one class, give trees with no split.
     """
     from sklearn.ensemble import GradientBoostingClassifier  # only where Transform analyzes
 
-    order = np.lexsort(np.column_stack([x, y]).T)
-    x, y = x[order], y[order]
-    if len(y) > spec.max_rows:
-        keep = np.sort(np.random.default_rng(SEED).choice(len(y), spec.max_rows, replace=False))
-        x, y = x[keep], y[keep]
     nodes = 2**spec.depth - 1
     features = np.zeros((spec.trees, nodes), np.int32)
     thresholds = np.full((spec.trees, nodes), np.inf, np.float32)
     if len(np.unique(y)) < 2:
         return features, thresholds
+    order = np.lexsort(np.column_stack([x, y]).T)
     boosted = GradientBoostingClassifier(
         n_estimators=spec.trees,
         max_depth=spec.depth,
         learning_rate=LEARNING_RATE,
         random_state=SEED,
-    ).fit(x, y)
+    ).fit(x[order], y[order])
     for t, (regressor,) in enumerate(boosted.estimators_):
         features[t], thresholds[t] = heap_arrays(regressor.tree_, spec.depth)
     return features, thresholds
+
+
+# FNV-1a's 64-bit offset and prime, then splitmix64's finaliser, on each row's words.
+_FNV_OFFSET, _FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3)
+_MIX = (np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53))
+
+
+def row_keys(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row's content (its float32 bits and its label).
+
+    The rows of smallest key are the sample the trees are fit on: a row has the same
+    key however Beam batches and orders the rows, so the same data gives the same sample.
+    """
+    words = np.column_stack([np.ascontiguousarray(x, np.float32).view(np.uint32), y])
+    key = np.full(len(words), _FNV_OFFSET)
+    for column in words.astype(np.uint64).T:
+        key = (key ^ column) * _FNV_PRIME
+    for multiplier in _MIX:
+        key = (key ^ (key >> np.uint64(33))) * multiplier
+    return key ^ (key >> np.uint64(33))
+
+
+class _Sample(beam.CombineFn):
+    """Batches of (inputs, label) to the ``max_rows`` rows of smallest ``row_keys``.
+
+    Each accumulator holds at most twice that many rows, so the train split is never
+    gathered in one place (1.5M rows of 30 columns would be 190 MB there, before copies).
+    """
+
+    def __init__(self, max_rows: int) -> None:
+        super().__init__()
+        self._max_rows = max_rows
+
+    def create_accumulator(self) -> list:
+        """Parts of (keys, inputs, labels)."""
+        return []
+
+    def add_input(self, parts: list, batch: tuple[np.ndarray, np.ndarray]) -> list:
+        """``batch``'s rows added, the parts cut down once they hold twice the sample."""
+        x = np.asarray(batch[0], np.float32)
+        y = np.asarray(batch[1]).reshape(-1).astype(np.int64)
+        parts.append((row_keys(x, y), x, y))
+        return self._cut(parts) if sum(len(p[0]) for p in parts) > 2 * self._max_rows else parts
+
+    def merge_accumulators(self, accumulators: Iterable[list]) -> list:
+        """All accumulators' rows, cut down to the sample."""
+        return self._cut([part for parts in accumulators for part in parts])
+
+    def extract_output(self, parts: list) -> tuple[np.ndarray, np.ndarray]:
+        """The sample's inputs [rows, columns] and labels [rows] (no rows: both empty)."""
+        if not parts:
+            return np.empty((0, 0), np.float32), np.empty(0, np.int64)
+        _, x, y = self._cut(parts)[0]
+        return x, y
+
+    def _cut(self, parts: list) -> list:
+        if not parts:
+            return parts
+        keys, x, y = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
+        if len(keys) > self._max_rows:
+            kept = np.argpartition(keys, self._max_rows - 1)[: self._max_rows]
+            keys, x, y = keys[kept], x[kept], y[kept]
+        return [(keys, x, y)]
 
 
 class _FitTrees(beam.PTransform):
@@ -95,13 +155,12 @@ class _FitTrees(beam.PTransform):
         self._spec = spec
 
     def expand(self, batches: beam.PCollection) -> tuple[beam.PCollection, beam.PCollection]:
-        def fitted(all_batches: Iterable[tuple[np.ndarray, np.ndarray]]) -> list:
-            listed = list(all_batches)
-            x = np.concatenate([b[0] for b in listed]).astype(np.float32)
-            y = np.concatenate([b[1] for b in listed]).astype(np.int64)
-            return [fit(x, y, self._spec)]
-
-        trees = batches | "Collect" >> beam.combiners.ToList() | "Fit" >> beam.FlatMap(fitted)
+        spec = self._spec
+        trees = (
+            batches
+            | "Sample" >> beam.CombineGlobally(_Sample(spec.max_rows))
+            | "Fit" >> beam.Map(lambda sample: fit(*sample, spec))
+        )
         return (
             trees | "Features" >> beam.Map(lambda t: t[0]),
             trees | "Thresholds" >> beam.Map(lambda t: t[1]),

@@ -73,8 +73,12 @@ def summary(gain: TreeGain | None) -> str:
 def tree_columns(cells: Mapping[str, Sequence[str]], choices: Sequence[Choice]) -> np.ndarray:
     """The columns the trees split on, [rows, columns]: numbers as read, categories as codes.
 
-    Hashed ids (their order is the hash's) and dates are left out; a missing number
-    sits below every present one.
+    As the pipeline's trees read them, but for two things: categories are coded in
+    order of appearance, not by their tokens' hashes (a tree splits an arbitrary order
+    either way), and dates are left out (the pipeline's trees read their parts), so a
+    table whose rules lie in the time of day or the weekday may measure less than it
+    gains. Hashed ids are left out (their order is the hash's); a missing number sits
+    below every present one.
     """
     columns = []
     for c in choices:
@@ -98,6 +102,8 @@ def measure(
     from sklearn.ensemble import GradientBoostingClassifier
     from sklearn.metrics import log_loss, roc_auc_score
 
+    from modules.tree_leaves import LEARNING_RATE, SEED  # the pipeline's trees' settings
+
     x, y = tree_columns(cells, choices), np.asarray(labels, dtype=int)
     if not x.size:
         return None
@@ -112,7 +118,9 @@ def measure(
         train, held = folds != fold, folds == fold
         for depth in scores:
             trees = ADDITIVE_TREES if depth == 1 else DRAFTED.trees
-            model = GradientBoostingClassifier(n_estimators=trees, max_depth=depth, random_state=0)
+            model = GradientBoostingClassifier(
+                n_estimators=trees, max_depth=depth, learning_rate=LEARNING_RATE, random_state=SEED
+            )
             scores[depth][held] = model.fit(x[train], y[train]).predict_proba(x[held])[:, 1]
     additive, deep = scores[1], scores[DRAFTED.depth]
     return TreeGain(

@@ -154,6 +154,60 @@ def test_a_label_of_one_class_gives_trees_that_send_every_row_to_one_leaf():
     assert (ids == np.arange(LEAVES.trees) * LEAVES.leaves).all()
 
 
+def test_the_sample_is_the_same_rows_however_they_are_batched_and_ordered():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(1000, 3)).astype(np.float32)
+    y = rng.integers(0, 2, 1000)
+    sampler = T._Sample(max_rows=100)
+
+    def sampled(order: np.ndarray, batch: int) -> set[tuple]:
+        halves = []
+        for half in np.array_split(order, 2):  # two workers, merged
+            parts = sampler.create_accumulator()
+            for start in range(0, len(half), batch):
+                rows = half[start : start + batch]
+                parts = sampler.add_input(parts, (x[rows], y[rows]))
+            halves.append(parts)
+        kept_x, kept_y = sampler.extract_output(sampler.merge_accumulators(halves))
+        assert kept_x.shape == (100, 3) and kept_y.shape == (100,)
+        return {(*r, label) for r, label in zip(kept_x.tolist(), kept_y.tolist(), strict=True)}
+
+    first = sampled(np.arange(1000), batch=64)
+    assert sampled(rng.permutation(1000), batch=7) == first
+    assert len(first) == 100
+    # Not the first or last rows read: rows from the whole split.
+    index = {tuple(r): i for i, r in enumerate(x.tolist())}
+    positions = sorted(index[row[:3]] for row in first)
+    assert positions[0] < 100 and positions[-1] > 900
+
+
+def _trees_in_beam(batches: list[tuple[np.ndarray, np.ndarray]], expected: tuple) -> None:
+    """Asserts that ``_FitTrees`` in a real Beam pipeline fits the ``expected`` arrays."""
+    import apache_beam as beam
+    from apache_beam.testing.util import assert_that, equal_to
+
+    with beam.Pipeline() as pipeline:
+        fitted = pipeline | beam.Create(batches) | T._FitTrees(LEAVES)
+        for name, arrays, want in zip(("features", "thresholds"), fitted, expected, strict=True):
+            as_lists = arrays | f"{name} as lists" >> beam.Map(lambda a: a.tolist())
+            assert_that(as_lists, equal_to([want.tolist()]), label=name)
+
+
+def test_beam_fits_the_trees_of_the_rows_whatever_their_batches():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(300, 2)).astype(np.float32)
+    y = (x[:, 0] * x[:, 1] > 0).astype(np.int64)
+    order = rng.permutation(300)
+    batches = [(x[rows], y[rows]) for rows in np.array_split(order, 7)]
+    _trees_in_beam(batches, T.fit(x, y, LEAVES))
+
+
+def test_an_empty_train_split_gives_trees_that_send_every_row_to_one_leaf():
+    nodes = 2**LEAVES.depth - 1
+    no_split = (np.zeros((LEAVES.trees, nodes)), np.full((LEAVES.trees, nodes), np.inf))
+    _trees_in_beam([], no_split)
+
+
 def test_a_declaration_with_leaves_needs_a_feature_the_trees_can_read():
     with pytest.raises(ValueError, match="tree leaves need a column the trees can read"):
         F.DatasetDeclaration(
