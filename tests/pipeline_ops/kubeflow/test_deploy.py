@@ -309,13 +309,22 @@ def test_ctrl_c_while_waiting_exits_130_and_the_run_keeps_going(kfp_api, tmp_pat
     command = [sys.executable, str(PROJECT / "kubeflow_runner.py"), *COMPILE,
                "--output", str(tmp_path / "p.yaml"), "--endpoint", kfp_api.url,
                "--run", "--wait", "--poll-seconds", "0.2"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 240
-    while len(kfp_api.calls_to("GET", r"/apis/v2beta1/runs/[^/]+")) < 2:  # one answer read
-        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
-        time.sleep(0.1)
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    # As from a terminal: a shell starts a background job (a CI script's `make test &`,
+    # say) with Ctrl-C ignored, and the child would inherit that and never stop.
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240
+        while len(kfp_api.calls_to("GET", r"/apis/v2beta1/runs/[^/]+")) < 2:  # one answer read
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.1)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()  # a failed test leaves no run followed forever
+        process.wait()
     assert process.returncode == commands.EXIT_INTERRUPTED, err
     (run_id,) = kfp_api.runs
     assert f"stopped waiting; the run keeps going: {kfp_api.url}/#/runs/details/{run_id}" in err
