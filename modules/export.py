@@ -5,7 +5,8 @@
   Transform's graph runs inside, so serving sees exactly the training features.
 - ``serving_raw``: the raw columns as named tensors, one value per example, for
   REST clients that send JSON instead of serialized protos (each argument is named
-  as its column, any character other than a letter, digit or ``_`` as ``_``).
+  as its column, any character other than a letter, digit or ``_`` as ``_``:
+  ``features.serving_argument``).
 - ``transform_features``: serialized raw examples -> transformed features (label
   included), which TFMA uses to compute the label during evaluation.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import tensorflow as tf
 import tensorflow_transform as tft
 
-from modules.features import DatasetDeclaration, transformed_name
+from modules.features import DatasetDeclaration, serving_argument
 from modules.keras_setup import keras
 
 SERVING_DEFAULT = "serving_default"
@@ -63,7 +64,7 @@ def _signatures(
         return predict(tf.io.parse_example(examples, serving_spec))
 
     raw_inputs = [
-        tf.TensorSpec([None], s.dtype, name=transformed_name(n).removesuffix("_xf"))
+        tf.TensorSpec([None], s.dtype, name=serving_argument(n))
         for n, s in sorted(serving_spec.items())
     ]
 

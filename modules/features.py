@@ -259,9 +259,22 @@ class Label:
 def safe_name(name: str) -> str:
     """``name`` with every character a TensorFlow op or Keras layer name cannot hold as ``_``.
 
-    So raw column names need not be Python identifiers.
+    So raw column names need not be Python identifiers. A name would then start with
+    ``_``, which no TensorFlow scope may: it gets ``column`` before it (``_id`` ->
+    ``column_id``, ``(x)`` -> ``column_x_``).
     """
-    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+    safe = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return f"column{safe}" if safe.startswith("_") else safe
+
+
+def serving_argument(column: str) -> str:
+    """The ``serving_raw`` signature's argument for raw ``column``: its safe name.
+
+    But ``column_self`` for ``self``, the name of the first argument of TensorFlow's
+    own wrapper of a signature, which another argument cannot take.
+    """
+    name = safe_name(column)
+    return "column_self" if name == "self" else name
 
 
 def transformed_name(name: str) -> str:
@@ -347,6 +360,13 @@ class DatasetDeclaration:
         clashes = sorted({n for n in names if names.count(n) > 1})
         if clashes:
             raise ValueError(f"dataset {self.name}: feature names {clashes} are declared twice")
+        arguments = [serving_argument(c) for c in self.raw_feature_columns()]
+        clashes = sorted({a for a in arguments if arguments.count(a) > 1})
+        if clashes:
+            raise ValueError(
+                f"dataset {self.name}: raw columns become the same serving argument {clashes}; "
+                "rename one of them"
+            )
         if self.tree_leaves and not self.tree_columns():
             raise ValueError(f"dataset {self.name}: tree leaves need a column the trees can read")
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import tensorflow as tf
+from transform_run import analyze_and_write
 
 from modules import export
+from modules import features as F
 from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
 from modules.model import build_model
+from modules.preprocessing import transformed_features
 from modules.training import cardinalities
 
 SERVED = TAXI.raw_feature_columns()
@@ -165,3 +168,57 @@ def test_an_ensemble_export_serves_the_mean_of_its_towers(transformed, tmp_path)
         served[PREDICTION_KEY].numpy(), towers.mean(axis=1, keepdims=True), atol=1e-5
     )
     assert np.abs(towers[:, 0] - towers[:, 1]).max() > 1e-3
+
+
+# Columns named as a table may name them (rwm1984's `self`: self-employed), which a
+# SavedModel signature cannot take as arguments as they are.
+AWKWARD = F.DatasetDeclaration(
+    "awkward",
+    F.Label("y", ("outcome",), "yes"),
+    numeric=(F.Numeric("self", F.Scaling.Z),),
+    vocabularies=(F.Vocabulary("_code", top_k=5),),
+)
+
+
+def test_columns_a_signature_cannot_take_as_named_are_served_with_a_prefix(tmp_path_factory):
+    instances = [
+        {"self": [float(i % 7)], "_code": [b"abc"[i % 3 : i % 3 + 1]], "outcome": [b"yes"]}
+        for i in range(40)
+    ]
+    spec = {
+        "self": tf.io.VarLenFeature(tf.float32),
+        "_code": tf.io.VarLenFeature(tf.string),
+        "outcome": tf.io.VarLenFeature(tf.string),
+    }
+    _, _, output = analyze_and_write(
+        lambda x: transformed_features(AWKWARD, x), instances, spec, tmp_path_factory
+    )
+    model = build_model(AWKWARD, cardinalities(AWKWARD, output), HParams(hidden_units=(4,)))
+    path = str(tmp_path_factory.mktemp("awkward") / "model")
+    export.export(AWKWARD, model, output, path)
+    saved = tf.saved_model.load(path)
+    served = saved.signatures[export.SERVING_RAW](
+        column_self=tf.constant([1.0, 5.0]), column_code=tf.constant(["a", "c"])
+    )[AWKWARD.prediction_key]
+    examples = [
+        tf.train.Example(
+            features=tf.train.Features(
+                feature={
+                    "self": tf.train.Feature(float_list=tf.train.FloatList(value=[number])),
+                    "_code": tf.train.Feature(bytes_list=tf.train.BytesList(value=[code])),
+                }
+            )
+        ).SerializeToString()
+        for number, code in ((1.0, b"a"), (5.0, b"c"))
+    ]
+    default = saved.signatures[export.SERVING_DEFAULT](examples=tf.constant(examples))
+    np.testing.assert_allclose(served.numpy(), default[AWKWARD.prediction_key].numpy(), atol=1e-6)
+
+
+def test_columns_that_would_be_one_serving_argument_are_refused():
+    with pytest.raises(ValueError, match=r"the same serving argument \['column_self'\]"):
+        F.DatasetDeclaration(
+            "clash",
+            F.Label("y", ("outcome",), "yes"),
+            numeric=(F.Numeric("self", F.Scaling.Z), F.Numeric("column_self", F.Scaling.Z)),
+        )

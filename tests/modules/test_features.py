@@ -126,3 +126,19 @@ def test_the_former_name_of_the_declaration_type_still_reads_with_a_warning():
     assert Dataset is F.DatasetDeclaration
     with pytest.raises(AttributeError, match="no attribute 'Datasett'"):
         F.Datasett  # noqa: B018 - the lookup is the test
+
+
+@pytest.mark.parametrize(
+    ("column", "safe", "argument"),
+    [
+        ("income ($)", "income____", "income____"),
+        ("_id", "column_id", "column_id"),
+        ("(x)", "column_x_", "column_x_"),
+        ("self", "self", "column_self"),
+        ("fare", "fare", "fare"),
+    ],
+)
+def test_a_column_name_becomes_one_tensorflow_takes(column, safe, argument):
+    assert F.safe_name(column) == safe
+    assert F.transformed_name(column) == f"{safe}_xf"
+    assert F.serving_argument(column) == argument
