@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from components.spans import SpanNotReady
 from modules import datasets
 from pipeline_def.config import (
     PipelineConfig,
@@ -35,7 +36,7 @@ from pipeline_ops.commands import EXIT_OK, RUN
 from pipeline_ops.metadata.store import metadata_for
 from pipeline_ops.session.data_check import check_spans
 from pipeline_ops.session.local_run import run_session
-from pipeline_ops.session.period import input_digest, learned_before, one_run_at_a_time
+from pipeline_ops.session.period import input_digest, nothing_to_do, one_run_at_a_time
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -100,19 +101,22 @@ def _run(args: argparse.Namespace) -> int:
     with bad_input():  # bad flags, an unknown dataset, unreadable data
         datasets.load(args.dataset)  # an unknown name is named before any file is looked for
         root = data_root(args)
-        window, files = check_spans(root, args.span, args.window)
+        try:
+            window, files = check_spans(root, args.span, args.window)
+        except SpanNotReady as waiting:
+            print(f"{waiting}; nothing to do")
+            return EXIT_OK
         config = build_config(args, sum(f.stat().st_size for f in files), window.flat)
-    if window.note:
-        print(f"note: {window.note}")
+    for note in (window.unfinished, window.note):
+        if note:
+            print(f"note: {note}")
     output_dir = Path(config.pipeline_root).parent
     output_dir.mkdir(parents=True, exist_ok=True)
     with one_run_at_a_time(output_dir):
-        done = None if window.flat else learned_before(config, input_digest(root, window))
+        done = None if window.flat else nothing_to_do(config, input_digest(root, window))
         if done is not None:
-            print(
-                f"span {window.span}: run {done.run_id} already learned from these files "
-                f"(window {', '.join(map(str, window.spans))}); nothing to do"
-            )
+            spans_read = ", ".join(map(str, window.spans))
+            print(f"span {window.span}: {done} (window {spans_read}); nothing to do")
             return EXIT_OK
         return run_session(config, output_dir, args.verbose)
 

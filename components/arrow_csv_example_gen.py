@@ -58,6 +58,7 @@ from tfx import v1 as tfx
 
 # The executor hooks are not in tfx.v1: a standard component gets another executor
 # by subclassing it, as AtomicPusher does.
+from tfx.components.example_gen import driver as example_gen_driver
 from tfx.components.example_gen import utils as example_gen_utils
 from tfx.components.util import examples_utils
 from tfx.dsl.components.base import base_beam_executor, base_component, executor_spec
@@ -93,6 +94,8 @@ INT_COLUMNS_KEY = "int_columns"
 SPAN_KEY = "requested_span"
 WINDOW_KEY = "window"
 SPAN_CACHE_KEY = "span_cache"
+# Set by the driver: each span's files digest as it read them (JSON {span: digest}).
+SPAN_DIGESTS_KEY = "span_digests"
 
 
 class ColumnKind(IntEnum):
@@ -424,35 +427,40 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
         )
         input_base = exec_properties[standard_component_specs.INPUT_BASE_KEY]
         int_columns = json.loads(exec_properties.get(INT_COLUMNS_KEY) or "[]")
-        window = _window(input_base, input_config, exec_properties)
+        # The spans' files are read before any Beam pipeline exists, and only a pipeline
+        # hands FileSystems its options (an s3:// root needs the endpoint).
+        FileSystems.set_options(PipelineOptions(self._beam_pipeline_args))
+        pattern = input_config.splits[0].pattern
+        window = _window(input_base, pattern, exec_properties)
+        read = _Reading(input_base, window, pattern)
+        # Locally the driver read the files first, and TFX's cache key holds what it read.
+        read.check_unchanged(_driver_digests(exec_properties), "since this run listed it")
         if window.flat:
             split_names = example_gen_utils.generate_output_split_names(input_config, output_config)
             _make_splits(examples, split_names)
             with self._make_beam_pipeline() as pipeline:
-                for pattern, router in _routes(input_config, output_config):
+                for route_pattern, router in _routes(input_config, output_config):
                     _write_split(
-                        pipeline, os.path.join(input_base, pattern), router, examples.uri,
+                        pipeline, os.path.join(input_base, route_pattern), router, examples.uri,
                         int_columns,
                     )  # fmt: skip
         else:
-            # The spans' headers are read before any Beam pipeline exists, and only a
-            # pipeline hands FileSystems its options (an s3:// root needs the endpoint).
-            FileSystems.set_options(PipelineOptions(self._beam_pipeline_args))
             windowed = WindowedSpans(
                 input_base,
                 window,
-                input_config.splits[0].pattern,
+                read.files,
                 _routes(input_config, output_config)[0][1],
                 exec_properties[SPAN_CACHE_KEY],
             )
-            rows, reused = windowed.encode(self._make_beam_pipeline, int_columns)
+            rows, reused = windowed.encode(self._make_beam_pipeline, int_columns, read.digests)
             _make_splits(examples, windowed.split_names)
             windowed.assemble(examples.uri)
             _record_window(examples, window, rows, reused)
             examples.set_string_custom_property(
                 TRAIN_PARTS_PROPERTY, json.dumps(windowed.train_parts())
             )
-            examples.set_string_custom_property(INPUT_DIGEST_PROPERTY, windowed.digest)
+        read.check_unchanged(read.digests, "while this run read it", again=True)
+        examples.set_string_custom_property(INPUT_DIGEST_PROPERTY, read.window_digest)
         examples.span = window.span
         examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
         examples_utils.set_file_format(examples, "tfrecords_gzip")
@@ -465,21 +473,54 @@ def _make_splits(examples: Any, split_names: list[str]) -> None:
         fileio.makedirs(os.path.join(examples.uri, f"Split-{split}"))
 
 
-def _window(input_base: str, input_config: Any, exec_properties: dict[str, Any]) -> spans.Window:
-    """The spans this run reads, resolved from the data root's listing."""
-    if not fileio.exists(input_base):
-        raise spans.SpanError(f"data root {input_base} does not exist")
-    names = [n.rstrip("/") for n in fileio.listdir(input_base)]
-    folders = spans.span_folders(n for n in names if fileio.isdir(os.path.join(input_base, n)))
-    pattern = os.path.join(input_base, input_config.splits[0].pattern)
-    loose = [p for p in fileio.glob(pattern) if not fileio.isdir(p)]
-    return spans.resolve(
-        input_base,
-        folders,
-        [os.path.basename(p) for p in loose],
-        spans.parse_span(exec_properties.get(SPAN_KEY) or spans.LATEST_TEXT),
-        int(exec_properties.get(WINDOW_KEY) or 1),
+def _window(input_base: str, pattern: str, exec_properties: dict[str, Any]) -> spans.Window:
+    """The spans this run reads: the span the driver resolved, else the one asked for."""
+    resolved = exec_properties.get(example_gen_utils.SPAN_PROPERTY_NAME)
+    asked = exec_properties.get(SPAN_KEY) or spans.LATEST_TEXT
+    span = spans.parse_span(asked) if resolved is None else int(resolved)
+    return spans.read_root(
+        fileio, input_base, pattern, span, int(exec_properties.get(WINDOW_KEY) or 1)
     )
+
+
+def _read_bytes(path: str) -> Any:
+    return fileio.open(path, "rb")
+
+
+class _Reading:
+    """The files a run reads, and their digests when it began (what its cache key holds)."""
+
+    def __init__(self, root: str, window: spans.Window, pattern: str) -> None:
+        self.root, self.window, self.pattern = root, window, pattern
+        self.files = spans.span_files(fileio, root, window, pattern)
+        self.digests = spans.span_digests(root, window, self.files, _read_bytes)
+        self.window_digest = spans.window_digest(window, self.digests)
+
+    def check_unchanged(
+        self, before: dict[int, str] | None, when: str, again: bool = False
+    ) -> None:
+        """SpanNotReady naming the span whose files differ from ``before`` (None: no check).
+
+        With ``again`` the files are listed and read anew; else this reading's are compared.
+        """
+        if before is None:
+            return
+        now = self.digests
+        if again:
+            files = spans.span_files(fileio, self.root, self.window, self.pattern)
+            now = spans.span_digests(self.root, self.window, files, _read_bytes)
+        span = spans.changed_span(before, now)
+        if span is not None:
+            raise spans.SpanNotReady(
+                f"span {span} ({os.path.join(self.root, self.window.folders[span])}) changed "
+                f"{when}: nothing was learned from it; a later run takes it"
+            )
+
+
+def _driver_digests(exec_properties: dict[str, Any]) -> dict[int, str] | None:
+    """The per-span digests the driver read (None where no driver ran, as on Kubeflow)."""
+    found = exec_properties.get(SPAN_DIGESTS_KEY)
+    return {int(s): d for s, d in json.loads(found).items()} if found else None
 
 
 def _record_window(
@@ -506,16 +547,20 @@ class WindowedSpans:
     """
 
     def __init__(
-        self, root: str, window: spans.Window, pattern: str, router: SplitRouter, cache: str
+        self,
+        root: str,
+        window: spans.Window,
+        files: dict[int, list[str]],
+        router: SplitRouter,
+        cache: str,
     ) -> None:
         self.root, self.window, self.router, self.cache = root, window, router, cache
         self.folders = {s: os.path.join(root, f) for s, f in window.folders.items()}
         self.files = {}
-        for span, folder in self.folders.items():
-            found = csv_files.data_files(fileio.glob(os.path.join(folder, pattern)))
+        for span, found in files.items():
             if not found:
-                raise spans.SpanError(f"span {span} ({folder}) holds no CSV files")
-            self.files[span] = found
+                raise spans.SpanError(f"span {span} ({self.folders[span]}) holds no CSV files")
+            self.files[span] = csv_files.data_files(found)
         self.names = self._columns()
         self.encoded: dict[int, encoded_spans.EncodedSpan] = {}
 
@@ -541,14 +586,15 @@ class WindowedSpans:
         return newest
 
     def encode(
-        self, make_pipeline: Callable[[], beam.Pipeline], int_columns: list[str]
+        self,
+        make_pipeline: Callable[[], beam.Pipeline],
+        int_columns: list[str],
+        digests: dict[int, str],
     ) -> tuple[dict[int, int], list[int]]:
-        """Encode the spans the cache lacks; each span's rows, and the spans reused."""
-        digests = {
-            span: spans.files_digest(files, self.folders[span], lambda p: fileio.open(p, "rb"))
-            for span, files in self.files.items()
-        }
-        self.digest = spans.window_digest(self.window, digests)
+        """Encode the spans the cache lacks; each span's rows, and the spans reused.
+
+        ``digests`` are the spans' files digests (``spans.span_digests``).
+        """
         # Each span's own kinds are inferred once per content; the window takes the widest.
         own = {
             span: encoded_spans.cached_kinds(
@@ -687,6 +733,44 @@ def _write_split(
     _write_files(pipeline, label, files, names, kinds, router, output_uri)
 
 
+class SpanDriver(example_gen_driver.FileBasedDriver):
+    """TFX's ExampleGen driver, resolving the span and reading its files as the executor does.
+
+    The driver runs before TFX looks for a cached execution, and what it sets among
+    the execution properties is part of the cache key: the span it resolved and the
+    digest of every file of the window (names and bytes). TFX's own driver
+    fingerprints the files matching the input pattern at the data root by size and
+    mtime: none in a root of span folders, so a run on a new span was served the
+    first span's examples. The executor reads the span resolved here, and stops if its
+    files changed since. Open-source Kubeflow Pipelines runs no driver; there
+    ExampleGen is not cached (``pipeline_def.node_ids.KUBEFLOW_UNCACHED``).
+    """
+
+    def resolve_exec_properties(
+        self, exec_properties: dict[str, Any], pipeline_info: Any, component_info: Any
+    ) -> dict[str, Any]:
+        """The execution properties with the span, its window's digest and each span's."""
+        input_config = proto_utils.json_to_proto(
+            exec_properties[standard_component_specs.INPUT_CONFIG_KEY], tfx.proto.Input()
+        )
+        input_base = exec_properties[standard_component_specs.INPUT_BASE_KEY]
+        exec_properties[example_gen_utils.VERSION_PROPERTY_NAME] = None
+        try:
+            pattern = input_config.splits[0].pattern
+            window = _window(input_base, pattern, exec_properties)
+            read = _Reading(input_base, window, pattern)
+        except (spans.SpanError, spans.SpanNotReady, CsvFormatError, OSError) as err:
+            # The executor meets the same and fails with it, recorded as a failed
+            # execution; a driver that raised would leave its execution unfinished.
+            exec_properties[example_gen_utils.SPAN_PROPERTY_NAME] = spans.LATEST
+            exec_properties[example_gen_utils.FINGERPRINT_PROPERTY_NAME] = f"unread: {err}"
+            return exec_properties
+        exec_properties[example_gen_utils.SPAN_PROPERTY_NAME] = window.span
+        exec_properties[example_gen_utils.FINGERPRINT_PROPERTY_NAME] = read.window_digest
+        exec_properties[SPAN_DIGESTS_KEY] = json.dumps({str(s): d for s, d in read.digests.items()})
+        return exec_properties
+
+
 def integer_columns(schema_file: Path) -> list[str]:
     """The features the schema in the text proto ``schema_file`` declares INT."""
     schema = text_format.Parse(schema_file.read_text(), schema_pb2.Schema())
@@ -712,12 +796,14 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
 
     Still a CsvExampleGen (so a FileBasedExampleGen, which TFX's Kubeflow compiler
     gives its file-fingerprinting driver); its spec is built here, with parameters
-    more, instead of by FileBasedExampleGen. The span is resolved by the executor from
-    the data root's listing, not by TFX's driver, which open-source KFP never runs.
+    more, instead of by FileBasedExampleGen. The span is resolved from the data root's
+    listing by ``SpanDriver`` where a driver runs, and by the executor where none does
+    (open-source KFP never runs one).
     """
 
     SPEC_CLASS = ArrowCsvExampleGenSpec
     EXECUTOR_SPEC = executor_spec.BeamExecutorSpec(ArrowCsvExecutor)
+    DRIVER_CLASS = SpanDriver
 
     def __init__(
         self,
@@ -728,6 +814,7 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
         span: str | tfx.dsl.experimental.RuntimeParameter = spans.LATEST_TEXT,
         window: int = 1,
         span_cache: str = "",
+        custom_config: dict[str, Any] | None = None,
     ) -> None:
         """Read ``span``'s window of ``window`` spans (or a flat root) under ``input_base``.
 
@@ -735,7 +822,8 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
         default is 0 counts as unset in TFX).
 
         ``span_cache`` is where encoded spans are kept for later runs; a root with span
-        folders needs it.
+        folders needs it. ``custom_config`` is only recorded (and so in the cache key):
+        the pipeline puts the digest of the code the step runs there.
         """
         base_component.BaseComponent.__init__(
             self,
@@ -747,6 +835,7 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
                 requested_span=span,
                 window=window,
                 span_cache=span_cache,
+                custom_config=json.dumps(custom_config or {}, sort_keys=True),
                 output_data_format=example_gen_pb2.FORMAT_TF_EXAMPLE,
                 output_file_format=example_gen_pb2.FORMAT_TFRECORDS_GZIP,
                 examples=tfx.dsl.Channel(type=tfx.types.standard_artifacts.Examples),

@@ -34,7 +34,7 @@ from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import proto_utils
 
 from components import serving_layout
-from components.properties import ALREADY_SERVING, NOT_PUSHED_REASON
+from components.properties import ALREADY_SERVING, NOT_PUSHED_REASON, RUN_FINGERPRINT_KEY
 from components.spec_extension import extended
 
 STATISTICS_KEY = "statistics"
@@ -167,7 +167,10 @@ class AtomicPushExecutor(pusher_executor.Executor):
 class AtomicPusherSpec(
     extended(
         standard_component_specs.PusherSpec,
-        parameters={ALLOW_OLDER_KEY: component_spec.ExecutionParameter(type=int, optional=True)},
+        parameters={
+            ALLOW_OLDER_KEY: component_spec.ExecutionParameter(type=int, optional=True),
+            RUN_FINGERPRINT_KEY: component_spec.ExecutionParameter(type=str, optional=True),
+        },
         inputs={
             STATISTICS_KEY: component_spec.ChannelParameter(
                 type=tfx.types.standard_artifacts.ExampleStatistics, optional=True
@@ -175,7 +178,7 @@ class AtomicPusherSpec(
         },
     )
 ):
-    """Pusher's spec, plus the statistics of the training data (optional)."""
+    """Pusher's spec, plus the statistics of the training data and the run's fingerprint."""
 
 
 class AtomicPusher(base_component.BaseComponent):
@@ -191,11 +194,14 @@ class AtomicPusher(base_component.BaseComponent):
         push_destination: tfx.proto.PushDestination,
         statistics: tfx.types.BaseChannel | None = None,
         allow_older: bool = False,
+        run_fingerprint: str = "",
     ) -> None:
         """Push ``model`` when ``model_blessing`` blesses it, with ``statistics``' train split.
 
         A model whose ``statistics`` are of an older span than the serving version's
-        is not pushed unless ``allow_older``.
+        is not pushed unless ``allow_older``. ``run_fingerprint`` (the run's settings
+        and code, ``pipeline_def.code_digest.run_fingerprint``) is only recorded: the
+        push decision is what a later run of the same files and fingerprint repeats.
         """
         super().__init__(
             spec=AtomicPusherSpec(
@@ -203,6 +209,7 @@ class AtomicPusher(base_component.BaseComponent):
                 model_blessing=model_blessing,
                 statistics=statistics,
                 allow_older=int(allow_older),
+                run_fingerprint=run_fingerprint,
                 push_destination=push_destination,
                 pushed_model=tfx.dsl.Channel(type=tfx.types.standard_artifacts.PushedModel),
             )

@@ -63,6 +63,9 @@ INPUT_DIGEST_PROPERTY = "input_digest"
 # split (see TRAIN_PARTS_PROPERTY) whose analysis it read from the analyzer cache, and
 # those it analyzed (JSON object {"read": [...], "analyzed": [...]} of "span-N/split").
 ANALYZER_CACHE_PROPERTY = "analyzer_cache"
+# On the Pusher's execution (a parameter): the run's settings and code
+# (pipeline_def.code_digest.run_fingerprint), recorded beside its decision.
+RUN_FINGERPRINT_KEY = "run_fingerprint"
 # On the Evaluator's ModelEvaluation: the examples split(s) it evaluated, comma-separated.
 EVALUATED_SPLITS = "example_splits"
 

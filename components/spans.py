@@ -7,21 +7,30 @@ CSV files of the same columns. A run processes one span, the newest by default, 
 trains on a rolling window of the newest K spans up to it; the span before it is the
 reference its drift is measured against.
 
-Resolved here from the root's listing, inside the ExampleGen step (open-source
-Kubeflow Pipelines never runs TFX's driver, which resolves ``{SPAN}`` elsewhere), and
-by the runner's pre-flight check with the same rules. Only the standard library: the
-pre-flight check imports this before TFX is loaded.
+A span is written before it is read: where any span folder of a root holds a
+``_SUCCESS`` marker (what Hadoop's FileOutputCommitter, Spark and Beam's file sinks
+write once every file is in place), a folder without one is still being written and
+is left out, as if it had not landed yet. Without markers, the newest span folder
+holding no data file yet is waited for.
+
+Resolved here from the root's listing (``read_root``), by ExampleGen's driver before
+TFX looks for a cached execution, by its executor (open-source Kubeflow Pipelines
+never runs the driver), and by the runner's pre-flight check, all with the same
+rules. Only the standard library: the pre-flight check imports this before TFX is
+loaded.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
 import re
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 SPAN_FOLDER = re.compile(r"^span-(\d+)$")
 _READ_BYTES = 8 << 20
@@ -29,10 +38,33 @@ _READ_BYTES = 8 << 20
 LATEST = -1
 LATEST_TEXT = "latest"
 FLAT_SPAN = 0
+# The marker a writer leaves in a folder once all its files are written.
+SUCCESS_MARKER = "_SUCCESS"
 
 
 class SpanError(ValueError):
     """The data root's spans cannot give the run it asks for; the message says why."""
+
+
+class SpanNotReady(Exception):  # noqa: N818 - a state of the data, not an error of the run
+    """The span to read is not there yet, or changed while it was read: wait for it.
+
+    Not bad input: a writer is still at work, and a later run takes the span.
+    """
+
+
+class FileSystem(Protocol):
+    """The listing calls a root is read with: ``LOCAL`` here, TFX's ``fileio`` in a step."""
+
+    def exists(self, path: str) -> bool: ...  # noqa: D102
+    def isdir(self, path: str) -> bool: ...  # noqa: D102
+    def listdir(self, path: str) -> list[str]: ...  # noqa: D102
+
+
+# This machine's files, for the runner's pre-flight check.
+LOCAL: FileSystem = types.SimpleNamespace(
+    exists=os.path.exists, isdir=os.path.isdir, listdir=os.listdir
+)
 
 
 @dataclass(frozen=True)
@@ -49,6 +81,8 @@ class Window:
     previous: int | None  # the span before ``span``, for drift; None when there is none
     folders: dict[int, str]
     note: str = ""
+    # Why a newer span folder was passed over (no _SUCCESS yet); "" when none was.
+    unfinished: str = ""
 
     @property
     def flat(self) -> bool:
@@ -88,13 +122,48 @@ def span_folders(names: Iterable[str]) -> dict[int, str]:
     return found
 
 
+def _unfinished(
+    folders: dict[int, str], complete: set[int] | None, span: int
+) -> tuple[dict[int, str], str]:
+    """The span folders that are written, and a line naming those passed over.
+
+    ``complete`` holds the spans whose folder has the marker (None: no folder has). A
+    span asked for by number that is still being written is SpanNotReady.
+    """
+    if not complete:
+        return folders, ""
+    pending = sorted(set(folders) - complete)
+    if span in pending:
+        raise SpanNotReady(
+            f"span {span} ({folders[span]}/) has no {SUCCESS_MARKER} yet, while other spans "
+            "do: it is still being written; a later run takes it"
+        )
+    written = {s: f for s, f in folders.items() if s in complete}
+    if not pending:
+        return written, ""
+    named = ", ".join(f"span {s} ({folders[s]}/)" for s in pending)
+    has = "has" if len(pending) == 1 else "have"
+    taking = max(written) if span == LATEST else span
+    return (
+        written,
+        f"{named} {has} no {SUCCESS_MARKER} yet: still being written; taking span {taking}",
+    )
+
+
 def resolve(
-    root: str, folders: dict[int, str], data_files: list[str], span: int, window: int
+    root: str,
+    folders: dict[int, str],
+    data_files: list[str],
+    span: int,
+    window: int,
+    complete: set[int] | None = None,
 ) -> Window:
     """The spans a run of ``span`` (LATEST: the newest) with a window of ``window`` reads.
 
     ``folders`` are the root's span folders (``span_folders``) and ``data_files`` the
     data files lying directly in it. A root with both is refused, naming one of each.
+    ``complete`` holds the spans whose folder has a ``_SUCCESS`` marker (None or empty
+    when none has): the others are being written and are left out.
     """
     if window < 1:
         raise SpanError(f"the window must be at least 1 span, got {window}")
@@ -110,6 +179,7 @@ def resolve(
                 "it is one span of files"
             )
         return Window(FLAT_SPAN, (FLAT_SPAN,), None, {FLAT_SPAN: ""})
+    folders, unfinished = _unfinished(folders, complete, span)
     available = sorted(folders)
     if span == LATEST:
         span = available[-1]
@@ -127,7 +197,70 @@ def resolve(
             f"training on {', '.join(map(str, spans))}"
         )
     reads = {s: folders[s] for s in (*spans, *([previous] if previous is not None else []))}
-    return Window(span, spans, previous, reads, note=note)
+    return Window(span, spans, previous, reads, note=note, unfinished=unfinished)
+
+
+def _data_names(fs: FileSystem, folder: str, pattern: str) -> list[str]:
+    """The names in ``folder`` matching ``pattern`` that are files, not folders."""
+    names = [n.rstrip("/") for n in fs.listdir(folder)]
+    return sorted(
+        n for n in names if fnmatch.fnmatch(n, pattern) and not fs.isdir(os.path.join(folder, n))
+    )
+
+
+def read_root(fs: FileSystem, root: str, pattern: str, span: int, window: int) -> Window:
+    """The window a run of ``span`` reads from ``root``, listed through ``fs``.
+
+    The one listing every reader shares: span folders or loose files matching
+    ``pattern``, the ``_SUCCESS`` markers, and the newest span waited for while it
+    holds no data file yet. SpanError for a root that cannot give the run, SpanNotReady
+    for one with nothing to read yet (an empty root, or a span still being written).
+    """
+    if not fs.exists(root):
+        raise SpanError(f"data root {root} does not exist")
+    if not fs.isdir(root):
+        raise SpanError(f"data root {root} is not a directory (give the folder holding the data)")
+    names = [n.rstrip("/") for n in fs.listdir(root)]
+    folders = span_folders(n for n in names if fs.isdir(os.path.join(root, n)))
+    loose = _data_names(fs, root, pattern)
+    if span == LATEST and not folders and not loose and not names:
+        raise SpanNotReady(f"data root {root} holds no span yet: nothing to read")
+    complete = {s for s, f in folders.items() if fs.exists(os.path.join(root, f, SUCCESS_MARKER))}
+    resolved = resolve(root, folders, loose, span, window, complete)
+    newest = resolved.folders[resolved.span]
+    waited = span == LATEST and not complete and newest
+    if waited and not _data_names(fs, os.path.join(root, newest), pattern):
+        raise SpanNotReady(
+            f"span {resolved.span} ({newest}/) holds no data file yet: it is still being "
+            "written; a later run takes it"
+        )
+    return resolved
+
+
+def span_files(fs: FileSystem, root: str, window: Window, pattern: str) -> dict[int, list[str]]:
+    """The paths of the data files of each span ``window`` reads, in name order."""
+    return {
+        span: [
+            os.path.join(root, folder, n)
+            for n in _data_names(fs, os.path.join(root, folder), pattern)
+        ]
+        for span, folder in window.folders.items()
+    }
+
+
+def span_digests(
+    root: str, window: Window, files: dict[int, list[str]], opener: Callable[[str], BinaryIO]
+) -> dict[int, str]:
+    """``files_digest`` of each span's files (``span_files``)."""
+    return {
+        span: files_digest(paths, os.path.join(root, window.folders[span]), opener)
+        for span, paths in files.items()
+    }
+
+
+def changed_span(before: dict[int, str], after: dict[int, str]) -> int | None:
+    """The first span whose digest differs between two readings, or None."""
+    return next((s for s in sorted(before) if before[s] != after.get(s)), None)
 
 
 def files_digest(paths: Iterable[str], base: str, opener: Callable[[str], BinaryIO]) -> str:

@@ -175,6 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DataRootError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except spans.SpanNotReady as waiting:
+        print(f"{waiting}; nothing to do")
+        return EXIT_OK
     out = args.output_dir.resolve()
     logs = out / "logs"
     shutil.rmtree(logs, ignore_errors=True)

@@ -1,24 +1,39 @@
-"""The digest of the model code a run uses: a step property, so TFX's cache sees edits.
+"""Digests of the code and settings a run uses, taken when the pipeline is compiled.
 
 Transform, the Tuner and the Trainer run functions named by a dotted path
 (``modules.preprocessing.preprocessing_fn``) and read the dataset's declaration at run
-time. Neither is a property TFX compares when it looks for a cached execution, so a
-rerun after an edited declaration or module reused the old graph and model. The digest
-of those files, taken when the pipeline is compiled, is such a property: an edit makes
-a new execution, locally and on Kubeflow alike.
+time, and every step of this project runs an executor of ``components/``. None of that
+code is a property TFX compares when it looks for a cached execution, so a rerun after
+an edited declaration, module or executor reused the old examples, graph and model.
+The digest of those files (``step_code_digest``) is such a property of ExampleGen,
+Transform, the Tuner and the Trainer: an edit makes a new execution, locally and on
+Kubeflow alike.
+
+``run_fingerprint`` is what a run is made with beside its data: every setting that
+shapes what it learns, and the code of every step. The Pusher records it, so that a
+later run of the same files knows whether it would only repeat that run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Iterator
+import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from modules import datasets
+from pipeline_def.config import PROJECT_ROOT, PipelineConfig
 
-# The custom_config key of Transform, the Tuner and the Trainer holding the digest.
+# The custom_config key of ExampleGen, Transform, the Tuner and the Trainer holding the
+# digest of the code they run.
 CODE_DIGEST_KEY = "code_sha256"
 _SOURCE_SUFFIXES = (".py", ".pbtxt")
+# The executors every step runs, and the definition that wires them.
+_COMPONENTS, _DEFINITION = "components", "pipeline_def"
+# Settings that change how a run is carried out, not what it reads or learns: where
+# its metadata lives (with a password), Beam's workers, Kubeflow's requests, the cache.
+_HOW_NOT_WHAT = ("metadata", "beam_pipeline_args", "resources", "enable_cache", "span")
 
 
 def _sources(modules_dir: Path, dataset: str) -> Iterator[Path]:
@@ -38,10 +53,50 @@ def _sources(modules_dir: Path, dataset: str) -> Iterator[Path]:
         yield path
 
 
-def model_code_digest(dataset: str, modules_dir: Path = datasets.DATASETS_DIR.parent) -> str:
-    """The hex SHA-256 of the model code a run of ``dataset`` uses (names and contents)."""
+def _files_digest(paths: Iterable[Path], base: Path) -> str:
+    """The hex SHA-256 of the files' names (relative to ``base``) and contents."""
     digest = hashlib.sha256()
-    for path in _sources(modules_dir, dataset):
-        digest.update(path.relative_to(modules_dir).as_posix().encode() + b"\0")
+    for path in paths:
+        digest.update(path.relative_to(base).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def model_code_digest(dataset: str, modules_dir: Path = datasets.DATASETS_DIR.parent) -> str:
+    """The hex SHA-256 of the model code a run of ``dataset`` uses (names and contents)."""
+    return _files_digest(_sources(modules_dir, dataset), modules_dir)
+
+
+def _package_digest(root: Path, package: str) -> str:
+    return _files_digest(sorted((root / package).rglob("*.py")), root)
+
+
+def step_code_digest(dataset: str, root: Path = PROJECT_ROOT) -> str:
+    """The hex SHA-256 of the code a step of ``dataset``'s run runs: model and executors."""
+    modules = model_code_digest(dataset, root / datasets.DATASETS_DIR.parent.name)
+    return hashlib.sha256(f"{modules}:{_package_digest(root, _COMPONENTS)}".encode()).hexdigest()
+
+
+def run_fingerprint(config: PipelineConfig, root: Path = PROJECT_ROOT) -> str:
+    """The hex SHA-256 of ``config``'s settings and of the code every step runs.
+
+    The span asked for is left out: the run's data digest holds the span it resolved.
+    """
+    settings = {
+        f.name: getattr(config, f.name)
+        for f in dataclasses.fields(config)
+        if f.name not in _HOW_NOT_WHAT
+    }
+    made_of = {
+        "settings": json.loads(json.dumps(settings, default=_as_json, sort_keys=True)),
+        "step_code": step_code_digest(config.dataset, root),
+        "definition": _package_digest(root, _DEFINITION),
+    }
+    return hashlib.sha256(json.dumps(made_of, sort_keys=True).encode()).hexdigest()
+
+
+def _as_json(value: object) -> object:
+    """A setting JSON cannot write itself: a dataclass (the hyperparameters) as its fields."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    raise TypeError(f"a setting of type {type(value).__name__} has no fingerprint")

@@ -43,7 +43,9 @@ def node_ids(tune: bool) -> tuple[str, ...]:
 
 
 # Nodes whose output depends on state outside their inputs: never served from a cache.
-UNCACHED: tuple[str, ...] = (SERVING_BASELINE,)
+# ServingBaseline and the Pusher read the serving folder (and the Pusher the clock, for
+# the version's number); a cached Pusher would report a push the folder may not hold.
+UNCACHED: tuple[str, ...] = (SERVING_BASELINE, PUSHER)
 # On Kubeflow, ExampleGen too. TFX fingerprints the input files in ExampleGen's driver,
 # which the compiled spec runs as a `lifecycle.preCacheCheck` hook; open-source KFP
 # never runs that hook (nothing in kubeflow/pipelines' backend/src reads it), so its

@@ -20,7 +20,7 @@ from modules import datasets
 from modules.preprocessing import DATASET_KEY
 from modules.tuning import TUNING_KEY
 from pipeline_def import node_ids
-from pipeline_def.code_digest import CODE_DIGEST_KEY, model_code_digest
+from pipeline_def.code_digest import CODE_DIGEST_KEY, run_fingerprint, step_code_digest
 from pipeline_def.config import PipelineConfig, metadata_connection
 from pipeline_def.evaluation import eval_config
 
@@ -45,6 +45,7 @@ def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
         span=RuntimeParameter(name=node_ids.SPAN, ptype=str, default=spans.span_text(config.span)),
         window=config.window,
         span_cache=config.span_cache,
+        custom_config={CODE_DIGEST_KEY: step_code_digest(config.dataset)},
     ).with_id(node_ids.EXAMPLE_GEN)
 
 
@@ -93,8 +94,8 @@ def _curated_schema(config: PipelineConfig) -> CuratedSchema:
 
 
 def _code_config(config: PipelineConfig) -> dict[str, object]:
-    """The custom_config of the steps that run the model code: its dataset and digest."""
-    return {DATASET_KEY: config.dataset, CODE_DIGEST_KEY: model_code_digest(config.dataset)}
+    """The custom_config of the steps that run the model code: its dataset and code digest."""
+    return {DATASET_KEY: config.dataset, CODE_DIGEST_KEY: step_code_digest(config.dataset)}
 
 
 def _model_config(config: PipelineConfig) -> dict[str, object]:
@@ -232,6 +233,7 @@ def _pusher(
         model_blessing=evaluator.outputs["blessing"],
         statistics=statistics.outputs["statistics"],
         allow_older=config.allow_older,
+        run_fingerprint=run_fingerprint(config),
         push_destination=tfx.proto.PushDestination(
             filesystem=tfx.proto.PushDestination.Filesystem(base_directory=config.serving_dir)
         ),

@@ -1,10 +1,12 @@
 """A pipeline's history, one line per run: what each period read, learned and shipped.
 
 ``wide-deep-inspect history`` prints it; each row comes from ML-Metadata alone: the
-span and window on the Examples, the validator's verdict, the candidate's and the
+span the run resolved and its window on the Examples, the steps served from TFX's
+cache, the validator's verdict, the candidate's and the
 serving model's AUC on the same test rows (the run's newest span's) with the paired
 bootstrap's interval of their difference, the blessing and
-what the Pusher did, and the serving version the model was warm-started from.
+what the Pusher did, the serving version the model was warm-started from, and the span
+the serving model had learned up to once the run was over.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from components.properties import outcome_of, span_record, warm_start_of
+from components.properties import SERVING_SPAN, int_property, outcome_of, span_record, warm_start_of
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.report.text_table import table_lines
@@ -40,6 +42,10 @@ class HistoryRow:
     pushed_version: str | None
     not_pushed_reason: str
     warm_started_from: str | None
+    # The steps served from TFX's cache, in data-flow order.
+    cached: list[str]
+    # The span the serving model was trained up to after the run (None: nothing served).
+    serving_span: int | None
 
     def point(self) -> HistoryPoint:
         """The run as every history shows it (its span and pushed version as recorded)."""
@@ -62,6 +68,15 @@ def _validator_verdict(run: PipelineRun) -> str:
     if node is None:
         return "-"
     return {"complete": "passed", "cached": "passed", "failed": "stopped"}.get(node.state, "-")
+
+
+def _serving_span_after(run: PipelineRun, span: int | None, pushed: bool) -> int | None:
+    """The span the serving model knew after ``run``: its own if it pushed, else the one before."""
+    if pushed:
+        return span
+    before = run.output(node_ids.SERVING_BASELINE, "model")
+    learned = int_property(before, SERVING_SPAN) if before is not None else -1
+    return None if learned < 0 else learned
 
 
 def history_row(run: PipelineRun) -> HistoryRow:
@@ -97,6 +112,8 @@ def history_row(run: PipelineRun) -> HistoryRow:
         pushed_version=outcome.pushed_version,
         not_pushed_reason=outcome.push.not_pushed_reason if outcome.push else "",
         warm_started_from=warm_start_of(run.output(node_ids.TRAINER, "model"))[0],
+        cached=[node for node, e in run.nodes.items() if e.state == "cached"],
+        serving_span=_serving_span_after(run, spans.span, outcome.pushed_version is not None),
     )
 
 
@@ -148,6 +165,14 @@ def print_history(rows: list[HistoryRow], out: TextIO) -> None:
             ("rows", [str(r.rows) for r in rows]),
             ("drift", [r.drift for r in rows]),
         ],
-        more=[("warm start", [r.warm_started_from or "-" for r in rows])],
+        more=[
+            ("warm start", [r.warm_started_from or "-" for r in rows]),
+            ("cached", [str(len(r.cached)) for r in rows]),
+            ("serving after", [_span_cell(r.serving_span) for r in rows]),
+        ],
         notes=[f"not pushed: {r.not_pushed_reason}" if r.not_pushed_reason else "" for r in rows],
     )
+
+
+def _span_cell(span: int | None) -> str:
+    return "-" if span is None else f"span {span}"

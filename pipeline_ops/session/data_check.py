@@ -104,15 +104,13 @@ def check_spans(root: Path, span: int, window: int) -> tuple[spans.Window, list[
 
     A flat root is one span. DataRootError for a missing root, a span that is not there
     (naming those found), mixed span folders and files, an empty span folder, or a
-    span whose columns differ from the run's span.
+    span whose columns differ from the run's span. spans.SpanNotReady when there is
+    nothing to read yet (an empty root, a span still being written).
     """
     if not root.is_dir():
         _files(root, csv_files.PATTERN)  # the same message as a flat root's
-    entries = list(root.iterdir())
     try:
-        folders = spans.span_folders(p.name for p in entries if p.is_dir())
-        loose = [p.name for p in root.glob(csv_files.PATTERN) if p.is_file()]
-        resolved = spans.resolve(str(root), folders, loose, span, window)
+        resolved = spans.read_root(spans.LOCAL, str(root), csv_files.PATTERN, span, window)
     except spans.SpanError as err:
         raise DataRootError(str(err)) from None
     by_span = {s: check_data_root(root / f, csv_files.PATTERN) for s, f in resolved.folders.items()}

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from types import FrameType
 
+from components.spans import SpanNotReady
 from pipeline_def.config import DEFAULT_PIPELINE_NAME, MetadataStore, PipelineConfig
 from pipeline_ops.commands import (
     EXIT_FAILED,
@@ -63,7 +64,7 @@ def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     print(f"Pipeline {config.pipeline_name}: data {config.data_root}", flush=True)
     started = time.monotonic()
     failed = error = None
-    interrupted = False
+    interrupted = waiting = False
     with logs_to_file(log_file, verbose) as people, component_progress() as progress:
         # Imported here, not at the top: TFX takes seconds to import, and argument or
         # data errors are reported before that; its import noise goes to the log.
@@ -84,6 +85,11 @@ def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
                 # Ctrl-C raised inside TF or Beam code can surface as another error.
                 interrupted = True
                 log.warning("interrupted by the user during %s (%s)", failed, _one_line(err))
+            elif isinstance(err, SpanNotReady):
+                # Not bad data: a writer is still at work on the span; the next run takes it.
+                log.warning("%s stopped: %s", failed, err)
+                waiting, error = True, str(err)
+                print(f"waiting: {failed} stopped: {error}", file=people)
             else:
                 log.exception("component %s failed", failed)
                 error = _one_line(err)
@@ -108,6 +114,8 @@ def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     summary.error = error
     if interrupted:
         summary.status = S.INTERRUPTED
+    elif waiting:
+        summary.status = S.WAITING
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)
     S.write_json(summary, output_dir)
@@ -116,4 +124,4 @@ def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     )
     if interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if failed else EXIT_OK
+    return EXIT_FAILED if failed and not waiting else EXIT_OK

@@ -1,10 +1,13 @@
 """Running every period from cron: one run at a time, and nothing to do twice.
 
 A cron line runs ``wide-deep-run --span latest`` every hour; most hours no new span has
-landed. A run whose window (its spans and their files' bytes) an earlier run already
-learned from, through to the Pusher, says so and exits 0 before TFX is loaded. Runs on
-one output folder take its lock in turn, so two overlapping invocations never train or
-push the same span twice: the second waits, then finds the first one's run.
+landed. A run would only repeat an earlier one when that run read the same window (its
+spans and their files' bytes), with the same settings and code (the fingerprint its
+Pusher recorded), and what it left serving still serves: its push, or the version it
+held its candidate back against. Such a run says so and exits 0 before any TFX step.
+Anything else runs. Runs on one output folder take its lock in turn, so two
+overlapping invocations never train or push the same span twice: the second waits,
+then finds the first one's run.
 """
 
 from __future__ import annotations
@@ -15,9 +18,16 @@ import functools
 from collections.abc import Iterator
 from pathlib import Path
 
-from components import csv_files, spans
-from components.properties import INPUT_DIGEST_PROPERTY, str_property
+from components import csv_files, serving_layout, spans
+from components.properties import (
+    INPUT_DIGEST_PROPERTY,
+    RUN_FINGERPRINT_KEY,
+    outcome_of,
+    str_property,
+    value_of,
+)
 from pipeline_def import node_ids
+from pipeline_def.code_digest import run_fingerprint
 from pipeline_def.config import PipelineConfig
 from pipeline_ops.metadata.runs import PipelineRun, list_runs
 from pipeline_ops.metadata.store import open_store
@@ -27,26 +37,55 @@ LOCK_FILE = ".run.lock"
 
 def input_digest(root: Path, window: spans.Window) -> str:
     """The digest ExampleGen records for ``window`` of ``root`` (spans.window_digest)."""
-    digests = {}
-    for span, folder in window.folders.items():
-        files = [str(p) for p in (root / folder).glob(csv_files.PATTERN) if p.is_file()]
-        digests[span] = spans.files_digest(
-            files, str(root / folder), functools.partial(open, mode="rb")
-        )
-    return spans.window_digest(window, digests)
+    files = spans.span_files(spans.LOCAL, str(root), window, csv_files.PATTERN)
+    opener = functools.partial(open, mode="rb")
+    return spans.window_digest(window, spans.span_digests(str(root), window, files, opener))
 
 
-def learned_before(config: PipelineConfig, digest: str) -> PipelineRun | None:
-    """The newest run that learned from ``digest``'s window through to the Pusher, if any."""
+def _same_run(run: PipelineRun, digest: str, fingerprint: str) -> bool:
+    """Whether ``run`` read ``digest``'s files with ``fingerprint``'s settings and code."""
+    examples = run.output(node_ids.EXAMPLE_GEN, "examples")
+    pusher = run.nodes.get(node_ids.PUSHER)
+    if examples is None or pusher is None or pusher.state != "complete":
+        return False
+    recorded = pusher.execution.custom_properties.get(RUN_FINGERPRINT_KEY)
+    return (
+        str_property(examples, INPUT_DIGEST_PROPERTY) == digest
+        and recorded is not None
+        and value_of(recorded) == fingerprint
+    )
+
+
+def nothing_to_do(config: PipelineConfig, digest: str) -> str | None:
+    """Why a run of ``digest``'s window would only repeat an earlier run; None if it would not.
+
+    The newest run of the same files, settings and code decides: it pushed the version
+    that still serves, or it held its candidate back against the version that still
+    serves. A serving folder changed since (a rollback, a push by another run) runs again.
+    """
     if config.metadata is None:
         return None
-    for run in list_runs(open_store(config.metadata), config.pipeline_name):
-        examples = run.output(node_ids.EXAMPLE_GEN, "examples")
-        if examples is None or str_property(examples, INPUT_DIGEST_PROPERTY) != digest:
-            continue
-        if run.output(node_ids.PUSHER, "pushed_model") is not None:
-            return run
-    return None
+    fingerprint = run_fingerprint(config)
+    runs = list_runs(open_store(config.metadata), config.pipeline_name)
+    run = next((r for r in runs if _same_run(r, digest, fingerprint)), None)
+    if run is None:
+        return None
+    serving = serving_layout.newest(config.serving_dir, spans.LOCAL)
+    now = str(serving.number) if serving else None
+    outcome = outcome_of(
+        run.output(node_ids.EVALUATOR, "blessing"), run.output(node_ids.PUSHER, "pushed_model")
+    )
+    if outcome.pushed_version is not None:
+        if outcome.pushed_version != now:
+            return None
+        return f"serving version {now} learned from these files in run {run.run_id}"
+    if outcome.baseline != now:
+        return None
+    held = outcome.push.not_pushed_reason if outcome.push else ""
+    against = f"serving version {now}" if now else "the absolute bound (nothing serves)"
+    return f"run {run.run_id} judged these files against {against} and pushed nothing" + (
+        f" ({held})" if held else ""
+    )
 
 
 @contextlib.contextmanager

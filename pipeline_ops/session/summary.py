@@ -25,6 +25,8 @@ from pipeline_ops.session.progress import ComponentTiming
 
 SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"
+# Stopped because its data was still being written (components.spans.SpanNotReady).
+WAITING = "waiting"
 
 
 @dataclass
@@ -150,6 +152,12 @@ def print_closing(summary: RunSummary, out: TextIO, review_command: str | None =
         print(f"Run {summary.run_id} FAILED in {summary.failed_component}.", file=out)
     elif summary.status == INTERRUPTED:
         print(f"Run {summary.run_id} interrupted during {summary.failed_component}.", file=out)
+    elif summary.status == WAITING:
+        print(
+            f"Run {summary.run_id} stopped in {summary.failed_component}, its data still "
+            "being written: nothing trained or pushed; a later run takes it.",
+            file=out,
+        )
     else:
         print(f"Run {summary.run_id} succeeded in {summary.seconds:.1f} s.", file=out)
     if m:

@@ -1,12 +1,14 @@
 """``make kfp-local`` for real: the compiled spec's tasks, run as KFP runs them, three times.
 
-The data root holds two spans, chosen by the ``span`` run-time parameter. The first run,
-on span 0, has nothing serving and is judged on the absolute bound. The second, on span
-0 again and given a fraction of the train steps as a run-time parameter, reuses the
-cached schema step, trains a weaker model (from scratch: the serving model learned this
-span) and is compared with the model the first one pushed: above the absolute bound,
-but too far below the serving model to be blessed. The third, on span 1, starts from
-the first run's pushed model, read from the object store, and replaces it. A run on
+The data root holds span 0. The first run, with the ``span`` run-time parameter at its
+default (``latest``, as a recurring run has it), reads span 0, has nothing serving and
+is judged on the absolute bound. The second, on span 0 again and given a fraction of
+the train steps as a run-time parameter, reuses the cached schema step, trains a
+weaker model (from scratch: the serving model learned this span) and is compared with
+the model the first one pushed: above the absolute bound, but too far below the
+serving model to be blessed. Then span 1 lands, and the third run, ``latest`` again,
+reads it, starts from the first run's pushed model, read from the object store, and
+replaces it. A run on
 bad data stops at the validator, names the task and its log, and pushes nothing.
 """
 
@@ -37,6 +39,7 @@ SERVING = Path("kfp-local/serving")  # the served models' keys in the store's mi
 # ExampleGen is never cached on Kubeflow (KFP skips the hook that fingerprints the
 # files), so everything downstream of the data runs again; the schema step is reused.
 CACHED_ON_SECOND_RUN = {node_ids.CURATED_SCHEMA}
+SPAN_ROWS = 3000
 
 
 def _harness(data_root: Path, output_dir: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -65,17 +68,17 @@ def _served(output_dir: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
 
-def _write_spans(root: Path, rows: int) -> None:
-    """span-0/ and span-1/: the shipped sample's first ``rows`` rows, then the next ``rows``."""
+def _land_span(root: Path, span: int, rows: int) -> None:
+    """span-<span>/: the shipped sample's ``rows`` rows after the spans before it."""
     with SHIPPED_CSV.open(newline="") as src:
         reader = csv.DictReader(src)
-        header, table = list(reader.fieldnames), list(itertools.islice(reader, 2 * rows))
-    for span in (0, 1):
-        (root / f"span-{span}").mkdir(parents=True)
-        with (root / f"span-{span}" / "taxi.csv").open("w", newline="") as dst:
-            writer = csv.DictWriter(dst, header)
-            writer.writeheader()
-            writer.writerows(table[span * rows : (span + 1) * rows])
+        header = list(reader.fieldnames)
+        table = list(itertools.islice(reader, span * rows, (span + 1) * rows))
+    (root / f"span-{span}").mkdir(parents=True)
+    with (root / f"span-{span}" / "taxi.csv").open("w", newline="") as dst:
+        writer = csv.DictWriter(dst, header)
+        writer.writeheader()
+        writer.writerows(table)
 
 
 @pytest.fixture(scope="module")
@@ -84,9 +87,9 @@ def runs(
 ) -> tuple[Path, subprocess.CompletedProcess, dict, subprocess.CompletedProcess, Path]:
     """The first two runs on one output dir: (dir, first, first's summary, second, data)."""
     data = tmp_path_factory.mktemp("kfp-data")
-    _write_spans(data, 3000)
+    _land_span(data, 0, SPAN_ROWS)
     out = tmp_path_factory.mktemp("kfp-local")
-    first = _harness(data, out, "--span", "0", "--train-steps", "200")
+    first = _harness(data, out, "--train-steps", "200")
     assert first.returncode == 0, first.stdout + first.stderr
     first_summary = _summary(out)
     # A worse candidate for sure: two training steps. The bound is lowered so that
@@ -98,10 +101,11 @@ def runs(
 
 @pytest.fixture(scope="module")
 def next_span(runs) -> tuple[subprocess.CompletedProcess, dict, list[str]]:
-    """A third run, on span 1: (the process, its summary, the versions served before it)."""
+    """Span 1 lands; a third run on the newest span: (process, summary, versions before)."""
     out, *_, data = runs
     before = _served(out)
-    third = _harness(data, out, "--span", "1", "--train-steps", "200")
+    _land_span(data, 1, SPAN_ROWS)
+    third = _harness(data, out, "--train-steps", "200")
     assert third.returncode == 0, third.stdout + third.stderr
     return third, _summary(out), before
 

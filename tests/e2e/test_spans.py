@@ -139,7 +139,9 @@ def test_the_next_span_reads_the_analysis_of_what_the_first_run_analyzed(sequenc
 def test_a_span_already_learned_from_is_nothing_to_do(sequence):
     result, _, seconds, versions = sequence["span1_again"]
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "already learned from these files (window 0, 1); nothing to do" in result.stdout
+    version = sequence["span1"][3][-1]
+    assert f"span 1: serving version {version} learned from these files in run" in result.stdout
+    assert "(window 0, 1); nothing to do" in result.stdout
     assert versions == sequence["span1"][3]
     assert seconds < 30
 

@@ -5,8 +5,13 @@ import pytest
 
 from modules import datasets
 from pipeline_def import node_ids
-from pipeline_def.code_digest import CODE_DIGEST_KEY, model_code_digest
-from pipeline_def.config import PipelineConfig, SqliteMetadata
+from pipeline_def.code_digest import (
+    CODE_DIGEST_KEY,
+    model_code_digest,
+    run_fingerprint,
+    step_code_digest,
+)
+from pipeline_def.config import PROJECT_ROOT, PipelineConfig, SqliteMetadata
 from pipeline_def.pipeline import create_pipeline
 
 MODULES_DIR = datasets.DATASETS_DIR.parent
@@ -48,7 +53,7 @@ def test_another_datasets_declaration_and_bytecode_leave_it(modules_copy):
     assert model_code_digest("credit_data", modules_copy) != model_code_digest("credit_data")
 
 
-def test_the_steps_that_run_model_code_carry_the_digest(tmp_path):
+def test_the_steps_that_run_project_code_carry_its_digest(tmp_path):
     config = PipelineConfig(
         pipeline_root=str(tmp_path / "root"),
         data_root=str(tmp_path / "data"),
@@ -58,8 +63,50 @@ def test_the_steps_that_run_model_code_carry_the_digest(tmp_path):
         tune=True,
     )
     by_id = {c.id: c for c in create_pipeline(config).components}
-    digest = model_code_digest("credit_data")
-    assert digest != model_code_digest("taxi")
-    for node in (node_ids.TRANSFORM, node_ids.TUNER, node_ids.TRAINER):
+    digest = step_code_digest("credit_data")
+    assert digest != step_code_digest("taxi")
+    for node in (node_ids.EXAMPLE_GEN, node_ids.TRANSFORM, node_ids.TUNER, node_ids.TRAINER):
         custom_config = json.loads(by_id[node].exec_properties["custom_config"])
         assert custom_config[CODE_DIGEST_KEY] == digest
+
+
+@pytest.fixture
+def project_copy(tmp_path):
+    """The packages the steps run, copied: modules, components and pipeline_def."""
+    for package in ("modules", "components", "pipeline_def"):
+        shutil.copytree(
+            PROJECT_ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    return tmp_path
+
+
+def _config(**settings) -> PipelineConfig:
+    paths = {"pipeline_root": "/o/pipeline", "data_root": "/d", "serving_dir": "/o/serving"}
+    return PipelineConfig(**{**paths, **settings})
+
+
+def test_the_run_fingerprint_holds_what_shapes_a_run_and_not_how_it_is_carried_out(project_copy):
+    base = run_fingerprint(_config(), project_copy)
+    assert base == run_fingerprint(_config())
+    for what in ({"train_steps": 7}, {"window": 3}, {"hparam_overrides": (("dropout", 0.3),)},
+                 {"min_auc": 0.5}, {"data_root": "/elsewhere"}):  # fmt: skip
+        assert run_fingerprint(_config(**what), project_copy) != base, what
+    for how in ({"beam_pipeline_args": ("--direct_num_workers=2",)}, {"span": 3},
+                {"metadata": SqliteMetadata("/o/m.sqlite")}, {"enable_cache": False}):  # fmt: skip
+        assert run_fingerprint(_config(**how), project_copy) == base, how
+
+
+@pytest.mark.parametrize(
+    ("edited", "in_steps"),
+    [("components/arrow_csv_example_gen.py", True), ("modules/model.py", True),
+     ("pipeline_def/pipeline.py", False)],
+)  # fmt: skip
+def test_an_edit_of_any_steps_code_changes_its_digest_and_the_run_fingerprint(
+    project_copy, edited, in_steps
+):
+    before = run_fingerprint(_config(), project_copy), step_code_digest("taxi", project_copy)
+    assert before[1] == step_code_digest("taxi")
+    _append(project_copy / edited, "\n# edited\n")
+    after = run_fingerprint(_config(), project_copy), step_code_digest("taxi", project_copy)
+    assert after[0] != before[0]
+    assert (after[1] != before[1]) is in_steps

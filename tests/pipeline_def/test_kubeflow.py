@@ -154,13 +154,14 @@ def test_every_step_runs_the_image_through_the_fixed_entry_point(spec):
         assert "--json_serialized_inputs_spec_args" in container["args"], name
 
 
-def test_the_serving_baseline_and_example_gen_are_never_served_from_the_cache(spec):
+def test_example_gen_and_the_steps_reading_the_serving_folder_are_never_cached(spec):
     caching = {
         name: task["cachingOptions"].get("enableCache", False)
         for name, task in spec["root"]["dag"]["tasks"].items()
     }
     assert caching == {name: name not in node_ids.KUBEFLOW_UNCACHED for name in node_ids.NODE_IDS}
-    assert set(node_ids.KUBEFLOW_UNCACHED) == {node_ids.SERVING_BASELINE, node_ids.EXAMPLE_GEN}
+    uncached = {node_ids.SERVING_BASELINE, node_ids.PUSHER, node_ids.EXAMPLE_GEN}
+    assert set(node_ids.KUBEFLOW_UNCACHED) == uncached
     # KFP would skip the hook where TFX fingerprints the input files for its cache.
     label = spec["components"][node_ids.EXAMPLE_GEN]["executorLabel"]
     assert "preCacheCheck" in spec["deploymentSpec"]["executors"][label]["container"]["lifecycle"]

@@ -118,14 +118,14 @@ def test_data_root_span_steps_and_auc_bound_are_run_time_parameters_with_the_con
     }
 
 
-def test_the_serving_baseline_is_never_cached_locally(config):
+def test_the_steps_that_read_the_serving_folder_are_never_cached_locally(config):
     ir = local_ir(config)
     caching = {
         n.pipeline_node.node_info.id: n.pipeline_node.execution_options.caching_options.enable_cache
         for n in ir.nodes
     }
     assert caching == {node: node not in node_ids.UNCACHED for node in node_ids.NODE_IDS}
-    assert node_ids.UNCACHED == (node_ids.SERVING_BASELINE,)
+    assert node_ids.UNCACHED == (node_ids.SERVING_BASELINE, node_ids.PUSHER)
 
 
 def test_config_is_frozen_and_validated(config):

@@ -15,17 +15,27 @@ from pipeline_ops.metadata.store import PASSWORD_ENV, metadata_for
 from pipeline_ops.session.local_run import review_command
 
 
+def test_an_empty_data_root_is_waited_for_not_refused(tmp_path, capsys):
+    # A cron line set up before the first span lands: nothing to read yet, not bad input.
+    root = tmp_path / "data"
+    root.mkdir()
+    code = local_runner.main(["--data-root", str(root), "--output-dir", str(tmp_path / "out")])
+    out = capsys.readouterr().out.strip()
+    assert code == commands.EXIT_OK
+    assert out == f"data root {root} holds no span yet: nothing to read; nothing to do"
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize(
     ("make", "message"),
     [
         (lambda root: None, "does not exist"),
-        (lambda root: root.mkdir(), "it is empty"),
         (lambda root: (root.mkdir(), (root / "notes.txt").write_text("x")), "no .csv or .csv.gz"),
         (lambda root: (root.mkdir(), (root / "a.csv").write_text("")), "is empty"),
         (lambda root: (root.mkdir(), (root / "a.csv").write_text("fare,tips\n")), "no rows"),
         (lambda root: root.write_text("fare\n1\n"), "not a directory"),
     ],
-    ids=["missing", "empty-dir", "no-csv", "empty-csv", "header-only", "a-file"],
+    ids=["missing", "no-csv", "empty-csv", "header-only", "a-file"],
 )
 def test_bad_data_root(tmp_path, capsys, make, message):
     root = tmp_path / "data"

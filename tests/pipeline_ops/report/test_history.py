@@ -31,8 +31,10 @@ def test_the_review_and_inspect_show_each_run_with_the_same_cells(recorded_runs)
     inspect, shown = _cells(inspected.getvalue()), _cells(history)
     head = ["run", "span", "candidate", "serving", "change 95%", "blessed", "pushed"]
     assert shown["run"] == head
-    # Inspect adds what each run read (window, rows, drift) after the span, and its warm start.
-    assert inspect["run"] == [*head[:2], "window", "rows", "drift", *head[2:], "warm start"]
+    # Inspect adds what each run read (window, rows, drift) after the span, and after the
+    # push its warm start, the steps served from TFX's cache and what served after it.
+    more = ["warm start", "cached", "serving after"]
+    assert inspect["run"] == [*head[:2], "window", "rows", "drift", *head[2:], *more]
     for run_id in ids:
         assert inspect[run_id][5:9] == shown[run_id][2:6]  # AUCs, the change, blessed
     assert re.fullmatch(r"[+-]\d\.\d{3}\.\.[+-]\d\.\d{3}", shown[recorded_runs.rerun][4])
@@ -49,13 +51,15 @@ def test_the_review_and_inspect_show_each_run_with_the_same_cells(recorded_runs)
 def test_a_run_not_pushed_says_why_under_its_line():
     def row(run_id: str, pushed: str | None, why: str) -> HistoryRow:
         return HistoryRow(run_id, 3, [2, 3], 600, "passed", 0.8, 0.85, [-0.08, -0.02],
-                          pushed is not None, "17", pushed, why, "17")  # fmt: skip
+                          pushed is not None, "17", pushed, why, "17",
+                          ["CsvExampleGen", "StatisticsGen"], 3 if pushed else 2)  # fmt: skip
 
     print_history([row("r1", None, "not blessed"), row("r2", "18", "")], out := io.StringIO())
     lines = out.getvalue().splitlines()
     assert len(lines) == 4
     assert lines[1].split() == ["r1", "3", "2,3", "600", "passed", "0.8000", "0.8500",
-                                "-0.080..-0.020", "no", "-", "17"]  # fmt: skip
+                                "-0.080..-0.020", "no", "-", "17", "2", "span", "2"]  # fmt: skip
     assert lines[2].strip() == "not pushed: not blessed"
     assert lines[2].index("not") > lines[1].index("r1") + len("r1")  # under the run's cells
-    assert lines[3].split()[0] == "r2" and lines[3].split()[-3:] == ["yes", "18", "17"]
+    assert lines[3].split()[0] == "r2"
+    assert lines[3].split()[-6:] == ["yes", "18", "17", "2", "span", "3"]

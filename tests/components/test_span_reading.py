@@ -1,0 +1,185 @@
+"""ExampleGen's spans and TFX's cache: what the driver reads is the cache key, and the
+executor trains on nothing that changed while it was read.
+
+Real runs: the driver and executor on real span folders, Beam's DirectRunner, and
+LocalDagRunner with its ML-Metadata store for the cache itself.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import pytest
+from ml_metadata.metadata_store import metadata_store
+from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
+from tfx import v1 as tfx
+from tfx.components.example_gen import utils as example_gen_utils
+from tfx.types import standard_component_specs as keys
+from tfx.utils import proto_utils
+
+from components import arrow_csv_example_gen, spans
+from components.arrow_csv_example_gen import (
+    SPAN_CACHE_KEY,
+    SPAN_DIGESTS_KEY,
+    SPAN_KEY,
+    WINDOW_KEY,
+    ArrowCsvExampleGen,
+    ArrowCsvExecutor,
+    SpanDriver,
+)
+from pipeline_def.config import sample_csv
+
+ROWS = 200
+FINGERPRINT = example_gen_utils.FINGERPRINT_PROPERTY_NAME
+SPLITS = tfx.proto.Output(
+    split_config=tfx.proto.SplitConfig(
+        splits=[
+            tfx.proto.SplitConfig.Split(name=name, hash_buckets=buckets)
+            for name, buckets in (("train", 3), ("validation", 1), ("test", 1))
+        ]
+    )
+)
+INPUT = tfx.proto.Input(splits=[tfx.proto.Input.Split(name="single_split", pattern="*.csv*")])
+
+
+@pytest.fixture(scope="module")
+def sample() -> tuple[list[str], list[list[str]]]:
+    """The taxi sample's header and first rows, a span's worth per span."""
+    with sample_csv("taxi").open(newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        return header, [row for _, row in zip(range(3 * ROWS), reader, strict=False)]
+
+
+def land(root: Path, span: int, sample: tuple[list[str], list[list[str]]]) -> Path:
+    """Write span ``span`` (ROWS rows of the sample) under ``root``; its file's path."""
+    header, rows = sample
+    (root / f"span-{span}").mkdir(parents=True, exist_ok=True)
+    path = root / f"span-{span}" / "part-0.csv"
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows[span * ROWS : (span + 1) * ROWS])
+    return path
+
+
+def _properties(root: Path, cache: Path) -> dict[str, object]:
+    return {
+        keys.INPUT_BASE_KEY: str(root),
+        keys.INPUT_CONFIG_KEY: proto_utils.proto_to_json(INPUT),
+        keys.OUTPUT_CONFIG_KEY: proto_utils.proto_to_json(SPLITS),
+        SPAN_KEY: spans.LATEST_TEXT,
+        WINDOW_KEY: 2,
+        SPAN_CACHE_KEY: str(cache),
+    }
+
+
+def _driven(root: Path, cache: Path) -> dict[str, object]:
+    """The execution properties after the driver ran, as the executor gets them locally."""
+    return SpanDriver(None).resolve_exec_properties(_properties(root, cache), None, None)
+
+
+def test_the_driver_resolves_the_newest_span_and_keys_it_by_the_files_bytes(tmp_path, sample):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    first_file = land(root, 0, sample)
+    first = _driven(root, cache)
+    assert first[example_gen_utils.SPAN_PROPERTY_NAME] == 0
+    land(root, 1, sample)
+    second = _driven(root, cache)
+    assert second[example_gen_utils.SPAN_PROPERTY_NAME] == 1
+    assert second[FINGERPRINT] != first[FINGERPRINT]
+    assert set(json.loads(second[SPAN_DIGESTS_KEY])) == {"0", "1"}
+    # A cell changed in place, same size and same second: another key all the same.
+    stat = first_file.stat()
+    text = first_file.read_text()
+    first_file.write_text(text.replace(",Cash,", ",Casi,", 1))
+    os.utime(first_file, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert first_file.stat().st_size == stat.st_size
+    assert _driven(root, cache)[FINGERPRINT] != second[FINGERPRINT]
+
+
+def test_an_unreadable_root_leaves_the_error_to_the_executor(tmp_path):
+    properties = _driven(tmp_path / "missing", tmp_path / "cache")
+    assert properties[FINGERPRINT].startswith("unread: data root")
+    assert properties[example_gen_utils.SPAN_PROPERTY_NAME] == spans.LATEST
+
+
+def _do(properties: dict[str, object], out: Path) -> None:
+    examples = tfx.types.standard_artifacts.Examples()
+    examples.uri = str(out)
+    ArrowCsvExecutor().Do({}, {keys.EXAMPLES_KEY: [examples]}, properties)
+
+
+def test_files_changed_since_the_driver_read_them_are_not_trained_on(tmp_path, sample):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    path = land(root, 0, sample)
+    properties = _driven(root, cache)
+    with path.open("a") as f:  # a writer still appending
+        f.write(path.read_text().splitlines()[1] + "\n")
+    with pytest.raises(spans.SpanNotReady, match=r"span 0 \(.*span-0\) changed since this run"):
+        _do(properties, tmp_path / "out")
+
+
+def test_files_changed_while_the_executor_read_them_are_not_trained_on(
+    tmp_path, sample, monkeypatch
+):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    land(root, 0, sample)
+    path = land(root, 1, sample)
+    written = arrow_csv_example_gen.write_file
+
+    def write_then_append(indexed_path, *args):  # the writer appends as the span is encoded
+        counts = written(indexed_path, *args)
+        with path.open("a") as f:
+            f.write(path.read_text().splitlines()[1] + "\n")
+        return counts
+
+    monkeypatch.setattr(arrow_csv_example_gen, "write_file", write_then_append)
+    with pytest.raises(spans.SpanNotReady, match=r"span 1 \(.*span-1\) changed while this run"):
+        _do(_driven(root, cache), tmp_path / "out")
+
+
+def _example_gen_pipeline(root: Path, out: Path) -> tfx.dsl.Pipeline:
+    example_gen = ArrowCsvExampleGen(
+        input_base=str(root),
+        input_config=INPUT,
+        output_config=SPLITS,
+        span=spans.LATEST_TEXT,
+        window=2,
+        span_cache=str(out / "encoded-spans"),
+    ).with_id("CsvExampleGen")
+    return tfx.dsl.Pipeline(
+        pipeline_name="spans",
+        pipeline_root=str(out / "pipeline"),
+        components=[example_gen],
+        enable_cache=True,
+        metadata_connection_config=_store(out),
+    )
+
+
+def _store(out: Path) -> mlmd_pb2.ConnectionConfig:
+    return tfx.orchestration.metadata.sqlite_metadata_connection_config(
+        str(out / "metadata.sqlite")
+    )
+
+
+def test_a_new_span_is_not_served_the_cached_examples_and_an_unchanged_root_is(tmp_path, sample):
+    root, out = tmp_path / "root", tmp_path / "out"
+    land(root, 0, sample)
+    runner = tfx.orchestration.LocalDagRunner()
+    runner.run(_example_gen_pipeline(root, out))
+    land(root, 1, sample)
+    runner.run(_example_gen_pipeline(root, out))
+    runner.run(_example_gen_pipeline(root, out))
+    store = metadata_store.MetadataStore(_store(out))
+    states = [e.last_known_state for e in sorted(store.get_executions(), key=lambda e: e.id)]
+    assert states == [
+        mlmd_pb2.Execution.COMPLETE,
+        mlmd_pb2.Execution.COMPLETE,
+        mlmd_pb2.Execution.CACHED,
+    ]
+    examples = sorted(store.get_artifacts_by_type("Examples"), key=lambda a: a.id)
+    assert [a.properties["span"].int_value for a in examples] == [0, 1]
