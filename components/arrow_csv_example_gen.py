@@ -35,6 +35,7 @@ has the rules it shares with the runner's pre-flight check):
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import hashlib
 import itertools
@@ -426,7 +427,6 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
             output_dict[standard_component_specs.EXAMPLES_KEY]
         )
         input_base = exec_properties[standard_component_specs.INPUT_BASE_KEY]
-        int_columns = json.loads(exec_properties.get(INT_COLUMNS_KEY) or "[]")
         # The spans' files are read before any Beam pipeline exists, and only a pipeline
         # hands FileSystems its options (an s3:// root needs the endpoint).
         FileSystems.set_options(PipelineOptions(self._beam_pipeline_args))
@@ -434,7 +434,31 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
         window = _window(input_base, pattern, exec_properties)
         read = _Reading(input_base, window, pattern)
         # Locally the driver read the files first, and TFX's cache key holds what it read.
-        read.check_unchanged(_driver_digests(exec_properties), "since this run listed it")
+        read.check_unchanged(_driver_digests(exec_properties))
+        try:
+            self._write(examples, read, input_config, output_config, exec_properties)
+        except Exception:
+            # A file rewritten or taken away mid-read first fails in the CSV reader or
+            # in Beam: name the span that changed rather than the symptom.
+            read.check_read_again()
+            raise
+        read.check_read_again()
+        examples.set_string_custom_property(INPUT_DIGEST_PROPERTY, read.window_digest)
+        examples.span = window.span
+        examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
+        examples_utils.set_file_format(examples, "tfrecords_gzip")
+
+    def _write(
+        self,
+        examples: Any,
+        read: _Reading,
+        input_config: Any,
+        output_config: Any,
+        exec_properties: dict[str, Any],
+    ) -> None:
+        """Write the examples of the files ``read`` lists into ``examples``' splits."""
+        int_columns = json.loads(exec_properties.get(INT_COLUMNS_KEY) or "[]")
+        input_base, window = read.root, read.window
         if window.flat:
             split_names = example_gen_utils.generate_output_split_names(input_config, output_config)
             _make_splits(examples, split_names)
@@ -444,26 +468,21 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
                         pipeline, os.path.join(input_base, route_pattern), router, examples.uri,
                         int_columns,
                     )  # fmt: skip
-        else:
-            windowed = WindowedSpans(
-                input_base,
-                window,
-                read.files,
-                _routes(input_config, output_config)[0][1],
-                exec_properties[SPAN_CACHE_KEY],
-            )
-            rows, reused = windowed.encode(self._make_beam_pipeline, int_columns, read.digests)
-            _make_splits(examples, windowed.split_names)
-            windowed.assemble(examples.uri)
-            _record_window(examples, window, rows, reused)
-            examples.set_string_custom_property(
-                TRAIN_PARTS_PROPERTY, json.dumps(windowed.train_parts())
-            )
-        read.check_unchanged(read.digests, "while this run read it", again=True)
-        examples.set_string_custom_property(INPUT_DIGEST_PROPERTY, read.window_digest)
-        examples.span = window.span
-        examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
-        examples_utils.set_file_format(examples, "tfrecords_gzip")
+            return
+        windowed = WindowedSpans(
+            input_base,
+            window,
+            read.files,
+            _routes(input_config, output_config)[0][1],
+            exec_properties[SPAN_CACHE_KEY],
+        )
+        rows, reused = windowed.encode(self._make_beam_pipeline, int_columns, read.digests)
+        _make_splits(examples, windowed.split_names)
+        windowed.assemble(examples.uri)
+        _record_window(examples, window, rows, reused)
+        examples.set_string_custom_property(
+            TRAIN_PARTS_PROPERTY, json.dumps(windowed.train_parts())
+        )
 
 
 def _make_splits(examples: Any, split_names: list[str]) -> None:
@@ -478,9 +497,17 @@ def _window(input_base: str, pattern: str, exec_properties: dict[str, Any]) -> s
     resolved = exec_properties.get(example_gen_utils.SPAN_PROPERTY_NAME)
     asked = exec_properties.get(SPAN_KEY) or spans.LATEST_TEXT
     span = spans.parse_span(asked) if resolved is None else int(resolved)
-    return spans.read_root(
-        fileio, input_base, pattern, span, int(exec_properties.get(WINDOW_KEY) or 1)
-    )
+    window = int(exec_properties.get(WINDOW_KEY) or 1)
+    try:
+        return spans.read_root(fileio, input_base, pattern, span, window)
+    except spans.SpanError as err:
+        if resolved is None or span == spans.LATEST:  # not listed by a driver: bad input
+            raise
+        # The driver listed it a moment ago: the span was taken away since.
+        raise spans.SpanNotReady(
+            f"span {span} left {input_base} since this run listed it ({err}): nothing was "
+            "learned from it; a later run takes what is there"
+        ) from err
 
 
 def _read_bytes(path: str) -> Any:
@@ -496,19 +523,24 @@ class _Reading:
         self.digests = spans.span_digests(root, window, self.files, _read_bytes)
         self.window_digest = spans.window_digest(window, self.digests)
 
-    def check_unchanged(
-        self, before: dict[int, str] | None, when: str, again: bool = False
-    ) -> None:
-        """SpanNotReady naming the span whose files differ from ``before`` (None: no check).
+    def check_unchanged(self, before: dict[int, str] | None) -> None:
+        """SpanNotReady naming a span whose files differ from ``before`` (None: no check)."""
+        if before is not None:
+            self._refuse_changed(before, self.digests, "since this run listed it")
 
-        With ``again`` the files are listed and read anew; else this reading's are compared.
-        """
-        if before is None:
-            return
-        now = self.digests
-        if again:
-            files = spans.span_files(fileio, self.root, self.window, self.pattern)
-            now = spans.span_digests(self.root, self.window, files, _read_bytes)
+    def check_read_again(self) -> None:
+        """SpanNotReady naming a span whose files are no longer what this reading found."""
+        now: dict[int, str] = {}
+        for span, folder in self.window.folders.items():
+            one = dataclasses.replace(self.window, folders={span: folder})
+            try:
+                files = spans.span_files(fileio, self.root, one, self.pattern)
+                now |= spans.span_digests(self.root, one, files, _read_bytes)
+            except (OSError, tf.errors.NotFoundError):  # taken away: no digest, a change
+                continue
+        self._refuse_changed(self.digests, now, "while this run read it")
+
+    def _refuse_changed(self, before: dict[int, str], now: dict[int, str], when: str) -> None:
         span = spans.changed_span(before, now)
         if span is not None:
             raise spans.SpanNotReady(

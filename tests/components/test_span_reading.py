@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -183,3 +184,32 @@ def test_a_new_span_is_not_served_the_cached_examples_and_an_unchanged_root_is(t
     ]
     examples = sorted(store.get_artifacts_by_type("Examples"), key=lambda a: a.id)
     assert [a.properties["span"].int_value for a in examples] == [0, 1]
+
+
+def test_a_span_taken_away_while_read_is_not_trained_on(tmp_path, sample, monkeypatch):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    land(root, 0, sample)
+    land(root, 1, sample)
+    written = arrow_csv_example_gen.write_file
+
+    def write_then_remove(indexed_path, *args):  # the span's writer starts over
+        counts = written(indexed_path, *args)
+        shutil.rmtree(root / "span-1", ignore_errors=True)
+        return counts
+
+    monkeypatch.setattr(arrow_csv_example_gen, "write_file", write_then_remove)
+    with pytest.raises(spans.SpanNotReady, match=r"span 1 \(.*span-1\) changed while this run"):
+        _do(_driven(root, cache), tmp_path / "out")
+
+
+def test_a_span_taken_away_after_the_driver_listed_it_is_waited_for(tmp_path, sample):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    land(root, 0, sample)
+    land(root, 1, sample)
+    properties = _driven(root, cache)
+    shutil.rmtree(root / "span-1")
+    with pytest.raises(spans.SpanNotReady, match="span 1 left .* since this run listed it"):
+        _do(properties, tmp_path / "out")
+    # Asked for by the user and not there, the same span is bad input.
+    with pytest.raises(spans.SpanError, match="has no span 1"):
+        _do({**_properties(root, cache), SPAN_KEY: "1"}, tmp_path / "out2")
