@@ -7,10 +7,12 @@
 
 Prints one line per component and a closing summary; the full log goes to
 ``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
-machines. With span folders, a run whose window an earlier run already learned from
-(the same files) says so and exits 0 at once, and runs on one output dir wait for each
-other: a cron line may run it every hour. Exit codes: 0 success (or nothing to do), 1 a
-component failed, 2 bad input, 130 Ctrl-C.
+machines. With span folders, a run that would only repeat an earlier one (the same
+window, files, settings and code, and what it left serving still serves) says so and
+exits 0 at once, a span still being written is waited for, and runs on one output dir
+wait for each other: a cron line may run it every hour. Exit codes: 0 success (or
+nothing to do, or data still being written), 1 a component failed, 2 bad input, 130
+Ctrl-C.
 """
 
 from __future__ import annotations

@@ -44,7 +44,8 @@ WARM_START_NOTE = "warm_start_note"
 TUNING_TRIALS = "trials"
 BEST_VALIDATION_AUC = "best_validation_auc"
 TUNING_SECONDS = "seconds"
-# On ExampleGen's Examples, when the data root holds spans (besides TFX's own ``span``):
+# On ExampleGen's Examples, when the data root holds spans (besides TFX's own ``span``
+# and ``input_fingerprint``, which its driver sets to the window's digest locally):
 # the window trained on (JSON list of {"span", "rows"}, oldest first), the span before
 # the run's (-1: none), the spans whose encoding an earlier run's was reused (JSON
 # list), and why the window is shorter than asked ("" when it is not).
@@ -56,8 +57,8 @@ WINDOW_NOTE_PROPERTY = "window_note"
 # "split", "key"}: the span's encoding key in components.encoded_spans), which
 # Transform analyzes one by one, its analyzer cache keyed by them.
 TRAIN_PARTS_PROPERTY = "train_parts"
-# ...and the digest of what the run read (spans.window_digest): a run whose digest an
-# earlier completed run had learned from the same files, and has nothing to do.
+# ...and the digest of what the run read (spans.window_digest; a flat root's files too):
+# a later run of the same digest, settings and code may have nothing to do.
 INPUT_DIGEST_PROPERTY = "input_digest"
 # On Transform's TransformGraph, when the data root holds spans: the parts of the train
 # split (see TRAIN_PARTS_PROPERTY) whose analysis it read from the analyzer cache, and
