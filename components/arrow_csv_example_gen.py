@@ -35,12 +35,12 @@ has the rules it shares with the runner's pre-flight check):
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import hashlib
 import itertools
 import json
 import os
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import IntEnum
 from pathlib import Path
@@ -95,7 +95,9 @@ INT_COLUMNS_KEY = "int_columns"
 SPAN_KEY = "requested_span"
 WINDOW_KEY = "window"
 SPAN_CACHE_KEY = "span_cache"
-# Set by the driver: each span's files digest as it read them (JSON {span: digest}).
+# Set by the driver: the window it resolved (spans.window_json) and each span's files
+# digest as it read them (JSON {span: digest}); the executor reads that window.
+RESOLVED_WINDOW_KEY = "resolved_window"
 SPAN_DIGESTS_KEY = "span_digests"
 
 
@@ -431,20 +433,28 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
         # hands FileSystems its options (an s3:// root needs the endpoint).
         FileSystems.set_options(PipelineOptions(self._beam_pipeline_args))
         pattern = input_config.splits[0].pattern
-        window = _window(input_base, pattern, exec_properties)
-        read = _Reading(input_base, window, pattern)
+        read = _Reading(input_base, _window(input_base, pattern, exec_properties), pattern)
         # Locally the driver read the files first, and TFX's cache key holds what it read.
         read.check_unchanged(_driver_digests(exec_properties))
+        windowed = None
+        if not read.window.flat:
+            windowed = WindowedSpans(
+                input_base,
+                read.window,
+                read.files,
+                _routes(input_config, output_config)[0][1],
+                exec_properties[SPAN_CACHE_KEY],
+            )
         try:
-            self._write(examples, read, input_config, output_config, exec_properties)
+            self._write(examples, read, windowed, input_config, output_config, exec_properties)
         except Exception:
             # A file rewritten or taken away mid-read first fails in the CSV reader or
             # in Beam: name the span that changed rather than the symptom.
-            read.check_read_again()
+            _refuse_if_changed(read, windowed)
             raise
-        read.check_read_again()
+        _refuse_if_changed(read, windowed)
         examples.set_string_custom_property(INPUT_DIGEST_PROPERTY, read.window_digest)
-        examples.span = window.span
+        examples.span = read.window.span
         examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
         examples_utils.set_file_format(examples, "tfrecords_gzip")
 
@@ -452,37 +462,43 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
         self,
         examples: Any,
         read: _Reading,
+        windowed: WindowedSpans | None,
         input_config: Any,
         output_config: Any,
         exec_properties: dict[str, Any],
     ) -> None:
         """Write the examples of the files ``read`` lists into ``examples``' splits."""
         int_columns = json.loads(exec_properties.get(INT_COLUMNS_KEY) or "[]")
-        input_base, window = read.root, read.window
-        if window.flat:
+        if windowed is None:  # a flat root
             split_names = example_gen_utils.generate_output_split_names(input_config, output_config)
             _make_splits(examples, split_names)
             with self._make_beam_pipeline() as pipeline:
                 for route_pattern, router in _routes(input_config, output_config):
                     _write_split(
-                        pipeline, os.path.join(input_base, route_pattern), router, examples.uri,
+                        pipeline, os.path.join(read.root, route_pattern), router, examples.uri,
                         int_columns,
                     )  # fmt: skip
             return
-        windowed = WindowedSpans(
-            input_base,
-            window,
-            read.files,
-            _routes(input_config, output_config)[0][1],
-            exec_properties[SPAN_CACHE_KEY],
-        )
         rows, reused = windowed.encode(self._make_beam_pipeline, int_columns, read.digests)
         _make_splits(examples, windowed.split_names)
         windowed.assemble(examples.uri)
-        _record_window(examples, window, rows, reused)
+        _record_window(examples, read.window, rows, reused)
         examples.set_string_custom_property(
             TRAIN_PARTS_PROPERTY, json.dumps(windowed.train_parts())
         )
+
+
+def _refuse_if_changed(read: _Reading, windowed: WindowedSpans | None) -> None:
+    """SpanNotReady naming a span whose files changed while read; its new encoding dropped.
+
+    What was encoded from bytes that changed under the read is no encoding of any
+    files: it must not be found under the digest taken before.
+    """
+    span = read.changed_now()
+    if span is not None:
+        if windowed is not None:
+            windowed.forget(span)
+        raise read.not_ready(span, "while this run read it")
 
 
 def _make_splits(examples: Any, split_names: list[str]) -> None:
@@ -493,25 +509,21 @@ def _make_splits(examples: Any, split_names: list[str]) -> None:
 
 
 def _window(input_base: str, pattern: str, exec_properties: dict[str, Any]) -> spans.Window:
-    """The spans this run reads: the span the driver resolved, else the one asked for."""
-    resolved = exec_properties.get(example_gen_utils.SPAN_PROPERTY_NAME)
-    asked = exec_properties.get(SPAN_KEY) or spans.LATEST_TEXT
-    span = spans.parse_span(asked) if resolved is None else int(resolved)
+    """The spans this run reads: the window the driver resolved, else the one asked for."""
+    resolved = exec_properties.get(RESOLVED_WINDOW_KEY)
+    if resolved:
+        return spans.window_from_json(resolved)
+    span = spans.parse_span(exec_properties.get(SPAN_KEY) or spans.LATEST_TEXT)
     window = int(exec_properties.get(WINDOW_KEY) or 1)
-    try:
-        return spans.read_root(fileio, input_base, pattern, span, window)
-    except spans.SpanError as err:
-        if resolved is None or span == spans.LATEST:  # not listed by a driver: bad input
-            raise
-        # The driver listed it a moment ago: the span was taken away since.
-        raise spans.SpanNotReady(
-            f"span {span} left {input_base} since this run listed it ({err}): nothing was "
-            "learned from it; a later run takes what is there"
-        ) from err
+    return spans.read_root(fileio, input_base, pattern, span, window)
 
 
 def _read_bytes(path: str) -> Any:
     return fileio.open(path, "rb")
+
+
+# What TFX's file layer raises for a folder or file that went away.
+_GONE = (OSError, tf.errors.NotFoundError)
 
 
 class _Reading:
@@ -519,34 +531,32 @@ class _Reading:
 
     def __init__(self, root: str, window: spans.Window, pattern: str) -> None:
         self.root, self.window, self.pattern = root, window, pattern
-        self.files = spans.span_files(fileio, root, window, pattern)
-        self.digests = spans.span_digests(root, window, self.files, _read_bytes)
+        self.files, self.digests = self._read()
+        missing = next((s for s in sorted(window.folders) if s not in self.digests), None)
+        if missing is not None:
+            raise self.not_ready(missing, "since this run listed it")
         self.window_digest = spans.window_digest(window, self.digests)
+
+    def _read(self) -> tuple[dict[int, list[str]], dict[int, str]]:
+        return spans.read_window(fileio, self.root, self.window, self.pattern, _read_bytes, _GONE)
 
     def check_unchanged(self, before: dict[int, str] | None) -> None:
         """SpanNotReady naming a span whose files differ from ``before`` (None: no check)."""
-        if before is not None:
-            self._refuse_changed(before, self.digests, "since this run listed it")
-
-    def check_read_again(self) -> None:
-        """SpanNotReady naming a span whose files are no longer what this reading found."""
-        now: dict[int, str] = {}
-        for span, folder in self.window.folders.items():
-            one = dataclasses.replace(self.window, folders={span: folder})
-            try:
-                files = spans.span_files(fileio, self.root, one, self.pattern)
-                now |= spans.span_digests(self.root, one, files, _read_bytes)
-            except (OSError, tf.errors.NotFoundError):  # taken away: no digest, a change
-                continue
-        self._refuse_changed(self.digests, now, "while this run read it")
-
-    def _refuse_changed(self, before: dict[int, str], now: dict[int, str], when: str) -> None:
-        span = spans.changed_span(before, now)
+        span = None if before is None else spans.changed_span(before, self.digests)
         if span is not None:
-            raise spans.SpanNotReady(
-                f"span {span} ({os.path.join(self.root, self.window.folders[span])}) changed "
-                f"{when}: nothing was learned from it; a later run takes it"
-            )
+            raise self.not_ready(span, "since this run listed it")
+
+    def changed_now(self) -> int | None:
+        """The first span whose files are no longer what this reading found, or None."""
+        return spans.changed_span(self.digests, self._read()[1])
+
+    def not_ready(self, span: int, when: str) -> spans.SpanNotReady:
+        """The error that says span ``span`` changed ``when``."""
+        folder = os.path.join(self.root, self.window.folders[span])
+        return spans.SpanNotReady(
+            f"span {span} ({folder}) changed {when}: nothing was learned from it; "
+            "a later run takes it"
+        )
 
 
 def _driver_digests(exec_properties: dict[str, Any]) -> dict[int, str] | None:
@@ -595,6 +605,9 @@ class WindowedSpans:
             self.files[span] = csv_files.data_files(found)
         self.names = self._columns()
         self.encoded: dict[int, encoded_spans.EncodedSpan] = {}
+        # Set by encode: each span's kinds key, and the spans encoded in this run.
+        self.kinds_keys: dict[int, str] = {}
+        self.encoded_now: set[int] = set()
 
     @property
     def split_names(self) -> list[str]:
@@ -625,14 +638,18 @@ class WindowedSpans:
     ) -> tuple[dict[int, int], list[int]]:
         """Encode the spans the cache lacks; each span's rows, and the spans reused.
 
-        ``digests`` are the spans' files digests (``spans.span_digests``).
+        ``digests`` are the spans' files digests (``spans.read_window``).
         """
+        self.kinds_keys = {
+            span: encoded_spans.encoding_key(digests[span], [], [("int_columns", int_columns)])
+            for span in self.files
+        }
         # Each span's own kinds are inferred once per content; the window takes the widest.
         own = {
             span: encoded_spans.cached_kinds(
                 self.cache,
                 span,
-                encoded_spans.encoding_key(digests[span], [], [("int_columns", int_columns)]),
+                self.kinds_keys[span],
                 lambda files=files: merge_kinds(
                     file_kinds(path, self.names, int_columns) for path in files
                 ),
@@ -651,6 +668,7 @@ class WindowedSpans:
             key = encoded_spans.encoding_key(digest, kinds[span], buckets)
             self.encoded[span] = encoded_spans.lookup(self.cache, span, key)
         missing = [s for s, e in sorted(self.encoded.items()) if e.rows is None]
+        self.encoded_now = set(missing)
         if missing:
             with make_pipeline() as pipeline:
                 for span in missing:
@@ -663,6 +681,13 @@ class WindowedSpans:
                 self.encoded[span] = encoded_spans.lookup(self.cache, span, os.path.basename(e.uri))
         rows = {s: sum(e.rows.values()) for s, e in self.encoded.items()}
         return rows, [s for s in sorted(self.encoded) if s not in missing]
+
+    def forget(self, span: int) -> None:
+        """Drop what this run made of ``span``: its kinds, and its encoding if made now."""
+        if span not in self.kinds_keys:  # the run stopped before reading the span
+            return
+        encoding = self.encoded[span].uri if span in self.encoded_now else None
+        encoded_spans.forget(self.cache, span, self.kinds_keys[span], encoding)
 
     def train_parts(self) -> list[dict[str, Any]]:
         """The encoded splits the train split is made of: span, split and encoding key.
@@ -789,16 +814,19 @@ class SpanDriver(example_gen_driver.FileBasedDriver):
         exec_properties[example_gen_utils.VERSION_PROPERTY_NAME] = None
         try:
             pattern = input_config.splits[0].pattern
-            window = _window(input_base, pattern, exec_properties)
-            read = _Reading(input_base, window, pattern)
-        except (spans.SpanError, spans.SpanNotReady, CsvFormatError, OSError) as err:
+            read = _Reading(input_base, _window(input_base, pattern, exec_properties), pattern)
+        except (spans.SpanError, spans.SpanNotReady, CsvFormatError, *_GONE) as err:
             # The executor meets the same and fails with it, recorded as a failed
-            # execution; a driver that raised would leave its execution unfinished.
+            # execution; a driver that raised would leave its execution unfinished. The
+            # key is one no execution can have had, so no cached one is served.
             exec_properties[example_gen_utils.SPAN_PROPERTY_NAME] = spans.LATEST
-            exec_properties[example_gen_utils.FINGERPRINT_PROPERTY_NAME] = f"unread: {err}"
+            exec_properties[example_gen_utils.FINGERPRINT_PROPERTY_NAME] = (
+                f"unread {uuid.uuid4()}: {err}"
+            )
             return exec_properties
-        exec_properties[example_gen_utils.SPAN_PROPERTY_NAME] = window.span
+        exec_properties[example_gen_utils.SPAN_PROPERTY_NAME] = read.window.span
         exec_properties[example_gen_utils.FINGERPRINT_PROPERTY_NAME] = read.window_digest
+        exec_properties[RESOLVED_WINDOW_KEY] = spans.window_json(read.window)
         exec_properties[SPAN_DIGESTS_KEY] = json.dumps({str(s): d for s, d in read.digests.items()})
         return exec_properties
 

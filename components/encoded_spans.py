@@ -29,11 +29,16 @@ def encoding_key(files: str, kinds: Iterable[int], buckets: Iterable[tuple[str, 
     return hashlib.sha256(settings.encode()).hexdigest()[:24]
 
 
+def kinds_path(cache: str, span: int, key: str) -> str:
+    """Where the span's column kinds under ``key`` are kept."""
+    return os.path.join(cache, f"span-{span}", f"kinds-{key}.json")
+
+
 def cached_kinds(
     cache: str, span: int, key: str, infer: Callable[[], Sequence[int]]
 ) -> tuple[int, ...]:
     """The span's column kinds under ``key``: read from the cache, or inferred and kept."""
-    path = os.path.join(cache, f"span-{span}", f"kinds-{key}.json")
+    path = kinds_path(cache, span, key)
     if fileio.exists(path):
         with fileio.open(path, "r") as f:
             try:
@@ -76,6 +81,18 @@ def mark_encoded(uri: str, rows: dict[str, int]) -> None:
     """Write the marker that makes the encoding at ``uri`` usable: the last write."""
     with fileio.open(os.path.join(uri, MARKER), "w") as f:
         f.write(json.dumps({"rows": rows}))
+
+
+def forget(cache: str, span: int, kinds_key: str, encoding_uri: str | None) -> None:
+    """Remove the span's kinds under ``kinds_key`` and the encoding at ``encoding_uri``.
+
+    For what was made from files that changed while they were read.
+    """
+    path = kinds_path(cache, span, kinds_key)
+    if fileio.exists(path):
+        fileio.remove(path)
+    if encoding_uri is not None and fileio.exists(encoding_uri):
+        fileio.rmtree(encoding_uri)
 
 
 def copied_prefix(span: int, split: str) -> str:

@@ -22,6 +22,7 @@ loaded.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import hashlib
 import json
@@ -40,6 +41,7 @@ LATEST_TEXT = "latest"
 FLAT_SPAN = 0
 # The marker a writer leaves in a folder once all its files are written.
 SUCCESS_MARKER = "_SUCCESS"
+_HIDDEN = (".", "_")
 
 
 class SpanError(ValueError):
@@ -201,10 +203,19 @@ def resolve(
 
 
 def _data_names(fs: FileSystem, folder: str, pattern: str) -> list[str]:
-    """The names in ``folder`` matching ``pattern`` that are files, not folders."""
+    """The names in ``folder`` matching ``pattern`` that are files, not folders.
+
+    Names starting with ``.`` or ``_`` are not data, as Hadoop's readers have it:
+    writers' checksums (Spark's ``.part-0.csv.crc``), copies in flight
+    (``.x.csv.AbCd``) and markers.
+    """
     names = [n.rstrip("/") for n in fs.listdir(folder)]
     return sorted(
-        n for n in names if fnmatch.fnmatch(n, pattern) and not fs.isdir(os.path.join(folder, n))
+        n
+        for n in names
+        if fnmatch.fnmatch(n, pattern)
+        and not n.startswith(_HIDDEN)
+        and not fs.isdir(os.path.join(folder, n))
     )
 
 
@@ -237,25 +248,44 @@ def read_root(fs: FileSystem, root: str, pattern: str, span: int, window: int) -
     return resolved
 
 
-def span_files(fs: FileSystem, root: str, window: Window, pattern: str) -> dict[int, list[str]]:
-    """The paths of the data files of each span ``window`` reads, in name order."""
-    return {
-        span: [
-            os.path.join(root, folder, n)
-            for n in _data_names(fs, os.path.join(root, folder), pattern)
-        ]
-        for span, folder in window.folders.items()
-    }
+def read_window(
+    fs: FileSystem,
+    root: str,
+    window: Window,
+    pattern: str,
+    opener: Callable[[str], BinaryIO],
+    gone: tuple[type[Exception], ...] = (OSError,),
+) -> tuple[dict[int, list[str]], dict[int, str]]:
+    """Each span's data files (paths, in name order) and their ``files_digest``.
+
+    A span whose folder or files went away while listed or read (``gone``: the
+    errors that say so) has neither, which ``changed_span`` reports as a change.
+    """
+    files, digests = {}, {}
+    for span, folder in window.folders.items():
+        base = os.path.join(root, folder)
+        try:
+            paths = [os.path.join(base, n) for n in _data_names(fs, base, pattern)]
+            digests[span] = files_digest(paths, base, opener)
+        except gone:
+            continue
+        files[span] = paths
+    return files, digests
 
 
-def span_digests(
-    root: str, window: Window, files: dict[int, list[str]], opener: Callable[[str], BinaryIO]
-) -> dict[int, str]:
-    """``files_digest`` of each span's files (``span_files``)."""
-    return {
-        span: files_digest(paths, os.path.join(root, window.folders[span]), opener)
-        for span, paths in files.items()
-    }
+def window_json(window: Window) -> str:
+    """``window`` as text, for a step that reads what another resolved."""
+    return json.dumps(
+        {**dataclasses.asdict(window), "folders": {str(s): f for s, f in window.folders.items()}}
+    )
+
+
+def window_from_json(text: str) -> Window:
+    """The window ``window_json`` wrote."""
+    fields = json.loads(text)
+    fields["spans"] = tuple(fields["spans"])
+    fields["folders"] = {int(s): f for s, f in fields["folders"].items()}
+    return Window(**fields)
 
 
 def changed_span(before: dict[int, str], after: dict[int, str]) -> int | None:

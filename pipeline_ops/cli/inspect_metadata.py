@@ -35,7 +35,7 @@ from pipeline_ops import commands
 from pipeline_ops.cli import scaffold as C
 from pipeline_ops.cli.scaffold import CommandError
 from pipeline_ops.metadata.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs
-from pipeline_ops.report.history import history_json, history_row, print_history
+from pipeline_ops.report.history import history_json, history_rows, print_history
 
 # Artifact properties worth a column: splits, blessing and its baseline, push, the
 # serving version a baseline holds, schema version.
@@ -375,7 +375,7 @@ def _show_runs(opened: Opened, out: TextIO) -> None:
 
 
 def _show_history(opened: Opened, out: TextIO) -> None:
-    rows = [history_row(run) for run in reversed(opened.runs)]
+    rows = history_rows(list(reversed(opened.runs)))
     if opened.args.format == "json":
         _print_json(history_json(rows), out)
     else:

@@ -70,17 +70,32 @@ def _validator_verdict(run: PipelineRun) -> str:
     return {"complete": "passed", "cached": "passed", "failed": "stopped"}.get(node.state, "-")
 
 
-def _serving_span_after(run: PipelineRun, span: int | None, pushed: bool) -> int | None:
-    """The span the serving model knew after ``run``: its own if it pushed, else the one before."""
+def _serving_span_after(
+    run: PipelineRun, span: int | None, pushed: bool, earlier: int | None
+) -> int | None:
+    """The span the serving model knew after ``run``: its own if it pushed, else the one before.
+
+    A run that stopped before it read what served leaves what served after ``earlier``.
+    """
     if pushed:
         return span
     before = run.output(node_ids.SERVING_BASELINE, "model")
-    learned = int_property(before, SERVING_SPAN) if before is not None else -1
+    if before is None:
+        return earlier
+    learned = int_property(before, SERVING_SPAN)
     return None if learned < 0 else learned
 
 
-def history_row(run: PipelineRun) -> HistoryRow:
-    """The history's row of ``run``."""
+def history_rows(runs: Sequence[PipelineRun]) -> list[HistoryRow]:
+    """The history's rows of ``runs``, oldest first."""
+    rows: list[HistoryRow] = []
+    for run in runs:
+        rows.append(history_row(run, rows[-1].serving_span if rows else None))
+    return rows
+
+
+def history_row(run: PipelineRun, serving_before: int | None = None) -> HistoryRow:
+    """The history's row of ``run``; ``serving_before``: the span served after the run before."""
     spans = span_record(run.output(node_ids.EXAMPLE_GEN, "examples"))
     outcome = outcome_of(
         run.output(node_ids.EVALUATOR, "blessing"), run.output(node_ids.PUSHER, "pushed_model")
@@ -113,7 +128,9 @@ def history_row(run: PipelineRun) -> HistoryRow:
         not_pushed_reason=outcome.push.not_pushed_reason if outcome.push else "",
         warm_started_from=warm_start_of(run.output(node_ids.TRAINER, "model"))[0],
         cached=[node for node, e in run.nodes.items() if e.state == "cached"],
-        serving_span=_serving_span_after(run, spans.span, outcome.pushed_version is not None),
+        serving_span=_serving_span_after(
+            run, spans.span, outcome.pushed_version is not None, serving_before
+        ),
     )
 
 

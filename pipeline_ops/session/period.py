@@ -37,9 +37,9 @@ LOCK_FILE = ".run.lock"
 
 def input_digest(root: Path, window: spans.Window) -> str:
     """The digest ExampleGen records for ``window`` of ``root`` (spans.window_digest)."""
-    files = spans.span_files(spans.LOCAL, str(root), window, csv_files.PATTERN)
     opener = functools.partial(open, mode="rb")
-    return spans.window_digest(window, spans.span_digests(str(root), window, files, opener))
+    _, digests = spans.read_window(spans.LOCAL, str(root), window, csv_files.PATTERN, opener)
+    return spans.window_digest(window, digests)
 
 
 def _same_run(run: PipelineRun, digest: str, fingerprint: str) -> bool:
@@ -57,32 +57,37 @@ def _same_run(run: PipelineRun, digest: str, fingerprint: str) -> bool:
 
 
 def nothing_to_do(config: PipelineConfig, digest: str) -> str | None:
-    """Why a run of ``digest``'s window would only repeat an earlier run; None if it would not.
+    """Why a run of ``digest``'s window would only repeat an earlier run; None if it would not."""
+    if config.metadata is None:
+        return None
+    runs = list_runs(open_store(config.metadata), config.pipeline_name)
+    serving = serving_layout.newest(config.serving_dir, spans.LOCAL)
+    return repeated_run(runs, digest, run_fingerprint(config), serving and str(serving.number))
+
+
+def repeated_run(
+    runs: list[PipelineRun], digest: str, fingerprint: str, serving: str | None
+) -> str | None:
+    """Why a run would repeat one of ``runs`` (newest first), or None; ``serving``: what serves.
 
     The newest run of the same files, settings and code decides: it pushed the version
     that still serves, or it held its candidate back against the version that still
     serves. A serving folder changed since (a rollback, a push by another run) runs again.
     """
-    if config.metadata is None:
-        return None
-    fingerprint = run_fingerprint(config)
-    runs = list_runs(open_store(config.metadata), config.pipeline_name)
     run = next((r for r in runs if _same_run(r, digest, fingerprint)), None)
     if run is None:
         return None
-    serving = serving_layout.newest(config.serving_dir, spans.LOCAL)
-    now = str(serving.number) if serving else None
     outcome = outcome_of(
         run.output(node_ids.EVALUATOR, "blessing"), run.output(node_ids.PUSHER, "pushed_model")
     )
     if outcome.pushed_version is not None:
-        if outcome.pushed_version != now:
+        if outcome.pushed_version != serving:
             return None
-        return f"serving version {now} learned from these files in run {run.run_id}"
-    if outcome.baseline != now:
+        return f"serving version {serving} learned from these files in run {run.run_id}"
+    if outcome.baseline != serving:
         return None
     held = outcome.push.not_pushed_reason if outcome.push else ""
-    against = f"serving version {now}" if now else "the absolute bound (nothing serves)"
+    against = f"serving version {serving}" if serving else "the absolute bound (nothing serves)"
     return f"run {run.run_id} judged these files against {against} and pushed nothing" + (
         f" ({held})" if held else ""
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from tfx.utils import proto_utils
 
 from components import arrow_csv_example_gen, spans
 from components.arrow_csv_example_gen import (
+    RESOLVED_WINDOW_KEY,
     SPAN_CACHE_KEY,
     SPAN_DIGESTS_KEY,
     SPAN_KEY,
@@ -31,6 +33,7 @@ from components.arrow_csv_example_gen import (
     ArrowCsvExecutor,
     SpanDriver,
 )
+from components.properties import INPUT_DIGEST_PROPERTY, WINDOW_PROPERTY
 from pipeline_def.config import sample_csv
 
 ROWS = 200
@@ -104,8 +107,11 @@ def test_the_driver_resolves_the_newest_span_and_keys_it_by_the_files_bytes(tmp_
 
 def test_an_unreadable_root_leaves_the_error_to_the_executor(tmp_path):
     properties = _driven(tmp_path / "missing", tmp_path / "cache")
-    assert properties[FINGERPRINT].startswith("unread: data root")
-    assert properties[example_gen_utils.SPAN_PROPERTY_NAME] == spans.LATEST
+    assert re.fullmatch(r"unread [0-9a-f-]{36}: data root .*missing does not exist",
+                        properties[FINGERPRINT])  # fmt: skip
+    # A key no execution had: no cached examples are served for an unreadable root.
+    assert _driven(tmp_path / "missing", tmp_path / "cache")[FINGERPRINT] != properties[FINGERPRINT]
+    assert RESOLVED_WINDOW_KEY not in properties
 
 
 def _do(properties: dict[str, object], out: Path) -> None:
@@ -208,8 +214,43 @@ def test_a_span_taken_away_after_the_driver_listed_it_is_waited_for(tmp_path, sa
     land(root, 1, sample)
     properties = _driven(root, cache)
     shutil.rmtree(root / "span-1")
-    with pytest.raises(spans.SpanNotReady, match="span 1 left .* since this run listed it"):
+    with pytest.raises(spans.SpanNotReady, match=r"span 1 \(.*span-1\) changed since this run"):
         _do(properties, tmp_path / "out")
     # Asked for by the user and not there, the same span is bad input.
     with pytest.raises(spans.SpanError, match="has no span 1"):
         _do({**_properties(root, cache), SPAN_KEY: "1"}, tmp_path / "out2")
+
+
+def test_the_executor_reads_the_window_the_driver_resolved(tmp_path, sample):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    for span in (0, 1, 2):
+        land(root, span, sample)
+    for span in (1, 2):
+        (root / f"span-{span}" / spans.SUCCESS_MARKER).touch()
+    properties = {**_properties(root, cache), WINDOW_KEY: 4}
+    driven = SpanDriver(None).resolve_exec_properties(properties, None, None)
+    (root / "span-0" / spans.SUCCESS_MARKER).touch()  # lands between driver and executor
+    examples = tfx.types.standard_artifacts.Examples()
+    examples.uri = str(tmp_path / "out")
+    ArrowCsvExecutor().Do({}, {keys.EXAMPLES_KEY: [examples]}, driven)
+    window = json.loads(examples.get_string_custom_property(WINDOW_PROPERTY))
+    assert [w["span"] for w in window] == [1, 2]  # what the cache key says, not 0, 1, 2
+    digest = examples.get_string_custom_property(INPUT_DIGEST_PROPERTY)
+    assert digest == driven[FINGERPRINT]
+
+
+def test_what_was_encoded_from_changing_files_is_not_kept(tmp_path, sample, monkeypatch):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    path = land(root, 0, sample)
+    written = arrow_csv_example_gen.write_file
+
+    def write_then_append(indexed_path, *args):
+        counts = written(indexed_path, *args)
+        with path.open("a") as f:
+            f.write(path.read_text().splitlines()[1] + "\n")
+        return counts
+
+    monkeypatch.setattr(arrow_csv_example_gen, "write_file", write_then_append)
+    with pytest.raises(spans.SpanNotReady):
+        _do(_driven(root, cache), tmp_path / "out")
+    assert [p.name for p in (cache / "span-0").iterdir()] == []

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from typing import BinaryIO
+
 import pytest
 
 from components import spans
@@ -124,14 +127,26 @@ def test_an_empty_root_is_waited_for_and_a_missing_one_refused(tmp_path):
         _read(tmp_path / "missing")
 
 
-def test_a_spans_files_digest_changes_with_its_bytes_not_its_listing_order(tmp_path):
-    root = _root(tmp_path, {"span-1": ["a.csv", "b.csv"]})
+def test_a_spans_files_digest_changes_with_its_bytes_and_hidden_files_are_not_data(tmp_path):
+    root = _root(tmp_path, {"span-1": ["a.csv", "b.csv", ".b.csv.crc", "_SUCCESS"]})
     window = _read(root)
-    files = spans.span_files(spans.LOCAL, str(root), window, "*.csv*")
+    files, before = spans.read_window(spans.LOCAL, str(root), window, "*.csv*", _open)
     assert [p.rsplit("/", 1)[-1] for p in files[1]] == ["a.csv", "b.csv"]
-    before = spans.span_digests(str(root), window, files, lambda p: open(p, "rb"))  # noqa: SIM115
     # Same size, same second: what TFX's own fingerprint (size and mtime) cannot tell.
     (root / "span-1" / "b.csv").write_text("a,b\n1,3\n")
-    after = spans.span_digests(str(root), window, files, lambda p: open(p, "rb"))  # noqa: SIM115
+    _, after = spans.read_window(spans.LOCAL, str(root), window, "*.csv*", _open)
     assert spans.changed_span(before, after) == 1
     assert spans.changed_span(before, before) is None
+    shutil.rmtree(root / "span-1")
+    files, gone = spans.read_window(spans.LOCAL, str(root), window, "*.csv*", _open)
+    assert (files, gone) == ({}, {})
+    assert spans.changed_span(before, gone) == 1
+
+
+def test_a_window_reads_back_as_written():
+    window = resolve("root", FOLDERS, [], LATEST, 2)
+    assert spans.window_from_json(spans.window_json(window)) == window
+
+
+def _open(path: str) -> BinaryIO:
+    return open(path, "rb")  # noqa: SIM115 - the digest closes it

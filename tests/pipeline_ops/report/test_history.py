@@ -6,11 +6,14 @@ import html
 import io
 import re
 
+from run_records import FAILED, artifact, node
+
 from components.review_html import render_html
+from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
-from pipeline_ops.metadata.runs import find_run
+from pipeline_ops.metadata.runs import PipelineRun, find_run
 from pipeline_ops.metadata.store import open_store
-from pipeline_ops.report.history import HistoryRow, history_row, print_history
+from pipeline_ops.report.history import HistoryRow, history_row, history_rows, print_history
 from pipeline_ops.report.run_review import print_review, review_of_run
 
 
@@ -63,3 +66,21 @@ def test_a_run_not_pushed_says_why_under_its_line():
     assert lines[2].index("not") > lines[1].index("r1") + len("r1")  # under the run's cells
     assert lines[3].split()[0] == "r2"
     assert lines[3].split()[-6:] == ["yes", "18", "17", "2", "span", "3"]
+
+
+def test_a_run_stopped_before_it_read_the_serving_folder_leaves_what_served_before():
+    pushed = PipelineRun("r1", 1, {
+        node_ids.EXAMPLE_GEN: node(node_ids.EXAMPLE_GEN, examples=artifact(span=3)),
+        node_ids.SERVING_BASELINE: node(node_ids.SERVING_BASELINE, model=artifact(serving_span=2)),
+        node_ids.PUSHER: node(node_ids.PUSHER, pushed_model=artifact(
+            pushed=1, pushed_destination="/out/serving/17")),
+    })  # fmt: skip
+    waited = PipelineRun("r2", 2, {node_ids.EXAMPLE_GEN: node(node_ids.EXAMPLE_GEN, FAILED)})
+    held = PipelineRun("r3", 3, {
+        node_ids.EXAMPLE_GEN: node(node_ids.EXAMPLE_GEN, examples=artifact(span=4)),
+        node_ids.SERVING_BASELINE: node(node_ids.SERVING_BASELINE, model=artifact(serving_span=3)),
+    })  # fmt: skip
+    rows = history_rows([pushed, waited, held])
+    assert [r.serving_span for r in rows] == [3, 3, 3]
+    assert [r.pushed_version for r in rows] == ["17", None, None]
+    assert history_rows([waited])[0].serving_span is None  # nothing known served
