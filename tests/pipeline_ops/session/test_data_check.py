@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from csv_habits import HABITS, csv_text, table
 
-from components import csv_files
-from pipeline_ops.session.data_check import DataRootError, check_data_root
+from components import csv_files, spans
+from pipeline_ops.session.data_check import DataRootError, check_data_root, check_spans
 
 
 @pytest.fixture
@@ -58,3 +58,27 @@ def test_files_it_cannot_read_are_named(name, content, message, root):
     (root / name).write_bytes(content)
     with pytest.raises(DataRootError, match=message):
         check_data_root(root, csv_files.PATTERN)
+
+
+def _span(root: Path, span: int, header: str, marker: bool = True) -> None:
+    folder = root / f"span-{span}"
+    folder.mkdir()
+    (folder / "part-0.csv").write_text(f"{header}\n1,2,3\n")
+    if marker:
+        (folder / spans.SUCCESS_MARKER).touch()
+
+
+def test_a_newest_span_with_a_column_renamed_is_refused_naming_its_file(root):
+    _span(root, 1, "fare,tips,company")
+    _span(root, 2, "fare,tip,company")
+    with pytest.raises(DataRootError, match=r"span-1/part-0.csv has other columns than .*"
+                       r"span-2/part-0.csv: missing \['tip'\], extra \['tips'\]"):  # fmt: skip
+        check_spans(root, spans.LATEST, 2)
+
+
+def test_a_newest_span_being_written_is_passed_over_and_its_columns_not_read(root):
+    _span(root, 1, "fare,tips,company")
+    _span(root, 2, "fare,half", marker=False)
+    window, files = check_spans(root, spans.LATEST, 2)
+    assert (window.span, [f.parent.name for f in files]) == (1, ["span-1"])
+    assert window.unfinished.startswith("span 2 (span-2/) has no _SUCCESS yet")
