@@ -32,6 +32,7 @@ NOT_CODE = {"text", "json", "cron", "yaml", "toml"}
 # Programs the docs name that are not this project's: their flags are their own business.
 OTHER_PROGRAMS = {
     "cd",
+    "cp",
     "docker",
     "export",
     "source",
@@ -40,6 +41,8 @@ OTHER_PROGRAMS = {
     "tensorboard",
     "mariadb-install-db",
     "mariadbd",
+    "mkdir",
+    "touch",
 }
 # Python modules of this project that `python -m` runs.
 PROJECT_MODULES = {"kfp_local"}
