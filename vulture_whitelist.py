@@ -10,8 +10,9 @@ _ = Whitelist()
 
 # Python: a module's __getattr__ answers a former name (PEP 562).
 _.__getattr__
-# TFX: a custom component class declares its spec; BaseComponent reads it.
+# TFX: a custom component class declares its spec and driver; BaseComponent reads them.
 _.SPEC_CLASS
+_.DRIVER_CLASS
 # TFX: an artifact type's name in ML-Metadata.
 _.TYPE_NAME
 # Keras 2: Model.fit and Model.evaluate call these overrides.

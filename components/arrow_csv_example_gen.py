@@ -798,8 +798,8 @@ class SpanDriver(example_gen_driver.FileBasedDriver):
     digest of every file of the window (names and bytes). TFX's own driver
     fingerprints the files matching the input pattern at the data root by size and
     mtime: none in a root of span folders, so a run on a new span was served the
-    first span's examples. The executor reads the span resolved here, and stops if its
-    files changed since. Open-source Kubeflow Pipelines runs no driver; there
+    first span's examples. The executor reads the window resolved here, and stops if
+    its files changed since. Open-source Kubeflow Pipelines runs no driver; there
     ExampleGen is not cached (``pipeline_def.node_ids.KUBEFLOW_UNCACHED``).
     """
 
@@ -807,6 +807,7 @@ class SpanDriver(example_gen_driver.FileBasedDriver):
         self, exec_properties: dict[str, Any], pipeline_info: Any, component_info: Any
     ) -> dict[str, Any]:
         """The execution properties with the span, its window's digest and each span's."""
+        del pipeline_info, component_info  # TFX's driver interface: the listing is enough
         input_config = proto_utils.json_to_proto(
             exec_properties[standard_component_specs.INPUT_CONFIG_KEY], tfx.proto.Input()
         )
