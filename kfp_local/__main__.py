@@ -150,6 +150,8 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
             )
             results, failed = _execute(run, people)
         summary = summarize(run, results, failed, store)
+    summary.stack = image.stack()
+    run.metadata.record_stack(summary.stack)
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(logs)
     write_json(summary, out)

@@ -10,6 +10,7 @@ would hold.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -25,6 +26,9 @@ IMAGE_SOURCES = ("requirements.lock", "pyproject.toml", "modules", "components",
 PACKAGES = ("modules", "components", "pipeline_def")
 
 
+_STACK_OF_IMAGE = "import json; from pipeline_def.stack import stack; print(json.dumps(stack()))"
+
+
 @dataclass(frozen=True)
 class ImageEnv:
     """An installed image: its Python, its environment and its tag."""
@@ -36,6 +40,14 @@ class ImageEnv:
     def python(self) -> Path:
         """The image's interpreter."""
         return self.folder / "bin" / "python"
+
+    def stack(self) -> dict[str, str]:
+        """What the image's steps run on (``pipeline_def.stack``), asked of its Python."""
+        asked = subprocess.run(
+            [str(self.python), "-c", _STACK_OF_IMAGE], env=self.variables(),
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return json.loads(asked.stdout)
 
     def variables(self) -> dict[str, str]:
         """A step's environment: the image's variables and its Python first on PATH."""

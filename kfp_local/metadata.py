@@ -20,6 +20,8 @@ from kfp.pipeline_spec import pipeline_spec_pb2
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
+from pipeline_def.stack import STACK_PROPERTY
+
 PIPELINE_TYPE, RUN_TYPE = "system.Pipeline", "system.PipelineRun"
 EXECUTION_TYPE = "system.ContainerExecution"
 FINGERPRINT, TASK_NAME = "cache_fingerprint", "task_name"
@@ -124,6 +126,11 @@ class KfpMetadata:
             and e.custom_properties[FINGERPRINT].string_value == fingerprint
         ]
         return max(found, key=lambda e: e.id).id if found else None
+
+    def record_stack(self, versions: dict[str, str]) -> None:
+        """Name on the run's context the stack its steps ran on (``pipeline_def.stack``)."""
+        self.run.custom_properties[STACK_PROPERTY].string_value = json.dumps(versions)
+        self.store.put_contexts([self.run])
 
     def record(
         self,

@@ -31,6 +31,7 @@ from components.properties import (
     value_of,
 )
 from pipeline_def import node_ids
+from pipeline_def.stack import STACK_PROPERTY, stack_line
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold as C
 from pipeline_ops.cli.scaffold import CommandError
@@ -90,6 +91,8 @@ def print_runs(runs: list[PipelineRun], out: TextIO) -> None:
             f"{run_seconds(run):6.1f} s  {run_status(run)}",
             file=out,
         )
+        if STACK_PROPERTY in run.properties:
+            print(f"    on {stack_line(json.loads(run.properties[STACK_PROPERTY]))}", file=out)
         for node in node_ids.node_ids(tune=True):
             if node in run.nodes:
                 e = run.nodes[node]

@@ -53,6 +53,8 @@ class PipelineRun:
     run_id: str
     started_ms: int
     nodes: dict[str, NodeExecution]
+    # The run context's text properties (e.g. the stack it ran on, pipeline_def.stack).
+    properties: dict[str, str] = field(default_factory=dict)
 
     def output(self, node_id: str, key: str) -> mlmd_pb2.Artifact | None:
         """The first artifact a node output under ``key`` in this run, or None."""
@@ -107,7 +109,8 @@ def _runs(store: metadata_store.MetadataStore, pipeline_name: str) -> Iterator[P
         for execution in sorted(executions, key=lambda e: e.id):
             node_id = node_of.get(execution.id, execution.type)
             nodes[node_id] = _node_execution(store, node_id, execution)
-        yield PipelineRun(ctx.name, ctx.create_time_since_epoch, nodes)
+        properties = {k: v.string_value for k, v in ctx.custom_properties.items()}
+        yield PipelineRun(ctx.name, ctx.create_time_since_epoch, nodes, properties)
 
 
 def list_runs(store: metadata_store.MetadataStore, pipeline_name: str) -> list[PipelineRun]:
@@ -167,3 +170,11 @@ def cancel_unfinished(
             store.put_executions([e])
             stopped.append(node)
     return stopped
+
+
+def record_on_run(store: metadata_store.MetadataStore, run_id: str, name: str, value: str) -> None:
+    """Set the text property ``name`` of run ``run_id``'s context (nothing if it has none)."""
+    context = store.get_context_by_type_and_name(PIPELINE_RUN, run_id)
+    if context is not None:
+        context.custom_properties[name].string_value = value
+        store.put_contexts([context])

@@ -7,6 +7,7 @@ the closing lines; it returns the process exit code.
 
 from __future__ import annotations
 
+import json
 import logging
 import signal
 import sys
@@ -17,6 +18,7 @@ from types import FrameType
 
 from components.spans import SpanNotReady
 from pipeline_def.config import DEFAULT_PIPELINE_NAME, MetadataStore, PipelineConfig
+from pipeline_def.stack import STACK_PROPERTY, stack
 from pipeline_ops.commands import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -61,6 +63,7 @@ def _watch_ctrl_c() -> threading.Event:
 def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     """Run the pipeline, print progress and the summary; the process exit code."""
     log_file = output_dir / "logs" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    ran_on = stack()  # this process runs every step
     print(f"Pipeline {config.pipeline_name}: data {config.data_root}", flush=True)
     started = time.monotonic()
     failed = error = None
@@ -72,7 +75,7 @@ def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
         # exit, and Beam's shared-object cache, which holds the Evaluator's models,
         # must go before TensorFlow or each model function prints an error.
         from pipeline_def.orchestrate import run_locally  # isort: skip
-        from pipeline_ops.metadata.runs import cancel_unfinished, run_of_execution
+        from pipeline_ops.metadata.runs import cancel_unfinished, record_on_run, run_of_execution
         from pipeline_ops.metadata.store import open_store
         from pipeline_ops.session import summary as S
 
@@ -110,8 +113,11 @@ def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
         run_record = run_of_execution(store, config.pipeline_name, ours[0]) if ours else None
         if interrupted and run_record is not None:
             cancel_unfinished(store, run_record, failed)
+        if run_record is not None:
+            record_on_run(store, run_record.run_id, STACK_PROPERTY, json.dumps(ran_on))
         summary = S.summarize(config.pipeline_name, run_record, progress.timings, failed)
     summary.error = error
+    summary.stack = ran_on
     if interrupted:
         summary.status = S.INTERRUPTED
     elif waiting:

@@ -68,6 +68,9 @@ class RunSummary:
     # The train split's parts (span-N/split) Transform read from its analyzer cache and
     # those it analyzed: {"read": [...], "analyzed": [...]}; {} for a flat root.
     analyzer_cache: dict[str, list[str]] = field(default_factory=dict)
+    # What the steps ran on: python, tfx, tensorflow, apache_beam, kfp, libc
+    # (pipeline_def.stack).
+    stack: dict[str, str] = field(default_factory=dict)
 
 
 def outcome_fields(

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
 import tensorflow as tf
+from run_commands import inspect_cli
 
 from components.splits import TEST
 from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
+from pipeline_def.stack import STACK_PROPERTY
 from pipeline_ops.metadata.runs import PipelineRun, latest_run, list_runs
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.summary import SUMMARY_FILE
@@ -162,3 +167,21 @@ def test_trainer_leaves_tensorboard_logs_a_profile_and_a_diagram(first_run):
     diagram = run_dir / "model.png"
     assert diagram.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert diagram.stat().st_size > 10_000
+
+
+def test_the_run_names_the_stack_it_ran_on(first_run):
+    output_dir, _ = first_run
+    summary = json.loads((output_dir / SUMMARY_FILE).read_text())
+    version = importlib.metadata.version
+    assert summary["stack"] == {
+        "python": ".".join(map(str, sys.version_info[:3])),
+        "tfx": version("tfx"),
+        "tensorflow": version("tensorflow"),
+        "apache_beam": version("apache-beam"),
+        "kfp": version("kfp"),
+        "libc": os.confstr("CS_GNU_LIBC_VERSION"),  # "glibc 2.36"
+    }
+    run = _store_run(output_dir)
+    assert json.loads(run.properties[STACK_PROPERTY]) == summary["stack"]
+    shown = inspect_cli("--output-dir", str(output_dir), "runs")
+    assert f"    on python {summary['stack']['python']}, tfx {version('tfx')}," in shown.stdout

@@ -130,6 +130,12 @@ def test_the_first_run_runs_every_task_and_is_judged_on_the_bound(runs):
     assert summary["pushed_model_path"].startswith("s3://mlpipeline/kfp-local/serving/")
     # The local runner's format, field for field.
     assert set(summary) == {f.name for f in fields(RunSummary)}
+    # What the image's steps ran on: the image installs the same lock.
+    assert summary["stack"]["tfx"] == importlib.metadata.version("tfx")
+    assert summary["stack"]["libc"].startswith("glibc ")
+    store = metadata_store.MetadataStore(_sqlite(out / "metadata.sqlite"))
+    (run,) = store.get_contexts_by_type("system.PipelineRun")[:1]
+    assert json.loads(run.custom_properties["stack"].string_value) == summary["stack"]
     assert set(summary["components"]) == set(node_ids.NODE_IDS)
 
 
