@@ -3,6 +3,8 @@
 import os
 import warnings
 
+from modules import arrow_guard
+
 # TF 2.16 resolves tf.keras to Keras 3 unless this is set before TensorFlow's first
 # use of it; TFX 1.16, TFT and TFMA need Keras 2 (tf_keras, see
 # docs/explanation/stack.md).
@@ -16,3 +18,6 @@ warnings.filterwarnings(
     category=FutureWarning,
     module=r"google\.api_core\._python_version_support",
 )
+
+# No process of the product reads an untrusted Arrow file with pyarrow's CVE-2023-47248.
+arrow_guard.close()
