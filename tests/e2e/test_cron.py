@@ -8,10 +8,10 @@ writers follow the ``_SUCCESS`` convention:
 1. span 1 lands: trained from scratch, pushed;
 2. span 2 lands: the window is spans 1 and 2, warm-started from span 1's push, pushed;
 3. nothing lands: the rerun says so and exits 0 before any TFX step;
-4. span 3 is half-written (no ``_SUCCESS`` yet): not ``latest``; span 2 is, already
-   learned, so nothing to do;
-5. span 3's marker lands: trained on spans 2 and 3, warm-started, pushed;
-6. span 4 lands with card payments gone: the validator stops it, nothing pushed.
+4. span 3, with card payments gone, is half-written (no ``_SUCCESS`` yet): not
+   ``latest``; span 2 is, already learned, so nothing to do;
+5. span 3's marker lands: read at last, its window spans 2 and 3, and its shift
+   stopped by the validator; nothing pushed.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import pytest
 from run_commands import PROJECT, inspect_cli
 
 from components.spans import SUCCESS_MARKER
+from pipeline_def import node_ids
 from pipeline_def.config import sample_csv
 from pipeline_ops import commands
 from pipeline_ops.session.summary import SUMMARY_FILE
@@ -85,22 +86,21 @@ def _run(root: Path, out: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def cron(tmp_path_factory, sample) -> dict[str, dict]:
-    """The six cron firings in order, each with its process, summary, seconds and versions."""
+    """The five cron firings in order, each with its process, summary, seconds and versions."""
     header, rows = sample
     root = tmp_path_factory.mktemp("arriving")
     out = tmp_path_factory.mktemp("cron-out")
-    part = {s: rows[(s - 1) * ROWS_PER_SPAN : s * ROWS_PER_SPAN] for s in (1, 2, 3, 4)}
+    part = {s: rows[(s - 1) * ROWS_PER_SPAN : s * ROWS_PER_SPAN] for s in (1, 2, 3)}
     runs: dict[str, dict] = {"out": {"dir": out}}
     land(root, 1, header, part[1], done=True)
     runs["span1"] = _run(root, out)
     land(root, 2, header, part[2], done=True)
     runs["span2"] = _run(root, out)
     runs["nothing_new"] = _run(root, out)
-    half = land(root, 3, header, part[3], done=False)
+    drifted = [{**r, "payment_type": "Cash"} for r in part[3]]
+    half = land(root, 3, header, drifted, done=False)
     runs["half_written"] = _run(root, out)
     (half / SUCCESS_MARKER).touch()
-    runs["span3"] = _run(root, out)
-    land(root, 4, header, [{**r, "payment_type": "Cash"} for r in part[4]], done=True)
     runs["drifted"] = _run(root, out)
     return runs
 
@@ -148,24 +148,14 @@ def test_a_half_written_span_is_not_latest(cron):
     assert run["versions"] == cron["span2"]["versions"]
 
 
-def test_the_completed_span_is_trained_warm_and_pushed(cron):
-    run = cron["span3"]
-    _ok(run)
-    summary = run["summary"]
-    assert summary["span"] == 3
-    assert [w["span"] for w in summary["window"]] == [2, 3]
-    assert summary["reused_spans"] == [2]
-    assert summary["warm_started_from"] == cron["span2"]["versions"][-1]
-    assert len(run["versions"]) == 3
-
-
-def test_a_drifted_span_is_stopped_and_nothing_is_pushed(cron):
+def test_the_completed_span_is_read_and_its_shift_stopped_with_nothing_pushed(cron):
     run = cron["drifted"]
     assert run["result"].returncode == 1
-    assert run["summary"]["span"] == 4
+    assert (run["summary"]["span"], run["summary"]["reused_spans"]) == (3, [2])
+    assert [w["span"] for w in run["summary"]["window"]] == [2, 3]
     assert run["summary"]["failed_component"] == "ExampleValidator"
     assert "payment_type" in run["result"].stderr
-    assert run["versions"] == cron["span3"]["versions"]
+    assert run["versions"] == cron["span2"]["versions"]
 
 
 def test_the_history_shows_the_loop(cron):
@@ -173,12 +163,14 @@ def test_the_history_shows_the_loop(cron):
     shown = inspect_cli("--output-dir", str(out), "history", "--format", "json")
     assert shown.returncode == 0, shown.stderr
     rows = json.loads(shown.stdout)
-    assert [r["span"] for r in rows] == [1, 2, 3, 4]
-    assert [r["window"] for r in rows] == [[1], [1, 2], [2, 3], [3, 4]]
-    assert [r["serving_span"] for r in rows] == [1, 2, 3, 3]
-    assert [r["pushed_version"] is not None for r in rows] == [True, True, True, False]
-    # Span 3's run found span 2's encoding, not its examples: ExampleGen ran again.
-    assert all("CsvExampleGen" not in r["cached"] for r in rows)
+    assert [r["span"] for r in rows] == [1, 2, 3]
+    assert [r["window"] for r in rows] == [[1], [1, 2], [2, 3]]
+    assert [r["serving_span"] for r in rows] == [1, 2, 2]
+    assert [r["pushed_version"] is not None for r in rows] == [True, True, False]
+    assert [r["drift"] for r in rows] == ["passed", "passed", "stopped"]
+    # Each run read new files: ExampleGen ran; the schema step, unchanged, was cached.
+    assert [node_ids.EXAMPLE_GEN in r["cached"] for r in rows] == [False, False, False]
+    assert [node_ids.CURATED_SCHEMA in r["cached"] for r in rows] == [False, True, True]
     text = inspect_cli("--output-dir", str(out), "history")
     assert "cached" in text.stdout.splitlines()[0]
     assert "serving" in text.stdout.splitlines()[0]
