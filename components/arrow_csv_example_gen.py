@@ -475,9 +475,8 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
             with self._make_beam_pipeline() as pipeline:
                 for route_pattern, router in _routes(input_config, output_config):
                     _write_split(
-                        pipeline, os.path.join(read.root, route_pattern), router, examples.uri,
-                        int_columns,
-                    )  # fmt: skip
+                        pipeline, read.root, route_pattern, router, examples.uri, int_columns
+                    )
             return
         rows, reused = windowed.encode(self._make_beam_pipeline, int_columns, read.digests)
         _make_splits(examples, windowed.split_names)
@@ -769,15 +768,17 @@ def _write_files(
 
 def _write_split(
     pipeline: beam.Pipeline,
+    root: str,
     pattern: str,
     router: SplitRouter,
     output_uri: str,
     int_columns: list[str],
 ) -> None:
-    """Add to ``pipeline`` the steps that write the files matching ``pattern``."""
-    files = csv_files.data_files(fileio.glob(pattern))
+    """Add to ``pipeline`` the steps that write the data files in ``root`` matching ``pattern``."""
+    names = spans.data_names(fileio, root, pattern)
+    files = csv_files.data_files(os.path.join(root, n) for n in names)
     if not files:
-        raise RuntimeError(f"Split pattern {pattern} does not match any files.")
+        raise RuntimeError(f"Split pattern {os.path.join(root, pattern)} does not match any files.")
     # Every file is checked against this header as it is read (see _batches).
     names = read_header(files[0])
     label = "+".join(router.names)

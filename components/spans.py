@@ -202,7 +202,7 @@ def resolve(
     return Window(span, spans, previous, reads, note=note, unfinished=unfinished)
 
 
-def _data_names(fs: FileSystem, folder: str, pattern: str) -> list[str]:
+def data_names(fs: FileSystem, folder: str, pattern: str) -> list[str]:
     """The names in ``folder`` matching ``pattern`` that are files, not folders.
 
     Names starting with ``.`` or ``_`` are not data, as Hadoop's readers have it:
@@ -233,14 +233,14 @@ def read_root(fs: FileSystem, root: str, pattern: str, span: int, window: int) -
         raise SpanError(f"data root {root} is not a directory (give the folder holding the data)")
     names = [n.rstrip("/") for n in fs.listdir(root)]
     folders = span_folders(n for n in names if fs.isdir(os.path.join(root, n)))
-    loose = _data_names(fs, root, pattern)
+    loose = data_names(fs, root, pattern)
     if span == LATEST and not folders and not loose and not names:
         raise SpanNotReady(f"data root {root} holds no span yet: nothing to read")
     complete = {s for s, f in folders.items() if fs.exists(os.path.join(root, f, SUCCESS_MARKER))}
     resolved = resolve(root, folders, loose, span, window, complete)
     newest = resolved.folders[resolved.span]
     waited = span == LATEST and not complete and newest
-    if waited and not _data_names(fs, os.path.join(root, newest), pattern):
+    if waited and not data_names(fs, os.path.join(root, newest), pattern):
         raise SpanNotReady(
             f"span {resolved.span} ({newest}/) holds no data file yet: it is still being "
             "written; a later run takes it"
@@ -265,7 +265,7 @@ def read_window(
     for span, folder in window.folders.items():
         base = os.path.join(root, folder)
         try:
-            paths = [os.path.join(base, n) for n in _data_names(fs, base, pattern)]
+            paths = [os.path.join(base, n) for n in data_names(fs, base, pattern)]
             digests[span] = files_digest(paths, base, opener)
         except gone:
             continue

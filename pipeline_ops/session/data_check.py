@@ -30,8 +30,8 @@ def _files(root: Path, pattern: str) -> list[Path]:
         raise DataRootError(
             f"data root {root} is not a directory (give the folder holding the CSV files)"
         )
-    files = [Path(p) for p in csv_files.data_files(str(p) for p in root.glob(pattern))]
-    files = [p for p in files if p.is_file()]
+    names = spans.data_names(spans.LOCAL, str(root), pattern)
+    files = [Path(p) for p in csv_files.data_files(str(root / n) for n in names)]
     if not files:
         others = sorted(p.name for p in root.iterdir() if not p.name.startswith("."))
         found = f"it holds {', '.join(others[:5])}" if others else "it is empty"

@@ -82,3 +82,12 @@ def test_a_newest_span_being_written_is_passed_over_and_its_columns_not_read(roo
     window, files = check_spans(root, spans.LATEST, 2)
     assert (window.span, [f.parent.name for f in files]) == (1, ["span-1"])
     assert window.unfinished.startswith("span 2 (span-2/) has no _SUCCESS yet")
+
+
+def test_a_writers_hidden_files_are_not_data(root):
+    # What Spark leaves beside its part files on a local disk, and a copy in flight.
+    _span(root, 1, "fare,tips,company")
+    (root / "span-1" / ".part-0.csv.crc").write_bytes(b"\x00crc")
+    (root / "span-1" / ".part-1.csv.AbCd").write_text("fare,tips\n1,")
+    window, files = check_spans(root, spans.LATEST, 1)
+    assert [f.name for f in files] == ["part-0.csv"]
