@@ -83,7 +83,9 @@ def _node_execution(
     return node
 
 
-def _runs(store: metadata_store.MetadataStore, pipeline_name: str) -> Iterator[PipelineRun]:
+def runs_newest_first(
+    store: metadata_store.MetadataStore, pipeline_name: str
+) -> Iterator[PipelineRun]:
     """The pipeline's runs, newest first, each read from the store only when reached."""
     pipeline = store.get_context_by_type_and_name(PIPELINE, pipeline_name)
     if pipeline is None:
@@ -115,7 +117,7 @@ def _runs(store: metadata_store.MetadataStore, pipeline_name: str) -> Iterator[P
 
 def list_runs(store: metadata_store.MetadataStore, pipeline_name: str) -> list[PipelineRun]:
     """The pipeline's runs in the store, newest first (empty when it has none)."""
-    return list(_runs(store, pipeline_name))
+    return list(runs_newest_first(store, pipeline_name))
 
 
 def latest_run(store: metadata_store.MetadataStore, pipeline_name: str) -> PipelineRun | None:
@@ -123,7 +125,7 @@ def latest_run(store: metadata_store.MetadataStore, pipeline_name: str) -> Pipel
 
     Reads only that run's executions and artifacts, however many runs the store holds.
     """
-    return next(_runs(store, pipeline_name), None)
+    return next(runs_newest_first(store, pipeline_name), None)
 
 
 def run_of_execution(
@@ -146,7 +148,9 @@ def find_run(
     """The run named ``run_id`` (the newest when None), or None when there is none."""
     if run_id is None:
         return latest_run(store, pipeline_name)
-    return next((run for run in _runs(store, pipeline_name) if run.run_id == run_id), None)
+    return next(
+        (run for run in runs_newest_first(store, pipeline_name) if run.run_id == run_id), None
+    )
 
 
 def cancel_unfinished(

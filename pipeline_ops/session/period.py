@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from components import csv_files, serving_layout, spans
@@ -29,7 +29,7 @@ from components.properties import (
 from pipeline_def import node_ids
 from pipeline_def.code_digest import run_fingerprint
 from pipeline_def.config import PipelineConfig
-from pipeline_ops.metadata.runs import PipelineRun, list_runs
+from pipeline_ops.metadata.runs import PipelineRun, runs_newest_first
 from pipeline_ops.metadata.store import open_store
 
 LOCK_FILE = ".run.lock"
@@ -60,13 +60,14 @@ def nothing_to_do(config: PipelineConfig, digest: str) -> str | None:
     """Why a run of ``digest``'s window would only repeat an earlier run; None if it would not."""
     if config.metadata is None:
         return None
-    runs = list_runs(open_store(config.metadata), config.pipeline_name)
+    # Read one run at a time: with nothing new, the newest run decides.
+    runs = runs_newest_first(open_store(config.metadata), config.pipeline_name)
     serving = serving_layout.newest(config.serving_dir, spans.LOCAL)
     return repeated_run(runs, digest, run_fingerprint(config), serving and str(serving.number))
 
 
 def repeated_run(
-    runs: list[PipelineRun], digest: str, fingerprint: str, serving: str | None
+    runs: Iterable[PipelineRun], digest: str, fingerprint: str, serving: str | None
 ) -> str | None:
     """Why a run would repeat one of ``runs`` (newest first), or None; ``serving``: what serves.
 
