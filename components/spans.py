@@ -8,10 +8,10 @@ trains on a rolling window of the newest K spans up to it; the span before it is
 reference its drift is measured against.
 
 A span is written before it is read: where any span folder of a root holds a
-``_SUCCESS`` marker (what Hadoop's FileOutputCommitter, Spark and Beam's file sinks
-write once every file is in place), a folder without one is still being written and
-is left out, as if it had not landed yet. Without markers, the newest span folder
-holding no data file yet is waited for.
+``_SUCCESS`` marker (what Hadoop's FileOutputCommitter writes for a Spark job once
+every file is in place, and what other writers are asked to write last), a folder
+without one is still being written and is left out, as if it had not landed yet.
+Without markers, the newest span folder holding no data file yet is waited for.
 
 Resolved here from the root's listing (``read_root``), by ExampleGen's driver before
 TFX looks for a cached execution, by its executor (open-source Kubeflow Pipelines
