@@ -270,3 +270,14 @@ def browser() -> Iterator[Any]:
     driver = headless_chromium()
     yield driver
     driver.quit()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files holding slow tests first, each whole and in its order, then the rest.
+
+    ``make test`` runs two workers that each take a file at a time (xdist's loadfile):
+    a long file taken last runs alone at the end, while the other worker has nothing
+    left. The many fast tests fill in behind the slow files instead.
+    """
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
