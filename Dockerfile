@@ -1,21 +1,30 @@
-# The image every step of the compiled Kubeflow pipeline runs in. It is built on the
-# Apache Beam SDK image of the locked Beam version, so it is also a valid custom SDK
-# container for Beam workers on Dataflow, Flink and Spark (their /opt/apache/beam/boot
-# entrypoint is kept; Kubeflow steps name their own command). The install steps are
-# scripts/install_image.sh, which `make kfp-local` runs for real before it executes
-# the compiled pipeline's steps.
+# The image every step of the compiled Kubeflow pipeline runs in, on the current stack
+# (TFX 1.21, Python 3.13; docs/explanation/stack.md). The Apache Beam SDK images are
+# built on Debian 12, whose glibc 2.36 cannot run ml-metadata 1.21 or TFDV 1.21, so
+# the image is Debian 13's Python image with the Beam SDK harness copied in from the
+# SDK image of the locked Beam version, as Beam documents for a custom container on
+# another base ("Use a different base image", beam.apache.org/documentation/runtime/
+# environments/): /opt/apache/beam/boot stays the entrypoint, so the image is also a
+# valid custom SDK container for Beam workers on Dataflow, Flink and Spark (Kubeflow
+# steps name their own command). The install steps are scripts/install_image.sh,
+# which `make kfp-local` runs for real before it executes the compiled pipeline's steps.
 #
 #   docker build -t REGISTRY/taxi-wide-deep:TAG . && docker push REGISTRY/taxi-wide-deep:TAG
 #
-# BEAM_VERSION must be the lock's apache-beam (a test checks it). The image holds what
-# steps import (modules, components, pipeline_def); the runners and the operator tools
-# (pipeline_ops) stay where people type commands.
-ARG BEAM_VERSION=2.60.0
-FROM apache/beam_python3.10_sdk:${BEAM_VERSION}
+# BEAM_VERSION must be the current lock's apache-beam (a test checks it). The image
+# holds what steps import (modules, components, pipeline_def); the runners and the
+# operator tools (pipeline_ops) stay where people type commands.
+ARG BEAM_VERSION=2.77.0
+FROM apache/beam_python3.13_sdk:${BEAM_VERSION} AS beam
 
-# graphviz draws the model diagram (model.png) the Trainer leaves for TensorBoard.
+FROM python:3.13-slim-trixie
+COPY --from=beam /opt/apache/beam /opt/apache/beam
+ENTRYPOINT ["/opt/apache/beam/boot"]
+
+# graphviz draws the model diagram (model.png) the Trainer leaves for TensorBoard;
+# g++ builds pyfarmhash (TFDV's), which PyPI has as source only.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends graphviz \
+    && apt-get install -y --no-install-recommends graphviz g++ \
     && rm -rf /var/lib/apt/lists/*
 
 # Keras 2 (tf_keras) for TFX, TFT and TFMA. The project's code sets it when imported
@@ -25,7 +34,7 @@ ENV TF_USE_LEGACY_KERAS=1 \
     PYTHONUNBUFFERED=1
 
 WORKDIR /src
-COPY requirements.lock pyproject.toml README.md ./
+COPY requirements-current.lock requirements-legacy.lock pyproject.toml README.md ./
 COPY scripts/install_image.sh scripts/
 RUN scripts/install_image.sh python --deps-only
 

@@ -1,13 +1,44 @@
-# One-command entry points. `make run` and `make test` build .venv from the lock
-# when it is missing or the lock changed, and reuse it otherwise.
+# One-command entry points. `make run` and `make test` build the stack's environment
+# (.venv-current or .venv-legacy) from its lock when it is missing or the lock changed,
+# and reuse it otherwise. Which stack: docs/explanation/stack.md.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-VENV := .venv
+# The host decides the stack (scripts/stack.sh), STACK=current|legacy overrides; the
+# first line of every target names it and says why.
+STACK_LINE := $(shell scripts/stack.sh "$(STACK)")
+ifeq ($(STACK_LINE),)
+$(error STACK_LINE is empty: scripts/stack.sh said why above)
+endif
+override STACK := $(word 1,$(STACK_LINE))
+STACK_MODE := $(word 2,$(STACK_LINE))
+STACK_CHOICE := $(word 3,$(STACK_LINE))
+ifneq ($(words $(STACK_LINE)),3)
+$(info $(wordlist 4,999,$(STACK_LINE)))
+endif
+DEBIAN_ROOT := .debian13-root
+
+ifeq ($(STACK_MODE),root)
+# The host cannot run the current stack: every target runs, as written below, inside
+# the Debian 13 root (built once), in this same folder. make's variables (ARGS, ...)
+# reach the inner make through MAKEFLAGS.
+GOALS := $(or $(MAKECMDGOALS),help)
+$(firstword $(GOALS)):
+	@scripts/debian_root.sh $(DEBIAN_ROOT)
+	@scripts/in_root.sh $(DEBIAN_ROOT) make --no-print-directory $(GOALS)
+$(wordlist 2,999,$(GOALS)):
+	@:
+.PHONY: $(GOALS)
+else
+
+VENV := .venv-$(STACK)
 PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 STAMP := $(VENV)/.synced-from-lock
-LOCK := requirements.lock
+LOCK := requirements-$(STACK).lock
+PYTHON_VERSION_legacy := 3.10
+PYTHON_VERSION_current := 3.13
+PYTHON_VERSION := $(PYTHON_VERSION_$(STACK))
 UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
 # The Debian packages the tests use: model diagram, HTML report in a browser, and a
 # MySQL-compatible server for the shared metadata store.
@@ -18,13 +49,15 @@ SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
+# .venv names the host's own stack's environment, for `source .venv/bin/activate`.
 $(STAMP): $(LOCK) pyproject.toml
-	@python=$$(scripts/find_python.sh) || exit 1; \
+	@python=$$(scripts/find_python.sh $(PYTHON_VERSION)) || exit 1; \
 	if [ ! -x $(PY) ]; then echo "Creating $(VENV) with $$python"; "$$python" -m venv $(VENV); fi
 	@$(PY) -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
 	@echo "Syncing $(VENV) with $(LOCK) (the first time downloads about 3 GB)"
-	@$(UV) pip sync --quiet --compile-bytecode --python $(PY) $(LOCK)
+	@scripts/sync_lock.sh $(UV) $(PY) $(LOCK)
 	@$(UV) pip install --quiet --python $(PY) --no-deps --no-build-isolation -e .
+	@if [ "$(STACK_CHOICE)" = default ]; then scripts/link_venv.sh $(VENV); fi
 	@touch $@
 
 system-deps:  ## Install the Debian packages the tests need (when root and missing).
@@ -44,8 +77,8 @@ kfp-local: $(STAMP)  ## Compile for Kubeflow and run every task of the spec here
 
 # The documentation's tools (mkdocs, mkdocs-material, pytest-codeblocks) come from their
 # own lock, installed beside the runtime's as the suite's tables are (a sync of
-# requirements.lock removes them: the stamp then is older and they come back).
-DOCS_LOCK := requirements-docs.lock
+# the runtime lock removes them: the stamp then is older and they come back).
+DOCS_LOCK := requirements-docs-$(STACK).lock
 DOCS_STAMP := $(VENV)/.docs-synced-from-lock
 
 $(DOCS_STAMP): $(DOCS_LOCK) $(STAMP)
@@ -75,9 +108,8 @@ test-fast: $(STAMP) $(DOCS_STAMP)  ## Only the fast tests (under 2 minutes, two 
 lint: $(STAMP)  ## ruff check and format check; vulture for dead code (pyproject's [tool.vulture]).
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/vulture
 
-lock:  ## Re-resolve requirements.lock from pyproject.toml.
-	$(UV) pip compile pyproject.toml --extra dev --python-version 3.10 --generate-hashes \
-		--no-header --quiet -o $(LOCK)
+lock:  ## Re-resolve both stacks' locks (runtime, docs, bench) from pyproject.toml and the .in files.
+	scripts/lock.sh $(UV)
 
 bench: $(STAMP)  ## Median of 3 fresh runs, per component (ARGS=--reference: against TFX's example).
 	$(PY) scripts/bench_run.py $(ARGS)
@@ -93,7 +125,7 @@ bench-dataset: $(STAMP)  ## The model's AUC against tuned boosted trees (ARGS="-
 
 # The suite's tables come from their own lock, installed beside the runtime's (a
 # sync of requirements.lock removes them: the stamp then is older and they come back).
-BENCH_LOCK := requirements-bench.lock
+BENCH_LOCK := requirements-bench-$(STACK).lock
 BENCH_STAMP := $(VENV)/.bench-synced-from-lock
 
 $(BENCH_STAMP): $(BENCH_LOCK) $(STAMP)
@@ -131,3 +163,5 @@ $(NB_STAMP): $(NB_LOCK) $(STAMP) scripts/notebook_env.sh notebooks/nbextension/m
 notebook: $(NB_STAMP)  ## TFMA's views of the newest evaluation in a classic Notebook (WIDE_DEEP_EVALUATION=path, ARGS=--no-browser).
 	$(NB_VENV)/bin/jupyter notebook --ip=127.0.0.1 --port=$(NB_PORT) \
 		$$([ "$$(id -u)" = 0 ] && echo --allow-root) $(ARGS) notebooks/tfma_views.ipynb
+
+endif

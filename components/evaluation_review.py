@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import tensorflow_model_analysis as tfma
+from tensorflow_model_analysis.proto import config_pb2
 from tensorflow_model_analysis.writers import eval_config_writer
 
 from components import paired_comparison
@@ -467,7 +468,7 @@ def _slice_bound_check(check: Check, paired: SliceComparison | None) -> Check:
     )
 
 
-def _thresholds(config: tfma.EvalConfig) -> Iterable[tuple[str, tfma.MetricThreshold]]:
+def _thresholds(config: config_pb2.EvalConfig) -> Iterable[tuple[str, config_pb2.MetricThreshold]]:
     for spec in config.metrics_specs:
         for metric in spec.metrics:
             name = _metric_name(metric)
@@ -480,12 +481,12 @@ def _thresholds(config: tfma.EvalConfig) -> Iterable[tuple[str, tfma.MetricThres
                 yield name, metric.threshold
 
 
-def _metric_name(metric: tfma.MetricConfig) -> str:
+def _metric_name(metric: config_pb2.MetricConfig) -> str:
     return json.loads(metric.config or "{}").get("name", metric.class_name)
 
 
 def _checks(
-    config: tfma.EvalConfig,
+    config: config_pb2.EvalConfig,
     candidate: dict[str, float],
     baseline: dict[str, float],
     failed: set[tuple[str, bool]],
@@ -511,7 +512,7 @@ def _checks(
             )
         change = threshold.change_threshold
         if change.HasField("absolute") or change.HasField("relative"):
-            higher = change.direction == tfma.MetricDirection.HIGHER_IS_BETTER
+            higher = change.direction == config_pb2.MetricDirection.HIGHER_IS_BETTER
             if change.HasField("absolute"):
                 bound = (
                     f"candidate - baseline {'>=' if higher else '<='} {change.absolute.value:+.4f}"

@@ -82,8 +82,8 @@ _RECORD_FILES = {
 
 
 def _gated_thresholds(
-    eval_config: tfma.EvalConfig, overall: bool | None = None
-) -> Iterator[tfma.MetricThreshold]:
+    eval_config: config_pb2.EvalConfig, overall: bool | None = None
+) -> Iterator[config_pb2.MetricThreshold]:
     """Every per-slice threshold on ``GATED_METRIC`` in ``eval_config`` (mutable).
 
     ``overall`` True: only those on the whole split; False: only those on slices.
@@ -98,9 +98,9 @@ def _gated_thresholds(
                     yield per_slice.threshold
 
 
-def with_min_auc(eval_config: tfma.EvalConfig, min_auc: float) -> tfma.EvalConfig:
+def with_min_auc(eval_config: config_pb2.EvalConfig, min_auc: float) -> config_pb2.EvalConfig:
     """``eval_config`` with every value threshold on ``GATED_METRIC`` at ``min_auc``."""
-    updated = tfma.EvalConfig()
+    updated = config_pb2.EvalConfig()
     updated.CopyFrom(eval_config)
     for threshold in _gated_thresholds(updated):
         if threshold.HasField("value_threshold"):
@@ -108,7 +108,7 @@ def with_min_auc(eval_config: tfma.EvalConfig, min_auc: float) -> tfma.EvalConfi
     return updated
 
 
-def tolerated_drop(eval_config: tfma.EvalConfig, overall: bool = True) -> float | None:
+def tolerated_drop(eval_config: config_pb2.EvalConfig, overall: bool = True) -> float | None:
     """How far below the baseline's AUC the candidate's may be (the change bound), if bound.
 
     ``overall`` False: on a slice (the dataset's slice bound), if bound.
@@ -228,7 +228,7 @@ def _rename_models(message: Any, old: str = "", new: str = CANDIDATE_NAME) -> No
 
 
 def _scored(
-    spec: tfma.ModelSpec,
+    spec: config_pb2.ModelSpec,
     examples: tfx.dsl.Artifact,
     models: tuple[tfx.dsl.Artifact, tfx.dsl.Artifact],
     split: str,
@@ -244,7 +244,7 @@ def _scored(
 
 
 def compare_slices(
-    config: tfma.EvalConfig,
+    config: config_pb2.EvalConfig,
     records: Sequence[bytes],
     scored: tuple[np.ndarray, np.ndarray, np.ndarray],
     min_rows: int,
@@ -284,7 +284,9 @@ def write_verdict(blessing: tfx.dsl.Artifact, blessed: bool) -> None:
     )
 
 
-def _at_run_time_bound(exec_properties: dict[str, Any], config: tfma.EvalConfig) -> dict[str, Any]:
+def _at_run_time_bound(
+    exec_properties: dict[str, Any], config: config_pb2.EvalConfig
+) -> dict[str, Any]:
     """``exec_properties`` with ``min_auc`` written into ``config``'s AUC bounds.
 
     ValueError where ``min_auc`` is not in [0, 1]: a run started from the KFP UI may
@@ -318,7 +320,7 @@ def compare_with_serving(
 
 
 def write_slice_comparisons(
-    config: tfma.EvalConfig,
+    config: config_pb2.EvalConfig,
     records: Sequence[bytes],
     scored: tuple[np.ndarray, np.ndarray, np.ndarray],
     min_rows: int,
@@ -367,7 +369,7 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
     ) -> None:
         """Evaluate like TFX's Evaluator, against the serving model when there is one."""
         config = proto_utils.json_to_proto(
-            exec_properties[standard_component_specs.EVAL_CONFIG_KEY], tfma.EvalConfig()
+            exec_properties[standard_component_specs.EVAL_CONFIG_KEY], config_pb2.EvalConfig()
         )
         baseline = input_dict.get(standard_component_specs.BASELINE_MODEL_KEY) or []
         version = serving_version(baseline[0]) if baseline else ""
@@ -395,7 +397,7 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
         input_dict: dict[str, list[tfx.dsl.Artifact]],
         output_dict: dict[str, list[tfx.dsl.Artifact]],
         exec_properties: dict[str, Any],
-        config: tfma.EvalConfig,
+        config: config_pb2.EvalConfig,
         version: str | None,
     ) -> tuple[tfx.dsl.Artifact, tfx.dsl.Artifact]:
         """TFX's Evaluator at the run-time AUC bound; the evaluation and the blessing.
@@ -450,7 +452,7 @@ class GatedEvaluator(base_component.BaseComponent):
         examples: tfx.types.BaseChannel,
         model: tfx.types.BaseChannel,
         baseline_model: tfx.types.BaseChannel,
-        eval_config: tfma.EvalConfig,
+        eval_config: config_pb2.EvalConfig,
         min_auc: float | tfx.dsl.experimental.RuntimeParameter,
         example_splits: list[str],
         slice_min_rows: int = SLICE_MIN_ROWS,

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,14 @@ from kfp_local import SetupError
 
 PROJECT = Path(__file__).resolve().parent.parent
 # What the image is built from: a change to any of it makes another image.
-IMAGE_SOURCES = ("requirements.lock", "pyproject.toml", "modules", "components", "pipeline_def")
+IMAGE_SOURCES = (
+    "requirements-current.lock",
+    "requirements-legacy.lock",
+    "pyproject.toml",
+    "modules",
+    "components",
+    "pipeline_def",
+)
 PACKAGES = ("modules", "components", "pipeline_def")
 
 
@@ -84,7 +92,8 @@ def build_context(dockerfile: Path, context: Path) -> None:
     """Copy into ``context`` what the Dockerfile's COPY lines take from the checkout."""
     for line in dockerfile.read_text().splitlines():
         words = line.split()
-        if not words or words[0] != "COPY":
+        # COPY --from copies out of another image (Beam's harness), not the checkout.
+        if not words or words[0] != "COPY" or words[1].startswith("--from="):
             continue
         *sources, target = words[1:]
         for source in sources:
@@ -110,7 +119,10 @@ def install(folder: Path, log: Path) -> ImageEnv:
     with log.open("w") as out, tempfile.TemporaryDirectory(prefix="kfp-local-image-") as context:
         if not (folder / "bin" / "python").exists():
             python = subprocess.run(
-                [str(PROJECT / "scripts" / "find_python.sh")],
+                [
+                    str(PROJECT / "scripts" / "find_python.sh"),
+                    f"{sys.version_info.major}.{sys.version_info.minor}",
+                ],
                 capture_output=True,
                 text=True,
                 check=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import tensorflow_model_analysis as tfma
+from tensorflow_model_analysis.proto import config_pb2
 
 from components.paired_comparison import GATED_METRIC
 from modules import export
@@ -32,17 +32,17 @@ PLOTS: tuple[tuple[str, dict[str, int]], ...] = (
 )
 
 
-def _gate(min_auc: float, max_auc_drop: float) -> tfma.MetricThreshold:
-    return tfma.MetricThreshold(
-        value_threshold=tfma.GenericValueThreshold(lower_bound={"value": min_auc}),
-        change_threshold=tfma.GenericChangeThreshold(
-            direction=tfma.MetricDirection.HIGHER_IS_BETTER,
+def _gate(min_auc: float, max_auc_drop: float) -> config_pb2.MetricThreshold:
+    return config_pb2.MetricThreshold(
+        value_threshold=config_pb2.GenericValueThreshold(lower_bound={"value": min_auc}),
+        change_threshold=config_pb2.GenericChangeThreshold(
+            direction=config_pb2.MetricDirection.HIGHER_IS_BETTER,
             absolute={"value": -max_auc_drop},
         ),
     )
 
 
-def _slice_gate(dataset: DatasetDeclaration) -> tfma.PerSliceMetricThreshold | None:
+def _slice_gate(dataset: DatasetDeclaration) -> config_pb2.PerSliceMetricThreshold | None:
     """The dataset's slice bound as TFMA's change threshold on each slice of its columns.
 
     A spec ``feature_keys=[column]`` applies the threshold to every value of the
@@ -53,11 +53,11 @@ def _slice_gate(dataset: DatasetDeclaration) -> tfma.PerSliceMetricThreshold | N
     """
     if dataset.slice_max_auc_drop is None:
         return None
-    return tfma.PerSliceMetricThreshold(
-        slicing_specs=[tfma.SlicingSpec(feature_keys=[column]) for column in dataset.slices],
-        threshold=tfma.MetricThreshold(
-            change_threshold=tfma.GenericChangeThreshold(
-                direction=tfma.MetricDirection.HIGHER_IS_BETTER,
+    return config_pb2.PerSliceMetricThreshold(
+        slicing_specs=[config_pb2.SlicingSpec(feature_keys=[column]) for column in dataset.slices],
+        threshold=config_pb2.MetricThreshold(
+            change_threshold=config_pb2.GenericChangeThreshold(
+                direction=config_pb2.MetricDirection.HIGHER_IS_BETTER,
                 absolute={"value": -dataset.slice_max_auc_drop},
             )
         ),
@@ -67,14 +67,16 @@ def _slice_gate(dataset: DatasetDeclaration) -> tfma.PerSliceMetricThreshold | N
 def _metric(
     class_name: str,
     name: str,
-    threshold: tfma.MetricThreshold | None,
-    slice_gate: tfma.PerSliceMetricThreshold | None = None,
-) -> tfma.MetricConfig:
-    config = tfma.MetricConfig(class_name=class_name, config=json.dumps({"name": name}))
+    threshold: config_pb2.MetricThreshold | None,
+    slice_gate: config_pb2.PerSliceMetricThreshold | None = None,
+) -> config_pb2.MetricConfig:
+    config = config_pb2.MetricConfig(class_name=class_name, config=json.dumps({"name": name}))
     if threshold is not None:
         # The absolute bound and the overall change bound, on the whole split.
         config.per_slice_thresholds.append(
-            tfma.PerSliceMetricThreshold(slicing_specs=[tfma.SlicingSpec()], threshold=threshold)
+            config_pb2.PerSliceMetricThreshold(
+                slicing_specs=[config_pb2.SlicingSpec()], threshold=threshold
+            )
         )
     if slice_gate is not None:
         config.per_slice_thresholds.append(slice_gate)
@@ -83,7 +85,7 @@ def _metric(
 
 def eval_config(
     dataset: DatasetDeclaration, min_auc: float, max_auc_drop: float
-) -> tfma.EvalConfig:
+) -> config_pb2.EvalConfig:
     """Metrics and plots by the dataset's slices, with AUC gated by an absolute and a change bound.
 
     The change bound compares with the baseline, the model that serves; while none
@@ -97,17 +99,19 @@ def eval_config(
         _metric(cls, name, gate, slice_gate) if name == GATED_METRIC else _metric(cls, name, None)
         for cls, name in METRICS
     ]
-    metrics += [tfma.MetricConfig(class_name=cls, config=json.dumps(cfg)) for cls, cfg in PLOTS]
-    return tfma.EvalConfig(
+    metrics += [
+        config_pb2.MetricConfig(class_name=cls, config=json.dumps(cfg)) for cls, cfg in PLOTS
+    ]
+    return config_pb2.EvalConfig(
         model_specs=[
-            tfma.ModelSpec(
+            config_pb2.ModelSpec(
                 signature_name=export.SERVING_DEFAULT,
                 label_key=dataset.label_key,
                 prediction_key=dataset.prediction_key,
                 preprocessing_function_names=[export.TRANSFORM_FEATURES],
             )
         ],
-        slicing_specs=[tfma.SlicingSpec()]
-        + [tfma.SlicingSpec(feature_keys=[column]) for column in dataset.slices],
-        metrics_specs=[tfma.MetricsSpec(metrics=metrics)],
+        slicing_specs=[config_pb2.SlicingSpec()]
+        + [config_pb2.SlicingSpec(feature_keys=[column]) for column in dataset.slices],
+        metrics_specs=[config_pb2.MetricsSpec(metrics=metrics)],
     )

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Print the path of a Python interpreter matching .python-version (e.g. 3.10),
-# looking first on PATH, then in pyenv's versions. Exit 1 with a message naming
-# what is missing when there is none.
+# Print the path of a Python interpreter of VERSION (3.10 for the legacy stack, 3.13 for
+# the current one), looking first on PATH, then in pyenv's versions. Exit 1 with a
+# message naming what is missing when there is none.
+#   scripts/find_python.sh VERSION
 set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-want=$(tr -d '[:space:]' < "$here/.python-version")
+want=${1:?usage: scripts/find_python.sh VERSION}
 
 matches() { "$1" -c "import sys; sys.exit(0 if '%d.%d' % sys.version_info[:2] == '$want' else 1)" 2>/dev/null; }
 
@@ -20,6 +20,7 @@ for path in $(ls -d "$pyenv_root"/versions/"$want"*/bin/python 2>/dev/null | sor
   if matches "$path"; then echo "$path"; exit 0; fi
 done
 
-echo "error: Python $want (named in .python-version) was not found: not as python$want on PATH," \
-     "nor under $pyenv_root/versions. Install it, e.g. 'pyenv install $want'." >&2
+echo "error: Python $want was not found: not as python$want on PATH," \
+     "nor under $pyenv_root/versions. Install it (e.g. 'pyenv install $want'), or choose" \
+     "the other stack with STACK=current or STACK=legacy (docs/explanation/stack.md)." >&2
 exit 1

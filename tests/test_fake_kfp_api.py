@@ -1,4 +1,9 @@
-"""The fake KFP API server answers kfp_server_api's generated client as KFP 2.0.5 does."""
+"""The fake KFP API server answers kfp_server_api's generated client as KFP's API server does.
+
+The client is the stack's own: kfp-server-api 2.0.5 (legacy) or 2.16.1 (current), each
+through ``pipeline_ops.kubeflow.api.Service``, which calls an operation by its name in
+the API whichever way the generated client spells it.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from fake_kfp_api import FakeKfpApi, kfp_api  # noqa: F401 - the fixture, used b
 from kfp_server_api import models
 
 from kfp_local import backend_rules
+from pipeline_ops.kubeflow.api import Service, services
 
 SPEC = {
     "schemaVersion": "2.1.0",
@@ -83,8 +89,13 @@ def client_for(
 
 def upload(fake: FakeKfpApi, package: str, name: str = "tiny", **kw: str) -> models.V2beta1Pipeline:
     """Upload ``package`` as pipeline ``name``."""
-    api = kfp_server_api.PipelineUploadServiceApi(client_for(fake))
+    api = services(client_for(fake))["uploads"]
     return api.upload_pipeline(package, name=name, **kw)
+
+
+def healthz(fake: FakeKfpApi) -> Service:
+    """The health service, which the product does not call (kfp.Client probes it)."""
+    return Service(kfp_server_api.HealthzServiceApi(client_for(fake)), "healthz_service")
 
 
 def error_of(excinfo: pytest.ExceptionInfo[kfp_server_api.ApiException]) -> dict:
@@ -103,7 +114,7 @@ def test_upload_versions_and_filters(fake: FakeKfpApi, package: str) -> None:
     pipeline = upload(fake, package, description="first")
     assert pipeline.display_name == "tiny" and pipeline.pipeline_id
     assert pipeline.created_at is not None
-    uploads = kfp_server_api.PipelineUploadServiceApi(client_for(fake))
+    uploads = services(client_for(fake))["uploads"]
     version = uploads.upload_pipeline_version(package, name="v2", pipelineid=pipeline.pipeline_id)
     assert version.pipeline_id == pipeline.pipeline_id
     assert version.pipeline_spec["pipelineInfo"]["name"] == "tiny-pipeline"
@@ -116,7 +127,7 @@ def test_upload_versions_and_filters(fake: FakeKfpApi, package: str) -> None:
         upload(fake, package)
     assert dup_pipeline.value.status == 500
 
-    pipelines = kfp_server_api.PipelineServiceApi(client_for(fake))
+    pipelines = services(client_for(fake))["pipelines"]
     versions = pipelines.list_pipeline_versions(
         pipeline.pipeline_id, filter=FILTER_BY_NAME.format(op="EQUALS", v="v2")
     )
@@ -164,7 +175,7 @@ def test_upload_versions_and_filters(fake: FakeKfpApi, package: str) -> None:
 
 def test_bad_filter_and_sort_are_violations(fake: FakeKfpApi) -> None:
     """An unknown filter key or sort field is refused with 400 and listed."""
-    pipelines = kfp_server_api.PipelineServiceApi(client_for(fake))
+    pipelines = services(client_for(fake))["pipelines"]
     bad = json.dumps({"predicates": [{"operation": "EQUALS", "key": "colour", "stringValue": "x"}]})
     with pytest.raises(kfp_server_api.ApiException) as err:
         pipelines.list_pipelines(filter=bad)
@@ -178,12 +189,12 @@ def test_bad_filter_and_sort_are_violations(fake: FakeKfpApi) -> None:
 def test_runs_parameters_and_script(fake: FakeKfpApi, package: str) -> None:
     """A run with a parameter; a bad parameter refused; scripted states read in order."""
     pipeline = upload(fake, package)
-    experiments = kfp_server_api.ExperimentServiceApi(client_for(fake))
+    experiments = services(client_for(fake))["experiments"]
     experiment = experiments.create_experiment(models.V2beta1Experiment(display_name="exp"))
     with pytest.raises(kfp_server_api.ApiException) as dup:
         experiments.create_experiment(models.V2beta1Experiment(display_name="exp"))
     assert dup.value.status == 409
-    runs = kfp_server_api.RunServiceApi(client_for(fake))
+    runs = services(client_for(fake))["runs"]
 
     def run_body(parameters: dict) -> models.V2beta1Run:
         return models.V2beta1Run(
@@ -217,7 +228,7 @@ def test_runs_parameters_and_script(fake: FakeKfpApi, package: str) -> None:
 def test_default_script_succeeds_at_once(fake: FakeKfpApi, package: str) -> None:
     """Without a script a run succeeds on its first read, its tasks too."""
     pipeline = upload(fake, package)
-    runs = kfp_server_api.RunServiceApi(client_for(fake))
+    runs = services(client_for(fake))["runs"]
     run = runs.create_run(
         models.V2beta1Run(
             display_name="r",
@@ -234,9 +245,7 @@ def test_default_script_succeeds_at_once(fake: FakeKfpApi, package: str) -> None
     ]
     # Single-user mode files a run without experiment under "Default".
     assert (
-        kfp_server_api.ExperimentServiceApi(client_for(fake))
-        .get_experiment(read.experiment_id)
-        .display_name
+        services(client_for(fake))["experiments"].get_experiment(read.experiment_id).display_name
         == "Default"
     )
 
@@ -244,10 +253,10 @@ def test_default_script_succeeds_at_once(fake: FakeKfpApi, package: str) -> None
 def test_recurring_runs(fake: FakeKfpApi, package: str) -> None:
     """Create, list and delete a recurring run; its bounds are the server's."""
     pipeline = upload(fake, package)
-    experiment = kfp_server_api.ExperimentServiceApi(client_for(fake)).create_experiment(
+    experiment = services(client_for(fake))["experiments"].create_experiment(
         models.V2beta1Experiment(display_name="exp")
     )
-    api = kfp_server_api.RecurringRunServiceApi(client_for(fake))
+    api = services(client_for(fake))["recurring_runs"]
 
     def body(**kw: object) -> models.V2beta1RecurringRun:
         fields = {
@@ -310,23 +319,19 @@ def test_spec_violations(fake: FakeKfpApi) -> None:
 def test_auth_token_and_cookie(package: str) -> None:
     """401 without the token; the token or the cookie lets a call through; healthz is open."""
     with FakeKfpApi(token="s3cret", cookie="authservice_session=abc") as fake:
-        assert kfp_server_api.HealthzServiceApi(client_for(fake)).get_healthz().multi_user is False
+        assert healthz(fake).get_healthz().multi_user is False
         with pytest.raises(kfp_server_api.ApiException) as err:
-            kfp_server_api.PipelineServiceApi(client_for(fake)).list_pipelines()
+            services(client_for(fake))["pipelines"].list_pipelines()
         assert err.value.status == 401 and error_of(err)["code"] == 16
         with pytest.raises(kfp_server_api.ApiException):
-            kfp_server_api.PipelineServiceApi(client_for(fake, token="wrong")).list_pipelines()
+            services(client_for(fake, token="wrong"))["pipelines"].list_pipelines()
         assert (
-            kfp_server_api.PipelineServiceApi(client_for(fake, token="s3cret"))
-            .list_pipelines()
-            .pipelines
+            services(client_for(fake, token="s3cret"))["pipelines"].list_pipelines().pipelines
             is None
         )
         cookie = "authservice_session=abc"
         assert (
-            kfp_server_api.PipelineServiceApi(client_for(fake, cookie=cookie))
-            .list_pipelines()
-            .pipelines
+            services(client_for(fake, cookie=cookie))["pipelines"].list_pipelines().pipelines
             is None
         )
         assert fake.calls_to("GET", "/pipelines")[-1].headers["cookie"] == cookie
@@ -336,8 +341,8 @@ def test_auth_token_and_cookie(package: str) -> None:
 def test_multi_user_namespaces(package: str) -> None:
     """Another namespace is 403; an experiment or run without a namespace is refused."""
     with FakeKfpApi(namespaces={"team-a"}) as fake:
-        assert kfp_server_api.HealthzServiceApi(client_for(fake)).get_healthz().multi_user is True
-        experiments = kfp_server_api.ExperimentServiceApi(client_for(fake))
+        assert healthz(fake).get_healthz().multi_user is True
+        experiments = services(client_for(fake))["experiments"]
         with pytest.raises(kfp_server_api.ApiException) as other:
             experiments.create_experiment(
                 models.V2beta1Experiment(display_name="e", namespace="team-b")
@@ -358,7 +363,7 @@ def test_multi_user_namespaces(package: str) -> None:
         )
         pipeline = upload(fake, package, namespace="team-a")
         with pytest.raises(kfp_server_api.ApiException) as no_experiment:
-            kfp_server_api.RunServiceApi(client_for(fake)).create_run(
+            services(client_for(fake))["runs"].create_run(
                 models.V2beta1Run(
                     display_name="r",
                     pipeline_version_reference=models.V2beta1PipelineVersionReference(
@@ -384,7 +389,7 @@ def test_injected_failures(kfp_api: FakeKfpApi, package: str) -> None:  # noqa: 
     assert fake.pipelines == {}
     upload(fake, package)
     fake.fail_next("GET", "/pipelines", 503, times=2)
-    pipelines = kfp_server_api.PipelineServiceApi(client_for(fake))
+    pipelines = services(client_for(fake))["pipelines"]
     for _ in range(2):
         with pytest.raises(kfp_server_api.ApiException) as unavailable:
             pipelines.list_pipelines()

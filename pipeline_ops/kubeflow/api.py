@@ -25,6 +25,36 @@ T = TypeVar("T")
 EQUALS, IS_SUBSTRING = 1, 9
 
 
+class Service:
+    """A generated service whose operations are called by their names in the API.
+
+    A version difference forces this: kfp-server-api 2.0 (the legacy stack's, beside
+    kfp 2.5) names a method after its operation (``list_pipelines``); the releases for
+    KFP 2.1 and later (2.16, the current stack's) prefix the service
+    (``pipeline_service_list_pipelines``), as kfp.Client 2.16 calls them.
+    """
+
+    def __init__(self, generated: Any, prefix: str) -> None:
+        self._generated = generated
+        self._prefix = prefix
+
+    def __getattr__(self, operation: str) -> Callable[..., Any]:
+        named = getattr(self._generated, operation, None)
+        return named or getattr(self._generated, f"{self._prefix}_{operation}")
+
+
+def services(client: kfp_server_api.ApiClient) -> dict[str, Service]:
+    """The five services the product calls, by the attribute names KfpApi gives them."""
+    generated = {
+        "pipelines": (kfp_server_api.PipelineServiceApi, "pipeline_service"),
+        "uploads": (kfp_server_api.PipelineUploadServiceApi, "pipeline_upload_service"),
+        "experiments": (kfp_server_api.ExperimentServiceApi, "experiment_service"),
+        "runs": (kfp_server_api.RunServiceApi, "run_service"),
+        "recurring_runs": (kfp_server_api.RecurringRunServiceApi, "recurring_run_service"),
+    }
+    return {name: Service(api(client), prefix) for name, (api, prefix) in generated.items()}
+
+
 class KfpError(RuntimeError):
     """A call to Kubeflow Pipelines failed; the message is one line naming what and why."""
 
@@ -81,12 +111,12 @@ class KfpApi:
                 # A projected token rotates: read it again before each request, as kfp's
                 # ServiceAccountTokenVolumeCredentials.refresh_api_key_hook does.
                 config.refresh_api_key_hook = self._refresh
-        client = kfp_server_api.ApiClient(config, cookie=credential.cookie)
-        self.pipelines = kfp_server_api.PipelineServiceApi(client)
-        self.uploads = kfp_server_api.PipelineUploadServiceApi(client)
-        self.experiments = kfp_server_api.ExperimentServiceApi(client)
-        self.runs = kfp_server_api.RunServiceApi(client)
-        self.recurring_runs = kfp_server_api.RecurringRunServiceApi(client)
+        found = services(kfp_server_api.ApiClient(config, cookie=credential.cookie))
+        self.pipelines = found["pipelines"]
+        self.uploads = found["uploads"]
+        self.experiments = found["experiments"]
+        self.runs = found["runs"]
+        self.recurring_runs = found["recurring_runs"]
 
     def _token(self) -> str | None:
         """The bearer token now; KfpError when its file went missing or empty since."""

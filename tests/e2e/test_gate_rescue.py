@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import tensorflow_model_analysis as tfma
 from conftest import write_head
+from tensorflow_model_analysis.proto import validation_result_pb2
 
 from components import paired_comparison
 from components.paired_comparison import Comparison
@@ -61,7 +62,7 @@ def _candidate(serving: tuple[Path, Path], name: str, flags: tuple[str, ...], ru
     return output_dir
 
 
-def _verdicts(output_dir: Path) -> tuple[dict, tfma.ValidationResult, Comparison]:
+def _verdicts(output_dir: Path) -> tuple[dict, validation_result_pb2.ValidationResult, Comparison]:
     """The run's summary, TFMA's validation result and the paired comparison."""
     store = open_store(SqliteMetadata(str(output_dir / "metadata.sqlite")))
     evaluation = latest_run(store, "taxi-wide-deep").output(P.EVALUATOR, "evaluation").uri
@@ -69,7 +70,7 @@ def _verdicts(output_dir: Path) -> tuple[dict, tfma.ValidationResult, Comparison
     return summary, tfma.load_validation_result(evaluation), paired_comparison.read(evaluation)
 
 
-def _failed_on_auc_change_alone(result: tfma.ValidationResult) -> bool:
+def _failed_on_auc_change_alone(result: validation_result_pb2.ValidationResult) -> bool:
     """Whether TFMA failed the candidate on the overall AUC change bound, and on AUC
     change bounds alone (on some slices too: the gate judges those on their rows)."""
     failures = [

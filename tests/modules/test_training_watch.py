@@ -192,8 +192,11 @@ def test_tensorboard_profile_tab_opens_the_trace(tensorboard):
     base, run = tensorboard
     assert _get(base, "/data/plugins_listing")["profile"]["enabled"]
     (trace,) = [r for r in _get(base, "/data/plugin/profile/runs") if r.startswith(f"{run}/")]
-    query = f"run={urllib.parse.quote(trace)}&tag={urllib.parse.quote('trace_viewer@^')}"
-    assert "trace_viewer@^" in _get(base, f"/data/plugin/profile/run_tools?run={trace}")
+    # The plugin names the trace tool "trace_viewer@^" up to 2.16 (legacy stack) and
+    # "trace_viewer@" from 2.20 (xprof, current stack).
+    tools = _get(base, f"/data/plugin/profile/run_tools?run={trace}")
+    (tool,) = [t for t in tools if t.startswith("trace_viewer@")]
+    query = f"run={urllib.parse.quote(trace)}&tag={urllib.parse.quote(tool)}"
     (host,) = _get(base, f"/data/plugin/profile/hosts?{query}")
     events = _get(base, f"/data/plugin/profile/data?{query}&host={host}")
     assert events["returnedEventsSize"] > 100
