@@ -106,6 +106,25 @@ def _on_object_store(path: str) -> bool:
     return "://" in path
 
 
+def readable(cache: str, dataset_keys: Iterable[str], folder: str) -> str:
+    """The cache folder as tf.Transform can read it, for ``dataset_keys``.
+
+    TFT reads its cache through TensorFlow, which reads no ``s3://``: on an object
+    store the datasets' folders are copied into the local ``folder`` first, and that
+    is returned; a local cache is read where it is.
+    """
+    if not _on_object_store(cache):
+        return cache
+    for key in dataset_keys:
+        source, target = os.path.join(cache, key), os.path.join(folder, key)
+        if not fileio.isdir(source):
+            continue
+        fileio.makedirs(target)
+        for name in fileio.listdir(source):
+            fileio.copy(os.path.join(source, name), os.path.join(target, name), overwrite=True)
+    return folder
+
+
 def _write_manifest(folder: str, manifest: Mapping[bytes, int]) -> None:
     """Write the manifest so that readers see the old one or the whole new one."""
     data = pickle.dumps(dict(manifest), protocol=0)  # TFT's own encoding

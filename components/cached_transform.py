@@ -41,7 +41,10 @@ from components.splits import TRAIN
 
 # The execution property naming the stable folder of the analyzer cache.
 ANALYZER_CACHE_DIR_KEY = "analyzer_cache_dir"
-_STAGING = "analyzer-cache"  # inside Transform's temporary folder, removed after the run
+# Inside Transform's temporary folder, removed after the run: what the run wrote, and
+# (from an object store) the copy of the cache it read.
+_STAGING = "analyzer-cache"
+_READ = "analyzer-cache-read"
 
 
 class _PartsProcessor(transform_executor.TransformProcessor):
@@ -59,16 +62,18 @@ class _PartsProcessor(transform_executor.TransformProcessor):
     ) -> None:
         """TFX's Transform over the parts, then the new cache entries published."""
         formats = inputs[labels.ANALYZE_PATHS_FILE_FORMATS_LABEL]
+        keys = [k.key for k in self._keys.values()]
+        temporary = outputs[labels.TEMP_OUTPUT_LABEL]
+        read_from = os.path.join(temporary, _READ)
         inputs = {
             **inputs,
             labels.ANALYZE_DATA_PATHS_LABEL: list(self._keys),
             labels.ANALYZE_PATHS_FILE_FORMATS_LABEL: [formats[0]] * len(self._keys),
-            labels.CACHE_INPUT_PATH_LABEL: self.cache_dir,
+            labels.CACHE_INPUT_PATH_LABEL: analyzer_cache.readable(self.cache_dir, keys, read_from),
         }
-        staging = os.path.join(outputs[labels.TEMP_OUTPUT_LABEL], _STAGING)
+        staging = os.path.join(temporary, _STAGING)
         outputs = {**outputs, labels.CACHE_OUTPUT_PATH_LABEL: staging}
         super().Transform(inputs, outputs, status_file)
-        keys = [k.key for k in self._keys.values()]
         analyzer_cache.publish(staging, self.cache_dir, keys)
         evicted = analyzer_cache.evict(self.cache_dir, self.parts)
         logging.info("Analyzer cache: evicted %s", evicted or "nothing")

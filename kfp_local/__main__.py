@@ -147,6 +147,7 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
                 pods=Path(pods),
                 logs=logs,
                 upload=store.upload_folder_to_uri,
+                download=store.download_uri,
             )
             results, failed = _execute(run, people)
         summary = summarize(run, results, failed, store)

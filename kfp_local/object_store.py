@@ -1,8 +1,8 @@
 """The object store KFP keeps artifacts in, here an S3-compatible server on 127.0.0.1.
 
 KFP installs MinIO for this; the harness runs moto's S3 server, which speaks the
-same protocol to TensorFlow (through tensorflow-io), Beam (through boto3) and to the
-harness. The server holds its objects in memory: the bucket is mirrored to a folder
+same protocol to the steps (boto3, for Beam and TFX's fileio) and to the harness.
+The server holds its objects in memory: the bucket is mirrored to a folder
 of the output dir after each run and restored before the next, so that a second run
 finds the model the first one pushed.
 """
@@ -84,6 +84,20 @@ class ObjectStore:
     def credentials(self) -> dict[str, str]:
         """The keys, as the environment variables S3 clients read."""
         return {"AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY}
+
+    def download_uri(self, uri: str, local: Path) -> None:
+        """objectstore.DownloadBlob: the object ``uri`` to a file, or a folder to a folder.
+
+        Every object under ``uri/`` lands in the folder ``local``.
+        """
+        key = self.key(uri)
+        found = self.client().list_objects_v2(Bucket=BUCKET, Prefix=key, MaxKeys=1)
+        if [entry["Key"] for entry in found.get("Contents", [])] == [key]:
+            local.parent.mkdir(parents=True, exist_ok=True)
+            self.client().download_file(BUCKET, key, str(local))
+        else:
+            local.mkdir(parents=True, exist_ok=True)
+            self.download_folder(f"{key.rstrip('/')}/", local)
 
     def download_folder(self, prefix: str, folder: Path) -> None:
         """Download every object under ``prefix/`` into ``folder`` (emptied first)."""

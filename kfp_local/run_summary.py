@@ -22,8 +22,8 @@ from pipeline_ops.session.summary import FAILED, SUCCEEDED, RunSummary, outcome_
 def _metrics(store: ObjectStore, evaluation: mlmd.Artifact | None) -> dict[str, float]:
     """The overall slice's metrics of the evaluation in the store.
 
-    The evaluation is copied out of the store first: tensorflow-io's S3 client would
-    abort this process at exit (tensorflow/io#2039).
+    The evaluation is copied out of the store first: TFMA reads it through TensorFlow,
+    which reads no s3://.
     """
     if evaluation is None:
         return {}

@@ -8,12 +8,15 @@ Followed from kubeflow/pipelines ``backend/src/v2``:
   ``<root>/<task>/<uuid>/<output>``, the ``outputFile`` in the task root's local path,
   and the cache fingerprint (``cacheutils/cache.go`` GenerateCacheKey);
 * launcher (``component/launcher_v2.go``): parameter defaults added, ``{{$}}`` and
-  the other placeholders substituted, the container's command and args run as a
-  process, the ExecutorOutput read back and merged into the outputs, files written to
-  the outputs' local paths uploaded, and the execution published to MLMD.
+  the other placeholders substituted, the input artifacts downloaded to their local
+  paths, the outputs' local folders prepared, the container's command and args run as
+  a process, the ExecutorOutput read back and merged into the outputs, files written
+  to the outputs' local paths uploaded, and the execution published to MLMD.
 
 Each task runs in a folder of its own (a pod's filesystem), outside the checkout;
-the local paths KFP puts under ``/s3/<bucket>/...`` go under that folder.
+the local paths KFP puts under ``/s3/<bucket>/...`` go under that folder, which the
+step's environment names (``WIDE_DEEP_POD_ROOT``), since a process here has no pod's
+``/`` of its own.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from kfp.pipeline_spec import pipeline_spec_pb2 as pb
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
 from kfp_local.metadata import KfpMetadata, to_runtime_artifact
+from pipeline_def.kfp_entrypoint import POD_ROOT_ENV
 
 RAN, CACHED, FAILED = "ran", "cached", "failed"
 
@@ -56,6 +60,7 @@ class Run:
     pods: Path  # each task's working directory is made here
     logs: Path
     upload: Callable[[Path, str], None]  # a local folder to an object-store URI
+    download: Callable[[str, Path], None]  # an object-store URI (file or folder) to a path
     executions: dict[str, int] = field(default_factory=dict)
 
 
@@ -226,13 +231,14 @@ def with_defaults(executor_input: pb.ExecutorInput, component: dict[str, Any]) -
     return result
 
 
-def _container_env(run: Run, label: str, container: dict[str, Any]) -> dict[str, str]:
+def _container_env(run: Run, label: str, container: dict[str, Any], pod: Path) -> dict[str, str]:
     """The pod's environment: the image's, the container's env, and secrets as env.
 
     driver.go initPodSpecPatch (container env) and k8s.go (secretAsEnv from the
-    kubernetes platform spec, the package's second YAML document).
+    kubernetes platform spec, the package's second YAML document); and where the
+    pod's ``/`` is here.
     """
-    env = dict(run.image_env)
+    env = {**run.image_env, POD_ROOT_ENV: str(pod)}
     env.update({e["name"]: e["value"] for e in container.get("env", [])})
     executors = run.platform.get("deploymentSpec", {}).get("executors", {})
     for secret in executors.get(label, {}).get("secretAsEnv", []):
@@ -263,14 +269,29 @@ def _merge_outputs(executor_input: pb.ExecutorInput, pod: Path, run: Run) -> Non
             run.upload(local, artifact.uri)
 
 
+def _download_inputs(run: Run, executor_input: pb.ExecutorInput, pod: Path) -> None:
+    """launcher_v2.go downloadArtifacts: every input artifact to its local path."""
+    for listed in executor_input.inputs.artifacts.values():
+        for artifact in listed.artifacts:
+            run.download(artifact.uri, local_path(pod, artifact.uri))
+
+
+def _prepare_output_folders(executor_input: pb.ExecutorInput, pod: Path) -> None:
+    """launcher_v2.go prepareOutputFolders: the parent of each output's local path."""
+    Path(executor_input.outputs.output_file).parent.mkdir(parents=True, exist_ok=True)
+    for listed in executor_input.outputs.artifacts.values():
+        for artifact in listed.artifacts:
+            local_path(pod, artifact.uri).parent.mkdir(parents=True, exist_ok=True)
+
+
 def _launch(
     run: Run, name: str, executor_input: pb.ExecutorInput, component: dict[str, Any], pod: Path
 ) -> tuple[int, Path]:
     """Run the container's command for ``executor_input`` in ``pod``; (exit code, log)."""
     label = component["executorLabel"]
     container = run.spec["deploymentSpec"]["executors"][label]["container"]
-    # launcher_v2.go prepareOutputFolders
-    Path(executor_input.outputs.output_file).parent.mkdir(parents=True, exist_ok=True)
+    _download_inputs(run, executor_input, pod)
+    _prepare_output_folders(executor_input, pod)
     command = compile_command(
         with_defaults(executor_input, component),
         [*container["command"], *container.get("args", [])],
@@ -280,7 +301,7 @@ def _launch(
         code = subprocess.run(
             command,
             cwd=pod,
-            env=_container_env(run, label, container),
+            env=_container_env(run, label, container, pod),
             stdout=out,
             stderr=out,
             check=False,

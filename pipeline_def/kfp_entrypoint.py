@@ -4,8 +4,16 @@
 ``tfx.orchestration.kubeflow.v2.container.kubeflow_v2_run_executor`` and runs it, after
 the fixes that open-source Kubeflow Pipelines needs:
 
-* TensorFlow reads ``s3://`` (KFP's MinIO or Amazon S3) only once tensorflow-io's
-  filesystem plugin is loaded; it is loaded first.
+* TensorFlow has no ``s3://`` filesystem (KFP's MinIO or Amazon S3): tensorflow-io's
+  plugin has no build for TensorFlow 2.17 or later. KFP's launcher already copies each
+  input artifact to the local path ``/s3/<bucket>/<key>`` before the step and each
+  output artifact's local path back to the store after it (kubeflow/pipelines 2.16,
+  ``backend/src/v2/component/launcher_v2.go``: downloadArtifacts, LocalPathForURI,
+  uploadOutputArtifacts), so TFX's executor is handed those local paths instead of
+  the URIs, and the ExecutorOutput names the URIs again (the launcher records what
+  it names, mergeRuntimeArtifacts). The folders found by path (data root, encoded
+  spans, analyzer cache, serving folder) go through TFX's fileio, which
+  ``pipeline_def.s3_fileio`` serves with boto3.
 * KFP's driver hands each step its input artifacts without their type: it reads
   them back from ML-Metadata with an empty schema (kubeflow/pipelines,
   ``backend/src/v2/metadata/client.go``, GetOutputArtifactsByExecutionId: ``Schema:
@@ -16,19 +24,20 @@ the fixes that open-source Kubeflow Pipelines needs:
 * TFX's entry point imports a custom artifact class by its schema title, and the
   artifacts the KFP UI draws are titled ``system.HTML`` and ``system.Metrics``
   (``components/kfp_ui.py``): ``system`` is that module.
-* tensorflow-io 0.37.1's S3 client aborts the process at exit ("pure virtual method
-  called", exit code 134: tensorflow/io#2039, unfixed in a release), which KFP would
-  record as a failed step. The process exits with the step's own status instead,
-  after flushing its output.
+* The process exits with the step's own status, after flushing its output, without
+  running C++ destructors at exit: TensorFlow's and gRPC's have aborted processes that
+  had finished their work (tensorflow/io#2039), which KFP would record as a failure.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
 import traceback
+from pathlib import Path
 
 from absl import app
 from google.protobuf import json_format
@@ -37,10 +46,18 @@ from kfp.pipeline_spec import pipeline_spec_pb2
 # TFX's entry point for Kubeflow V2 steps; not in tfx.v1.
 from tfx.orchestration.kubeflow.v2.container import kubeflow_v2_run_executor
 
+from pipeline_def import s3_fileio
 
-def load_s3_filesystem() -> None:
-    """Register tensorflow-io's s3:// filesystem with TensorFlow."""
-    import tensorflow_io  # noqa: F401 - imported for its filesystem plugins
+# Where the launcher's local paths are rooted: "/" in a pod. `make kfp-local` runs each
+# task in a folder of its own and says so here.
+POD_ROOT_ENV = "WIDE_DEEP_POD_ROOT"
+
+
+def local_path(uri: str, pod_root: str = "/") -> str | None:
+    """launcher_v2.go LocalPathForURI for ``s3://b/k``: ``<pod root>/s3/b/k``; else None."""
+    if not uri.startswith(s3_fileio.SCHEME):
+        return None  # gs:// TensorFlow reads itself; a local path stays
+    return os.path.join(pod_root, "s3", uri.removeprefix(s3_fileio.SCHEME))
 
 
 def register_ui_artifact_types() -> None:
@@ -73,12 +90,45 @@ def typed_executor_input(invocation: str, inputs_spec: str | None) -> str:
     return json_format.MessageToJson(executor_input)
 
 
+def localized(invocation: str, pod_root: str) -> tuple[str, dict[str, str]]:
+    """``invocation`` with each ``s3://`` artifact URI replaced by its launcher path.
+
+    Also the map from each local path back to its URI, for the ExecutorOutput.
+    """
+    executor_input = json_format.Parse(
+        invocation, pipeline_spec_pb2.ExecutorInput(), ignore_unknown_fields=True
+    )
+    remote = {}
+    for lists in (executor_input.inputs.artifacts, executor_input.outputs.artifacts):
+        for artifacts in lists.values():
+            for artifact in artifacts.artifacts:
+                local = local_path(artifact.uri, pod_root)
+                if local is not None:
+                    remote[local] = artifact.uri
+                    artifact.uri = local
+    return json_format.MessageToJson(executor_input), remote
+
+
+def restore_uris(output_file: str, remote: dict[str, str]) -> None:
+    """Name the artifacts of the ExecutorOutput by their URIs again, not local paths."""
+    path = Path(output_file)
+    if not remote or not path.is_file():
+        return
+    written = json.loads(path.read_text())
+    for artifacts in written.get("artifacts", {}).values():
+        for artifact in artifacts.get("artifacts", []):
+            artifact["uri"] = remote.get(artifact.get("uri"), artifact.get("uri"))
+    path.write_text(json.dumps(written))
+
+
 def parse_flags(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    """TFX's entry-point flags, with the executor input's artifacts typed."""
+    """TFX's entry-point flags, the executor input's artifacts typed and at local paths."""
     args, beam_args = kubeflow_v2_run_executor._parse_flags(argv)  # noqa: SLF001
-    args.json_serialized_invocation_args = typed_executor_input(
+    typed = typed_executor_input(
         args.json_serialized_invocation_args, args.json_serialized_inputs_spec_args
     )
+    pod_root = os.environ.get(POD_ROOT_ENV, "/")
+    args.json_serialized_invocation_args, args.remote_uris = localized(typed, pod_root)
     return args, beam_args
 
 
@@ -92,10 +142,13 @@ def _exit(code: int) -> None:
 
 def main(parsed: tuple[argparse.Namespace, list[str]]) -> None:
     """Run the step's executor as TFX's entry point does; exit with its status."""
-    load_s3_filesystem()
+    s3_fileio.register()
     register_ui_artifact_types()
+    args = parsed[0]
     try:
         kubeflow_v2_run_executor.main(parsed)
+        output_file = json.loads(args.json_serialized_invocation_args)["outputs"]["outputFile"]
+        restore_uris(output_file, args.remote_uris)
     except Exception:  # noqa: BLE001 - any executor error fails the step, with its trace
         traceback.print_exc()
         _exit(1)

@@ -58,10 +58,10 @@ def _runtime_defaults(pipeline: tfx.dsl.Pipeline) -> dict[str, Any]:
 class S3Access:
     """How the steps reach an S3 store (KFP's MinIO, or Amazon S3) from their pods.
 
-    The endpoint goes into every step's environment, for TensorFlow's tensorflow-io
-    plugin (``S3_ENDPOINT``, ``S3_USE_HTTPS``, ``S3_VERIFY_SSL``) and for Beam's boto3
-    (``AWS_ENDPOINT_URL``); the keys come from a Kubernetes secret, as KFP's own
-    ``mlpipeline-minio-artifact`` holds them (keys ``accesskey`` and ``secretkey``).
+    The endpoint goes into every step's environment for boto3 (``AWS_ENDPOINT_URL``),
+    which Beam's S3 filesystem and ``pipeline_def.s3_fileio`` use; the keys come from
+    a Kubernetes secret, as KFP's own ``mlpipeline-minio-artifact`` holds them (keys
+    ``accesskey`` and ``secretkey``).
     """
 
     endpoint: str | None  # e.g. http://minio-service.kubeflow:9000; None: Amazon S3
@@ -74,13 +74,7 @@ class S3Access:
         """The environment every step gets."""
         env = {"AWS_REGION": self.region}
         if self.endpoint:
-            secure = self.endpoint.startswith("https://")
-            env.update(
-                S3_ENDPOINT=self.endpoint,
-                AWS_ENDPOINT_URL=self.endpoint,
-                S3_USE_HTTPS=str(int(secure)),
-                S3_VERIFY_SSL=str(int(secure)),
-            )
+            env["AWS_ENDPOINT_URL"] = self.endpoint
         return env
 
     def platform_spec(self, executor_labels: list[str]) -> dict[str, Any]:

@@ -2,17 +2,16 @@
 
     python analysis_run.py RUN_JSON
 
-RUN_JSON names the cache folder, a staging folder, a temporary folder and the parts
-(span, encoding key, split, the values of one feature ``x``), local paths or s3://
-URIs (the S3 endpoint and keys in the environment, as KFP's steps get them). The run
-reads the cache, analyzes the parts it does not serve, publishes the new entries and
-evicts what its window leaves (``components.analyzer_cache``), then prints one JSON
-line: the parts read and analyzed, the mean of ``x`` its graph holds, and the folders
-evicted. With ``cut_after`` N, the publish is cut off after N entry copies instead
-(exit 3), as a killed step would leave it.
-
-It runs in a process of its own: tensorflow-io's S3 client aborts the process at a
-normal exit (tensorflow/io#2039), so it ends with ``os._exit``.
+RUN_JSON names the cache folder, a local path or an s3:// URI (the S3 endpoint and keys
+in the environment, as KFP's steps get them, and ``pipeline_def.s3_fileio`` serving
+them, as the step's entry point registers it), and the parts (span, encoding key,
+split, the values of one feature ``x``). The run reads the cache (a local copy of its
+datasets when it is on S3, as CachedTransform reads it), analyzes the parts it does
+not serve into a local staging folder, publishes the new entries and evicts what its
+window leaves (``components.analyzer_cache``), then prints one JSON line: the parts
+read and analyzed, the mean of ``x`` its graph holds, and the folders evicted. With
+``cut_after`` N, the publish is cut off after N entry copies instead (exit 3), as a
+killed step would leave it. It ends with ``os._exit``, as the step's entry point does.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from typing import Any
 
 import apache_beam as beam
 import tensorflow as tf
-import tensorflow_io  # noqa: F401 - registers the s3:// filesystem
 import tensorflow_transform as tft
 import tensorflow_transform.beam as tft_beam
 from tensorflow_transform.beam import analysis_graph_builder
@@ -34,6 +32,7 @@ from tensorflow_transform.tf_metadata import dataset_metadata, schema_utils
 
 from components import analyzer_cache
 from components.analyzer_cache import Part
+from pipeline_def import s3_fileio
 
 FEATURES = {"x": tf.io.FixedLenFeature([], tf.float32)}
 CUT_OFF = 3
@@ -52,7 +51,10 @@ def _analyze(run: dict[str, Any], parts: dict[Part, list[float]]) -> tuple[list[
     specs = schema_utils.schema_as_feature_spec(metadata.schema).feature_spec
     output = os.path.join(run["temp"], "transform_fn")
     with beam.Pipeline() as pipeline, tft_beam.Context(temp_dir=run["temp"]):
-        cache = pipeline | tft_cache.ReadAnalysisCacheFromFS(run["cache"], sorted(keys))
+        readable = analyzer_cache.readable(
+            run["cache"], [k.key for k in keys], os.path.join(run["temp"], "read")
+        )
+        cache = pipeline | tft_cache.ReadAnalysisCacheFromFS(readable, sorted(keys))
         needed = analysis_graph_builder.get_analysis_dataset_keys(
             preprocessing_fn,
             {k: tf.TensorSpec([None], tf.float32) for k in specs},
@@ -70,9 +72,14 @@ def _analyze(run: dict[str, Any], parts: dict[Part, list[float]]) -> tuple[list[
             preprocessing_fn
         )
         _ = transform_fn | tft_beam.WriteTransformFn(output)
-        _ = new_cache | tft_cache.WriteAnalysisCacheToFS(pipeline, run["staging"], sorted(keys))
+        _ = new_cache | tft_cache.WriteAnalysisCacheToFS(pipeline, _staging(run), sorted(keys))
     centered = tft.TFTransformOutput(output).transform_raw_features({"x": tf.constant([0.0])})
     return [p for k, p in keys.items() if k not in needed], -float(centered["centered"][0])
+
+
+def _staging(run: dict[str, Any]) -> str:
+    """The local folder the run's new entries are written to before publishing."""
+    return os.path.join(run["temp"], "staging")
 
 
 def _cut_off_after(copies: int) -> None:
@@ -95,7 +102,7 @@ def main(run: dict[str, Any]) -> dict[str, Any]:
     read, mean = _analyze(run, parts)
     if run.get("cut_after") is not None:
         _cut_off_after(run["cut_after"])
-    analyzer_cache.publish(run["staging"], run["cache"], [p.dataset_key for p in parts])
+    analyzer_cache.publish(_staging(run), run["cache"], [p.dataset_key for p in parts])
     return {
         "read": sorted(p.label for p in read),
         "analyzed": sorted(p.label for p in parts if p not in read),
@@ -105,6 +112,7 @@ def main(run: dict[str, Any]) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
+    s3_fileio.register()
     with tempfile.TemporaryDirectory() as temp:
         result = main({"temp": temp, **json.loads(sys.argv[1])})
     print(json.dumps(result), flush=True)

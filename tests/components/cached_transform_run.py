@@ -3,12 +3,14 @@
     python cached_transform_run.py PIPELINE_ROOT DATA_ROOT SPAN WINDOW
 
 The roots may be s3:// URIs (the S3 endpoint and keys in the environment, as KFP's
-steps get them). ExampleGen's executor writes the span's window (encoding each span
-once under the pipeline root), then ``CachedTransformExecutor`` analyzes it with the
-analyzer cache under the pipeline root; prints one JSON line: the parts read from the
-cache and analyzed, and the cache's dataset folders. The executors are driven as
-``scripts/bench_transform_cache.py`` drives them. Ends with ``os._exit``:
-tensorflow-io's S3 client aborts the process at a normal exit (tensorflow/io#2039).
+steps get them, served by ``pipeline_def.s3_fileio`` as the step's entry point
+registers it). The artifacts are local folders, as KFP's launcher hands them to a
+step. ExampleGen's executor writes the span's window (encoding each span once under
+the pipeline root), then ``CachedTransformExecutor`` analyzes it with the analyzer
+cache under the pipeline root; prints one JSON line: the parts read from the cache and
+analyzed, and the cache's dataset folders. The executors are driven as
+``scripts/bench_transform_cache.py`` drives them. Ends with ``os._exit``, as the
+step's entry point does.
 """
 
 from __future__ import annotations
@@ -22,13 +24,13 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
-import tensorflow_io  # noqa: F401 - registers the s3:// filesystem
 from tfx import v1 as tfx
 from tfx.dsl.io import fileio
 
 from components.cached_transform import CachedTransformExecutor
 from components.curated_schema import PACKAGES_ROOT, SCHEMA_FILE
 from components.properties import ANALYZER_CACHE_PROPERTY
+from pipeline_def import s3_fileio
 from pipeline_def.config import PipelineConfig
 
 BENCH = Path(__file__).resolve().parents[2] / "scripts" / "bench_transform_cache.py"
@@ -50,9 +52,9 @@ def main(pipeline_root: str, data_root: str, span: int, window: int) -> dict:
         schema = tfx.types.standard_artifacts.Schema()
         schema.uri = folder
         shutil.copy(PACKAGES_ROOT / config.curated_schema, Path(folder) / SCHEMA_FILE)
-        examples = bench.example_gen(config, span, window, f"{pipeline_root}/run-{span}")
+        examples = bench.example_gen(config, span, window, f"{folder}/run-{span}")
         _, graph = bench.transform(
-            CachedTransformExecutor(), config, examples, schema, f"{pipeline_root}/graph-{span}"
+            CachedTransformExecutor(), config, examples, schema, f"{folder}/graph-{span}"
         )
     cache = config.analyzer_cache
     cached = fileio.listdir(cache) if fileio.isdir(cache) else []
@@ -63,6 +65,7 @@ def main(pipeline_root: str, data_root: str, span: int, window: int) -> dict:
 
 
 if __name__ == "__main__":
+    s3_fileio.register()
     root, data, span_arg, window_arg = sys.argv[1:]
     print(json.dumps(main(root, data, int(span_arg), int(window_arg))), flush=True)
     os._exit(0)

@@ -2,9 +2,10 @@
 
 Each run is ``analysis_run.py`` in a process of its own, as a step runs: it reads the
 cache, analyzes what the cache does not serve, publishes and evicts. The S3 store is
-the one ``make kfp-local`` runs (moto's S3 server, reached through tensorflow-io and
-Beam's boto3 as KFP's steps reach MinIO). On S3 a rename is a copy and a delete: the
-manifest goes up in one upload, and a publish cut off mid-way is never read.
+the one ``make kfp-local`` runs (moto's S3 server, reached through boto3, by Beam and
+by ``pipeline_def.s3_fileio``, as KFP's steps reach MinIO). On S3 a rename is a copy
+and a delete: the manifest goes up in one upload, and a publish cut off mid-way is
+never read.
 """
 
 from __future__ import annotations
@@ -78,7 +79,6 @@ def _run(store: Store, name: str, spans: dict[int, str], cut_after: int | None =
     ]
     run = {
         "cache": store.path("analyzer-cache"),
-        "staging": store.path(f"{name}/staging"),
         "parts": parts,
         "cut_after": cut_after,
     }

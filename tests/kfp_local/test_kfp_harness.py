@@ -16,7 +16,7 @@ import kubeflow_runner
 from kfp_local import __main__ as kfp_main
 from kfp_local import backend_rules, image_env, tasks
 from kfp_local.metadata import KfpMetadata, to_runtime_artifact
-from pipeline_def.kfp_entrypoint import typed_executor_input
+from pipeline_def.kfp_entrypoint import localized, restore_uris, typed_executor_input
 
 PROJECT = Path(__file__).resolve().parents[2]
 ROOTS = ["--pipeline-root", "s3://b/root", "--data-root", "s3://b/data"]
@@ -83,6 +83,32 @@ def test_the_entry_point_types_what_kfp_hands_over_untyped():
     assert fixed.inputs.artifacts["examples"].artifacts[0].type == _typed("tfx.Examples")
     assert fixed.inputs.artifacts["schema"].artifacts[0].type == _typed("tfx.Schema")
     assert fixed.inputs.artifacts["examples"].artifacts[0].uri == "s3://b/e"
+
+
+def test_the_step_reads_and_writes_the_launchers_local_copies_and_names_the_uris(tmp_path):
+    executor_input = pb.ExecutorInput()
+    executor_input.inputs.artifacts["examples"].artifacts.add(uri="s3://b/root/E/1/examples")
+    executor_input.inputs.artifacts["model"].artifacts.add(uri="gs://g/model")
+    executor_input.outputs.artifacts["schema"].artifacts.add(uri="s3://b/root/S/2/schema")
+    executor_input.outputs.output_file = str(tmp_path / "output_metadata.json")
+    invocation, remote = localized(json_format.MessageToJson(executor_input), str(tmp_path))
+    local = json_format.Parse(invocation, pb.ExecutorInput())
+    # launcher_v2.go LocalPathForURI, under the pod's root; gs:// TensorFlow reads itself.
+    assert (
+        local.inputs.artifacts["examples"].artifacts[0].uri == f"{tmp_path}/s3/b/root/E/1/examples"
+    )
+    assert local.inputs.artifacts["model"].artifacts[0].uri == "gs://g/model"
+    schema = local.outputs.artifacts["schema"].artifacts[0].uri
+    assert schema == f"{tmp_path}/s3/b/root/S/2/schema"
+    # TFX's entry point writes the artifacts it was handed; the launcher records what
+    # the ExecutorOutput names, so the URIs come back.
+    written = {"artifacts": {"schema": {"artifacts": [{"uri": schema, "metadata": {"a": 1}}]}}}
+    Path(local.outputs.output_file).write_text(json.dumps(written))
+    restore_uris(local.outputs.output_file, remote)
+    restored = json.loads(Path(local.outputs.output_file).read_text())
+    assert restored["artifacts"]["schema"]["artifacts"] == [
+        {"uri": "s3://b/root/S/2/schema", "metadata": {"a": 1}}
+    ]
 
 
 def test_metadata_comes_back_from_mlmd_as_kfp_passes_it_on(tmp_path):
