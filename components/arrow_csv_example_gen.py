@@ -40,6 +40,7 @@ import hashlib
 import itertools
 import json
 import os
+import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import IntEnum
@@ -669,17 +670,29 @@ class WindowedSpans:
         missing = [s for s, e in sorted(self.encoded.items()) if e.rows is None]
         self.encoded_now = set(missing)
         if missing:
-            with make_pipeline() as pipeline:
+            with tempfile.TemporaryDirectory(prefix="encoded-spans-") as staging:
+                targets = {s: self._target(s, staging) for s in missing}
+                with make_pipeline() as pipeline:
+                    for span in missing:
+                        _encode_span(
+                            pipeline, span, self.files[span], self.names, kinds[span],
+                            self.router, targets[span],
+                        )  # fmt: skip
                 for span in missing:
-                    _encode_span(
-                        pipeline, span, self.files[span], self.names, kinds[span], self.router,
-                        self.encoded[span].uri,
-                    )  # fmt: skip
+                    if targets[span] != self.encoded[span].uri:
+                        encoded_spans.publish(targets[span], self.encoded[span].uri)
             for span in missing:
                 e = self.encoded[span]
                 self.encoded[span] = encoded_spans.lookup(self.cache, span, os.path.basename(e.uri))
         rows = {s: sum(e.rows.values()) for s, e in self.encoded.items()}
         return rows, [s for s in sorted(self.encoded) if s not in missing]
+
+    def _target(self, span: int, staging: str) -> str:
+        """Where the span is encoded: its cache folder, or a local one to copy there."""
+        uri = self.encoded[span].uri
+        return (
+            os.path.join(staging, f"span-{span}") if encoded_spans.encoded_elsewhere(uri) else uri
+        )
 
     def forget(self, span: int) -> None:
         """Drop what this run made of ``span``: its kinds, and its encoding if made now."""

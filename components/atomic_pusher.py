@@ -21,7 +21,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-import tensorflow as tf
+from tensorflow.core.protobuf import fingerprint_pb2
 from tfx import v1 as tfx
 
 # The executor hooks are not in tfx.v1: customizing a standard component's executor
@@ -57,10 +57,24 @@ class Push:
 
 
 def _fingerprint(model_dir: str) -> str | None:
-    """The SavedModel's fingerprint (graph, signatures and weights), or None if it has none."""
-    if not fileio.exists(os.path.join(model_dir, "fingerprint.pb")):
+    """The SavedModel's fingerprint (graph, signatures and weights), or None if it has none.
+
+    TensorFlow's singleprint, read through fileio rather than TensorFlow: the serving
+    folder may be on s3://, which TensorFlow does not read.
+    """
+    path = os.path.join(model_dir, "fingerprint.pb")
+    if not fileio.exists(path):
         return None
-    return tf.saved_model.experimental.read_fingerprint(model_dir).singleprint()
+    with fileio.open(path, "rb") as f:
+        found = fingerprint_pb2.FingerprintDef.FromString(f.read())
+    # tensorflow/python/saved_model/fingerprinting.py, Fingerprint.singleprint.
+    parts = (
+        found.graph_def_program_hash,
+        found.signature_def_hash,
+        found.saved_object_graph_hash,
+        found.checkpoint_hash,
+    )
+    return "/".join(map(str, parts))
 
 
 def push_model(

@@ -77,6 +77,29 @@ def lookup(cache: str, span: int, key: str) -> EncodedSpan:
     return EncodedSpan(span, uri, rows)
 
 
+def encoded_elsewhere(uri: str) -> bool:
+    """Whether a span is encoded into a local folder first and then copied to ``uri``.
+
+    TensorFlow's TFRecord writer, which encodes, has no ``s3://`` filesystem (on
+    Kubeflow the pipeline root is often on S3); ``gs://`` and local paths it writes.
+    """
+    return uri.startswith("s3://")
+
+
+def publish(staged: str, uri: str) -> None:
+    """Copy a span encoded in the local folder ``staged`` to ``uri``, the marker last.
+
+    Until the marker is there the encoding at ``uri`` is not read, so a copy cut off
+    leaves nothing a later run uses.
+    """
+    for folder, _, names in fileio.walk(staged):
+        target = os.path.join(uri, os.path.relpath(folder, staged))
+        for name in names:
+            if name != MARKER:
+                fileio.copy(os.path.join(folder, name), os.path.join(target, name), overwrite=True)
+    fileio.copy(os.path.join(staged, MARKER), os.path.join(uri, MARKER), overwrite=True)
+
+
 def mark_encoded(uri: str, rows: dict[str, int]) -> None:
     """Write the marker that makes the encoding at ``uri`` usable: the last write."""
     with fileio.open(os.path.join(uri, MARKER), "w") as f:

@@ -34,7 +34,7 @@ from components import spans
 from kfp_local import SetupError, backend_rules, image_env, object_store, tasks
 from kfp_local.metadata import KfpMetadata, session_info
 from modules import datasets
-from pipeline_def import node_ids
+from pipeline_def import node_ids, stack
 from pipeline_def.config import DEFAULT_OUTPUT_DIR, data_root_of
 from pipeline_ops.cli.run_options import span_value
 from pipeline_ops.session.data_check import DataRootError, check_spans
@@ -108,9 +108,11 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
 
     started = time.monotonic()
     logs = out / "logs"
-    print(f"Installing the image environment in {out / 'image-env'}", flush=True)
+    # One per stack: an environment's interpreter is its stack's (Python 3.13 or 3.10).
+    folder = out / f"image-env-{stack.name()}"
+    print(f"Installing the image environment in {folder}", flush=True)
     try:
-        image = image_env.install(out / "image-env", logs / "install.log")
+        image = image_env.install(folder, logs / "install.log")
     except subprocess.CalledProcessError as err:
         raise SetupError(
             f"installing the image failed ({err}): see {logs / 'install.log'}"

@@ -37,7 +37,8 @@ from kfp.pipeline_spec import pipeline_spec_pb2 as pb
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
 from kfp_local.metadata import KfpMetadata, to_runtime_artifact
-from pipeline_def.kfp_entrypoint import POD_ROOT_ENV
+from pipeline_def.launcher_paths import POD_ROOT_ENV, UnsupportedSchemeError
+from pipeline_def.launcher_paths import local_path as launcher_path
 
 RAN, CACHED, FAILED = "ran", "cached", "failed"
 
@@ -138,11 +139,10 @@ def _input_artifacts(run: Run, task: dict[str, Any]) -> dict[str, pb.ArtifactLis
 
 def local_path(pod: Path, uri: str) -> Path:
     """launcher_v2.go LocalPathForURI (s3://b/k -> /s3/b/k), rooted in the task's folder."""
-    scheme, _, rest = uri.partition("://")
-    local = {"gs": "gcs", "s3": "s3", "minio": "minio"}.get(scheme)
-    if local is None:
-        raise UnsupportedError(f"unsupported storage scheme: {uri}")
-    return pod / local / rest
+    try:
+        return Path(launcher_path(uri, str(pod)))
+    except UnsupportedSchemeError as err:
+        raise UnsupportedError(str(err)) from err
 
 
 def _outputs(run: Run, name: str, component: dict[str, Any], pod: Path) -> pb.ExecutorInput.Outputs:

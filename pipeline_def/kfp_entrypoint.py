@@ -47,17 +47,7 @@ from kfp.pipeline_spec import pipeline_spec_pb2
 from tfx.orchestration.kubeflow.v2.container import kubeflow_v2_run_executor
 
 from pipeline_def import s3_fileio
-
-# Where the launcher's local paths are rooted: "/" in a pod. `make kfp-local` runs each
-# task in a folder of its own and says so here.
-POD_ROOT_ENV = "WIDE_DEEP_POD_ROOT"
-
-
-def local_path(uri: str, pod_root: str = "/") -> str | None:
-    """launcher_v2.go LocalPathForURI for ``s3://b/k``: ``<pod root>/s3/b/k``; else None."""
-    if not uri.startswith(s3_fileio.SCHEME):
-        return None  # gs:// TensorFlow reads itself; a local path stays
-    return os.path.join(pod_root, "s3", uri.removeprefix(s3_fileio.SCHEME))
+from pipeline_def.launcher_paths import POD_ROOT_ENV, local_path
 
 
 def register_ui_artifact_types() -> None:
@@ -93,7 +83,8 @@ def typed_executor_input(invocation: str, inputs_spec: str | None) -> str:
 def localized(invocation: str, pod_root: str) -> tuple[str, dict[str, str]]:
     """``invocation`` with each ``s3://`` artifact URI replaced by its launcher path.
 
-    Also the map from each local path back to its URI, for the ExecutorOutput.
+    Also the map from each local path back to its URI, for the ExecutorOutput. A
+    ``gs://`` URI stays: TensorFlow reads it itself.
     """
     executor_input = json_format.Parse(
         invocation, pipeline_spec_pb2.ExecutorInput(), ignore_unknown_fields=True
@@ -102,8 +93,8 @@ def localized(invocation: str, pod_root: str) -> tuple[str, dict[str, str]]:
     for lists in (executor_input.inputs.artifacts, executor_input.outputs.artifacts):
         for artifacts in lists.values():
             for artifact in artifacts.artifacts:
-                local = local_path(artifact.uri, pod_root)
-                if local is not None:
+                if artifact.uri.startswith(s3_fileio.SCHEME):
+                    local = local_path(artifact.uri, pod_root)
                     remote[local] = artifact.uri
                     artifact.uri = local
     return json_format.MessageToJson(executor_input), remote

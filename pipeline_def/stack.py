@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+import sys
 
 # The run context's custom property holding the stack (JSON).
 STACK_PROPERTY = "stack"
@@ -21,6 +22,14 @@ _DISTRIBUTIONS = {
     "kfp": "kfp",
 }
 NOT_INSTALLED = "none"
+
+
+def name() -> str:
+    """Which of the two stacks this process runs: "current" (TFX 1.21) or "legacy" (1.16).
+
+    Told apart by the Python, as pyproject.toml's markers tell them apart.
+    """
+    return "current" if sys.version_info >= (3, 11) else "legacy"
 
 
 def stack() -> dict[str, str]:

@@ -6,13 +6,14 @@
 # The mounts live in a mount namespace of this command's own (unshare), so they go
 # away with it, however it ends, and two commands at once do not disturb each other.
 set -euo pipefail
-root=$(cd "$1" && pwd)
+root=$1
 shift
 project=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ ! -x "$root/usr/bin/python3" ]; then
   echo "error: $root is not a complete Debian root (no usr/bin/python3); remove it and run make again" >&2
   exit 2
 fi
+root=$(cd "$root" && pwd)
 mkdir -p "$root$project"
 # PATH: the root's own directories; the rest of the environment (make's variables,
 # certificate paths, locale) passes through, as it would to a native command.

@@ -5,7 +5,9 @@
 set -uo pipefail
 uv=$1 python=$2 lock=$3
 if ! out=$("$uv" pip sync --quiet --compile-bytecode --require-hashes --python "$python" "$lock" 2>&1); then
-  reason=$(grep -m1 -E "error|Because|×" <<<"$out" | sed 's/^[[:space:]×]*//')
+  # uv's cause ("Because there is no version of ...", a hash mismatch) says the most.
+  reason=$(grep -m1 -iE "because|hash" <<<"$out" || grep -m1 -i "error" <<<"$out" || true)
+  reason=$(sed -E 's/^[[:space:]]*(cause:|error:)?[[:space:]]*//' <<<"$reason")
   echo "error: $lock does not install (${reason:-uv pip sync failed}); was it edited by hand?" \
        "Restore it (git checkout $lock) or re-resolve it with 'make lock'." >&2
   exit 1

@@ -86,7 +86,8 @@ def _server_message(err: ApiException) -> str:
         body = json.loads(err.body or "{}")
     except json.JSONDecodeError:
         body = {}
-    text = body.get("message") or body.get("error") or err.reason or ""
+    # The upload routes write {"error_message", "error_details"}, the others "message".
+    text = body.get("message") or body.get("error_message") or body.get("error") or err.reason or ""
     return " ".join(str(text).split())[:300]
 
 

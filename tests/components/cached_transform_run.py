@@ -50,8 +50,9 @@ def main(pipeline_root: str, data_root: str, span: int, window: int) -> dict:
     config = PipelineConfig(pipeline_root=pipeline_root, data_root=data_root, serving_dir="")
     with tempfile.TemporaryDirectory() as folder:
         schema = tfx.types.standard_artifacts.Schema()
-        schema.uri = folder
-        shutil.copy(PACKAGES_ROOT / config.curated_schema, Path(folder) / SCHEMA_FILE)
+        schema.uri = f"{folder}/schema"
+        Path(schema.uri).mkdir()
+        shutil.copy(PACKAGES_ROOT / config.curated_schema, Path(schema.uri) / SCHEMA_FILE)
         examples = bench.example_gen(config, span, window, f"{folder}/run-{span}")
         _, graph = bench.transform(
             CachedTransformExecutor(), config, examples, schema, f"{folder}/graph-{span}"

@@ -29,7 +29,7 @@ from conftest import SHIPPED_CSV
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2
 
-from pipeline_def import node_ids
+from pipeline_def import node_ids, stack
 from pipeline_ops.session.summary import SUMMARY_FILE, RunSummary
 
 pytestmark = pytest.mark.slow
@@ -115,7 +115,7 @@ def test_the_image_has_no_command_whose_module_it_lacks(runs):
     declared = importlib.metadata.distribution("taxi-wide-deep").entry_points
     commands = [e.name for e in declared if e.group == "console_scripts"]
     assert commands
-    image_bin = runs[0] / "image-env" / "bin"
+    image_bin = runs[0] / f"image-env-{stack.name()}" / "bin"
     assert (image_bin / "python").exists()
     assert [name for name in commands if (image_bin / name).exists()] == []
 

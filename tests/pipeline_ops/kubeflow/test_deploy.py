@@ -201,12 +201,13 @@ def test_a_failed_schedule_creation_keeps_the_old_schedule(deploy, kfp_api, capf
 
 
 def test_a_failed_upload_schedules_nothing_and_keeps_the_package(deploy, kfp_api, tmp_path, capfd):
-    kfp_api.fail_next("POST", "/pipelines/upload_version", 500)
+    kfp_api.fail_next("POST", "/pipelines/upload_version", 500, message="bucket unreachable")
     code = deploy("--endpoint", kfp_api.url, "--schedule", "0 6 * * *", "--run")
     assert code == commands.EXIT_FAILED
     assert not kfp_api.recurring_runs and not kfp_api.runs
     (err,) = _errors(capfd.readouterr().err)
-    assert "could not upload version" in err and "HTTP 500" in err
+    # The upload routes' own error body ({"error_message", ...}) names the reason.
+    assert "could not upload version" in err and "HTTP 500 bucket unreachable" in err
     assert (tmp_path / "p.yaml").is_file()
 
 

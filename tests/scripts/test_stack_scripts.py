@@ -1,0 +1,132 @@
+"""The scripts make uses to choose a stack and build its environment, on bad input.
+
+Each case is the script itself, run as make runs it: what the host says (its glibc,
+through ``getconf`` on the PATH), a Python that is missing, a Debian root that is
+half-built or asked for without root, a lock edited by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[2]
+SCRIPTS = PROJECT / "scripts"
+
+
+def _run(
+    *argv: object, env: dict[str, str] | None = None, user: str | None = None
+) -> subprocess.CompletedProcess:
+    command = [str(a) for a in argv]
+    if user is not None:
+        command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command]
+    return subprocess.run(
+        command, cwd=PROJECT, env={**os.environ, **(env or {})},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def _host_with_glibc(tmp_path: Path, version: str) -> dict[str, str]:
+    """A PATH whose ``getconf GNU_LIBC_VERSION`` answers ``version``, as that host's would."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    getconf = bin_dir / "getconf"
+    getconf.write_text(f"#!/bin/sh\necho 'glibc {version}'\n")
+    getconf.chmod(0o755)
+    return {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+
+@pytest.mark.parametrize(
+    ("glibc", "asked", "first_words", "says"),
+    [
+        ("2.36", "", "legacy native default", "glibc 2.36 is older than the 2.39"),
+        ("2.41", "", "current native default", "glibc 2.41 runs it"),
+        ("2.39", "", "current native default", "glibc 2.39 runs it"),
+        ("2.36", "current", "current root asked", "in a Debian 13 root"),
+        ("2.41", "legacy", "legacy native asked", "as STACK asks"),
+    ],
+)
+def test_the_host_decides_and_says_why(tmp_path, glibc, asked, first_words, says):
+    done = _run(SCRIPTS / "stack.sh", asked, env=_host_with_glibc(tmp_path, glibc))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(first_words)
+    assert says in done.stdout and len(done.stdout.splitlines()) == 1
+
+
+def test_an_unknown_stack_is_one_line_and_exit_2():
+    done = _run(SCRIPTS / "stack.sh", "newest")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "error: STACK must be current or legacy (or unset, to let the host decide), not 'newest'"
+    )
+
+
+def test_make_names_the_stack_on_its_first_line_and_stops_on_a_bad_one():
+    done = _run("make", "-s", "help", "STACK=legacy")
+    first = done.stdout.splitlines()[0]
+    assert first == "stack: legacy (TFX 1.16, Python 3.10), as STACK asks"
+    bad = _run("make", "-s", "help", "STACK=newest")
+    assert bad.returncode != 0
+    assert "STACK must be current or legacy" in bad.stderr
+
+
+def test_a_missing_python_names_itself_and_what_to_do():
+    done = _run(SCRIPTS / "find_python.sh", "3.99", env={"PYENV_ROOT": "/nonexistent"})
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: Python 3.99 was not found")
+    assert "STACK=current or STACK=legacy" in line
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root")
+def test_a_root_asked_for_without_root_says_what_to_do_instead(tmp_path):
+    tmp_path.chmod(0o777)
+    done = _run(SCRIPTS / "debian_root.sh", tmp_path / "root", user="65534")
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert "only root can build the Debian 13 root" in line
+    assert "use the image" in line and "STACK=legacy runs here" in line
+    assert not (tmp_path / "root").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="builds a Debian root: root only")
+def test_a_half_built_root_is_removed_and_never_used(tmp_path):
+    root = tmp_path / "root"
+    partial = tmp_path / "root.partial"
+    (partial / "usr" / "bin").mkdir(parents=True)
+    (partial / "usr" / "bin" / "python3").write_text("left by a killed build")
+    # The build itself is Debian's debootstrap; here one that fails at once, so that
+    # what the script does around it is what is seen.
+    env = _host_with_glibc(tmp_path, "2.36")
+    failing = tmp_path / "bin" / "debootstrap"
+    failing.write_text("#!/bin/sh\necho 'E: Failed getting release file' >&2\nexit 1\n")
+    failing.chmod(0o755)
+    done = _run(SCRIPTS / "debian_root.sh", root, env=env)
+    assert "half-built Debian root" in done.stdout and "removing it" in done.stdout
+    assert done.returncode == 1
+    assert "debootstrap failed" in done.stderr and "Failed getting release file" in done.stderr
+    assert not root.exists()  # never a root that looks usable
+    assert not (partial / "usr" / "bin" / "python3").exists()
+    incomplete = tmp_path / "incomplete"
+    incomplete.mkdir()
+    refused = _run(SCRIPTS / "in_root.sh", incomplete, "true")
+    assert refused.returncode == 2
+    assert "is not a complete Debian root" in refused.stderr
+
+
+def test_a_lock_edited_by_hand_is_one_line_naming_it(tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    lock = tmp_path / "requirements-current.lock"
+    lock.write_text("six==99.0.0 \\\n    --hash=sha256:" + "0" * 64 + "\n")
+    uv = Path(sys.executable).parent / "uv"
+    done = _run(SCRIPTS / "sync_lock.sh", uv, venv / "bin" / "python", lock)
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"error: {lock} does not install (")
+    assert "six" in line and "edited by hand?" in line and "make lock" in line
