@@ -4,7 +4,8 @@ The generated services of ``kfp_server_api`` (the models of the API server's swa
 ``backend/api/v2beta1/swagger`` in kubeflow/pipelines) are set up as ``kfp.Client``
 sets them up (``kfp/client/client.py``, ``__init__`` and ``_load_config``), without
 what suits a notebook and not a command: no health probe retried for 25 seconds, no
-context file written to the home folder, no prints.
+context file read from or written to the home folder, no prints
+(``docs/decisions/kfp-client.md`` has the measurements).
 """
 
 from __future__ import annotations

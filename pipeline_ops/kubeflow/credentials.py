@@ -14,9 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-# kfp/client/__init__.py: where a pod's token is mounted, and the variable that moves it.
-SA_TOKEN_ENV = "KF_PIPELINES_SA_TOKEN_PATH"
-SA_TOKEN_PATH = "/var/run/secrets/kubeflow/pipelines/token"
+from kfp.client import KF_PIPELINES_SA_TOKEN_ENV, KF_PIPELINES_SA_TOKEN_PATH
+
+# Where a pod's token is mounted, and the variable that moves it: the SDK's own names.
+SA_TOKEN_ENV = KF_PIPELINES_SA_TOKEN_ENV
+SA_TOKEN_PATH = KF_PIPELINES_SA_TOKEN_PATH
 
 
 @dataclass(frozen=True)
