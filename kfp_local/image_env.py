@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kfp_local import SetupError
+from pipeline_def import stack
 
 PROJECT = Path(__file__).resolve().parent.parent
 # What the image is built from: a change to any of it makes another image.
@@ -76,8 +77,12 @@ def image_variables(dockerfile: Path) -> dict[str, str]:
 
 
 def image_tag() -> str:
-    """A tag naming the image's content, as a registry tag would (KFP caches by image)."""
-    digest = hashlib.sha256()
+    """A tag naming the image's content, as a registry tag would (KFP caches by image).
+
+    The stack is part of it: the harness installs the image on the stack it runs on,
+    and a step cached on one stack is not the other's.
+    """
+    digest = hashlib.sha256(stack.name().encode())
     for name in IMAGE_SOURCES:
         path = PROJECT / name
         files = (

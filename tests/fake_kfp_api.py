@@ -5,22 +5,32 @@ ones ``kfp.Client`` uses) on 127.0.0.1, keeps pipelines, versions, experiments, 
 and recurring runs in memory, records every request in ``calls`` and every request
 that breaks the API's spec in ``violations``.
 
-The rules follow KFP 2.0.5's API server, the release ``kfp-server-api 2.0.5`` was
-generated from (kubeflow/pipelines at tag 2.0.5, files under ``backend/``); each rule
-cites the Go file it follows. Status codes are the real server's: grpc-gateway v1.16
+The rules follow the API server of the KFP release the installed client was generated
+from: kfp-server-api 2.0.x (the legacy stack) talks to KFP 2.0.5's server,
+kfp-server-api 2.16.x (the current stack) to KFP 2.16.1's. ``RELEASE`` is picked once
+from ``kfp_server_api.__version__``; ``FakeKfpApi(release=...)`` takes the other one,
+so a test can check both behaviours on either stack (2.16.1's added fields then travel
+as JSON the older client ignores). Each rule cites the Go file it follows
+(kubeflow/pipelines at the release's tag, files under ``backend/``); where the
+releases differ, both are cited. Status codes are the real server's: grpc-gateway
 maps a gRPC code to HTTP (InvalidArgument 400, NotFound 404, AlreadyExists 409,
-PermissionDenied 403, Unauthenticated 401, Internal 500) and writes
-``{"error", "code", "message", "details"}``; the two multipart upload routes write
-their own ``{"error_message", "error_details"}`` body
-(``server/pipeline_upload_server.go``, writeErrorToResponse). Messages follow the Go
-wrap chains, shortened where the chain holds database or Kubernetes details.
+PermissionDenied 403, Unauthenticated 401, Internal 500, Unimplemented 501). The body
+differs: KFP 2.0.5 (grpc-gateway v1.16, runtime/errors.go DefaultHTTPError) writes
+``{"error", "code", "message", "details"}``, KFP 2.16.1 (grpc-gateway v2.27.1,
+DefaultHTTPErrorHandler) ``{"code", "message", "details"}``; the two multipart upload
+routes write their own ``{"error_message", "error_details"}`` body
+(``server/pipeline_upload_server.go``, writeErrorToResponse), at 2.0.5 with the
+wrapped cause, at 2.16.1 with a fixed message per failure. Messages follow the Go wrap
+chains, shortened where the chain holds database or Kubernetes details.
 
 Rules stricter than the real server (each is a violation, noted where it is checked):
-query parameters the generated client never sends, and a recurring run without a
-schedule (the server stores it; it then never fires). ``token``/``cookie`` stand for
-the cluster's authentication in front of the server: a request without them is 401
-on every route but healthz (KFP 2.0.5's upload handler itself answers an
-authorization failure with 400, see ``_upload``).
+query parameters the generated client never sends (grpc-gateway ignores them), a
+recurring run without a schedule (the server stores it; it then never fires), and at
+2.0.5 a JSON body field the model does not have (grpc-gateway v1.16 drops it; 2.16.1
+refuses it with 400 too). ``token``/``cookie`` stand for the cluster's authentication
+in front of the server: a request without them is 401 on every route but healthz (the
+upload handlers themselves answer an authorization failure with 400, see ``_upload``).
+Injected failures (``fail_next``) answer the test's message on every route.
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import kfp_server_api
 import pytest
@@ -51,9 +61,33 @@ from kfp_local import backend_rules
 
 API = "/apis/v2beta1"
 DEFAULT_USER = "user@example.com"
+# The KFP releases whose API server this fake follows, oldest first.
+RELEASES = ("2.0.5", "2.16.1")
+# backend/src/apiserver/common/const.go, DefaultPodNamespace: where KFP runs.
+SYSTEM_NAMESPACE = "kubeflow"
+JSON = "application/json"
 
-# google.golang.org/grpc/codes, and the HTTP status grpc-gateway v1.16
-# (runtime/errors.go, HTTPStatusFromCode) answers for each.
+
+def release_for(client_version: str) -> str:
+    """The KFP release whose API server answers kfp-server-api ``client_version``.
+
+    kfp-server-api is generated from the server's swagger at each KFP release: 2.0.x
+    comes from KFP 2.0.5, 2.16.x from KFP 2.16.1.
+    """
+    series = ".".join(client_version.split(".")[:2]) + "."
+    for release in RELEASES:
+        if release.startswith(series):
+            return release
+    raise RuntimeError(
+        f"kfp-server-api {client_version}: this fake follows the API server of KFP "
+        f"{' or '.join(RELEASES)} only"
+    )
+
+
+RELEASE = release_for(kfp_server_api.__version__)
+
+# google.golang.org/grpc/codes, and the HTTP status grpc-gateway (v1.16 and v2.27.1
+# alike, runtime/errors.go, HTTPStatusFromCode) answers for each.
 INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED = 3, 5, 6, 7
 INTERNAL, UNAUTHENTICATED, UNIMPLEMENTED = 13, 16, 12
 _HTTP_STATUS = {3: 400, 5: 404, 6: 409, 7: 403, 12: 501, 13: 500, 14: 503, 16: 401}
@@ -126,6 +160,13 @@ _RUN_KEYS = {
     "runtime_details": "run_details",
     "recurring_run_id": "recurring_run_id",
 }
+# KFP 2.16.1 gave pipelines and versions a name beside the display name
+# (model/pipeline.go, model/pipeline_version.go): "name" means Name, "display_name"
+# DisplayName; at 2.0.5 both mean Name, the one name. Experiments gained
+# last_run_created_at (model/experiment.go).
+_PIPELINE_KEYS_2_16 = {**_PIPELINE_KEYS, "name": "name"}
+_VERSION_KEYS_2_16 = {**_VERSION_KEYS, "name": "name"}
+_EXPERIMENT_KEYS_2_16 = {**_EXPERIMENT_KEYS, "last_run_created_at": "last_run_created_at"}
 _RECURRING_RUN_KEYS = {
     "id": "recurring_run_id",
     "recurring_run_id": "recurring_run_id",
@@ -136,6 +177,62 @@ _RECURRING_RUN_KEYS = {
     "description": "description",
 }
 _LIST_QUERY = frozenset({"page_token", "page_size", "sort_by", "filter"})
+# Fields KFP 2.16.1 answers that kfp-server-api 2.0.5's models lack: on the legacy stack
+# with release 2.16.1 they are plain attributes of the stored models, written as JSON.
+_ADDED_FIELDS = ("name", "last_run_created_at")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+# pipeline_upload_server.go: what each failure of an upload route answers. KFP 2.0.5
+# wraps the cause (util.Wrap): "<first>: <cause>"; KFP 2.16.1 logs the cause and
+# answers errors.New(<second>) alone.
+_VERSION_FAILED = "Failed to create a pipeline version"
+_UPLOAD_FAILURES = {
+    ("upload", "file"): ("Failed to read pipeline from file", "Failed to read pipeline from file"),
+    ("upload", "spec"): (
+        "Failed to read a pipeline spec file",
+        "Failed to read a pipeline spec file",
+    ),
+    ("upload", "auth"): (
+        "Failed to create a pipeline due to authorization error",
+        "Failed to create a pipeline",
+    ),
+    ("upload", "create"): (
+        "Failed to create a pipeline and a pipeline version",
+        "Failed to create a pipeline and a pipeline version",
+    ),
+    ("upload_version", "file"): (
+        f"{_VERSION_FAILED} due to error parsing pipeline spec filename",
+        _VERSION_FAILED,
+    ),
+    ("upload_version", "spec"): (
+        f"{_VERSION_FAILED} due to error reading pipeline spec file",
+        _VERSION_FAILED,
+    ),
+    ("upload_version", "pipelineid"): (
+        f"{_VERSION_FAILED} due to error reading pipeline id",
+        _VERSION_FAILED,
+    ),
+    ("upload_version", "namespace"): (
+        f"{_VERSION_FAILED} due to error reading namespace",
+        _VERSION_FAILED,
+    ),
+    ("upload_version", "auth"): (f"{_VERSION_FAILED} due to authorization error", _VERSION_FAILED),
+    ("upload_version", "create"): (_VERSION_FAILED, _VERSION_FAILED),
+}
+# KFP 2.16.1 backend/src/apiserver/validation/length.go, LengthSpecs: the lengths
+# (in bytes) the server checks before storing; 2.0.5 leaves them to the database.
+_MAX_LENGTH = {
+    ("Pipeline", "Name"): 128,
+    ("Pipeline", "Namespace"): 63,
+    ("PipelineVersion", "Name"): 127,
+}
+# KFP 2.16.1 backend/api/v2beta1/recurring_run.proto, DeletePropagationPolicy.
+_PROPAGATION_POLICIES = (
+    "DELETE_PROPAGATION_POLICY_UNSPECIFIED",
+    "FOREGROUND",
+    "BACKGROUND",
+    "ORPHAN",
+)
 
 
 @dataclass(frozen=True)
@@ -167,21 +264,46 @@ class ApiError(Exception):
         *,
         http_status: int | None = None,
         violation: bool = False,
+        rpc_detail: bool = True,
+        plain: bool = False,
+        details: str | None = None,
     ) -> None:
-        """``code`` is the gRPC code; ``message`` the wrapped internal message."""
+        """``code`` is the gRPC code; ``message`` the wrapped internal message.
+
+        ``rpc_detail``: the status carries the google.rpc.Status detail a KFP UserError
+        adds (util/error.go, GRPCStatus); grpc-gateway's own refusals (routing, a body
+        that does not unmarshal) have none. ``plain``: answered as Go's http.Error, the
+        message as text/plain. ``details``: an upload route's error_details.
+        """
         super().__init__(message)
         self.code = code
         self.message = message
         self.external = external or message
         self.http_status = http_status or _HTTP_STATUS.get(code, 500)
         self.violation = violation
+        self.rpc_detail = rpc_detail
+        self.plain = plain
+        self.details = details
 
 
 def _violation(
-    message: str, code: int = INVALID_ARGUMENT, http_status: int | None = None
+    message: str,
+    code: int = INVALID_ARGUMENT,
+    http_status: int | None = None,
+    rpc_detail: bool = True,
 ) -> ApiError:
     """A request that breaks the API's spec: refused, and listed in ``violations``."""
-    return ApiError(code, message, http_status=http_status, violation=True)
+    return ApiError(code, message, http_status=http_status, violation=True, rpc_detail=rpc_detail)
+
+
+def _gateway_violation(message: str) -> ApiError:
+    """A request grpc-gateway refuses before KFP sees it: InvalidArgument, no detail."""
+    return _violation(message, rpc_detail=False)
+
+
+def _wrapped(err: ApiError, prefix: str) -> ApiError:
+    """``err`` wrapped by util.Wrap: the same code and external message, a longer chain."""
+    return ApiError(err.code, f"{prefix}: {err.message}", err.external)
 
 
 def _not_found(kind: str, ident: str, wrap: str) -> ApiError:
@@ -243,13 +365,30 @@ class _RunRecord:
     history: list[tuple[str, datetime]] = field(default_factory=list)
 
 
+class _Serializer(kfp_server_api.ApiClient):
+    """The generated client's (de)serializer, also writing the fields 2.16.1 added."""
+
+    def sanitize_for_serialization(self, obj: Any) -> Any:
+        """The JSON value of ``obj``, with those of ``_ADDED_FIELDS`` its class lacks."""
+        data = super().sanitize_for_serialization(obj)
+        types = getattr(obj, "openapi_types", None)
+        if isinstance(types, dict) and isinstance(data, dict):
+            for attr in _ADDED_FIELDS:
+                value = vars(obj).get(attr)
+                if attr not in types and value is not None:
+                    data[attr] = super().sanitize_for_serialization(value)
+        return data
+
+
 class FakeKfpApi:
     """An in-memory KFP v2beta1 API server on 127.0.0.1, in a daemon thread.
 
     ``token``: every request but healthz must carry ``Authorization: Bearer <token>``
     (or ``cookie`` inside its Cookie header). ``namespaces``: multi-user mode, the
     namespaces the caller may use (None: single-user). ``multi_user``: what healthz
-    says (default: whether ``namespaces`` is set).
+    says (default: whether ``namespaces`` is set). ``release``: the KFP release whose
+    server to follow, one of ``RELEASES`` (default: ``RELEASE``, the installed
+    client's).
     """
 
     def __init__(
@@ -258,8 +397,14 @@ class FakeKfpApi:
         cookie: str | None = None,
         namespaces: set[str] | None = None,
         multi_user: bool | None = None,
+        release: str = RELEASE,
     ) -> None:
         """Start serving; ``url`` says where."""
+        if release not in RELEASES:
+            raise ValueError(f"release {release!r}: this fake follows KFP {RELEASES}")
+        self.release = release
+        # The one switch between the releases' rules, named for the newer one.
+        self.kfp_2_16 = release == "2.16.1"
         self.token = token
         self.cookie = cookie
         self.namespaces = namespaces
@@ -275,7 +420,7 @@ class FakeKfpApi:
         self._script: list[tuple[str, dict[str, str]]] | None = None
         self._injected: list[_Injected] = []
         self._lock = threading.RLock()
-        self._client = kfp_server_api.ApiClient()
+        self._client = _Serializer()
         self._routes = self._build_routes()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
@@ -343,6 +488,15 @@ class FakeKfpApi:
 
     # Routing.
 
+    def _query(self, sent: set[str], added: set[str] | None = None) -> frozenset[str]:
+        """The query parameters a route's generated client sends at this release.
+
+        ``added``: those only kfp-server-api 2.16.1 sends (its api/*.py): display_name
+        on both uploads, experiment_id on POST /runs and the run verbs, cascade on
+        DELETE /pipelines/{id}, propagation_policy on DELETE /recurringruns/{id}.
+        """
+        return frozenset(sent | (added or set())) if self.kfp_2_16 else frozenset(sent)
+
     def _build_routes(self) -> list[_Route]:
         """Every route of kfp_server_api/api/*.py this fake knows, in matching order."""
         p = API + "/pipelines"
@@ -350,68 +504,69 @@ class FakeKfpApi:
         r = API + "/runs"
         rr = API + "/recurringruns"
         todo = self._not_implemented
+        q = self._query
         table: list[tuple[str, str, Callable[..., Any], frozenset[str], str | None]] = [
-            ("GET", API + "/healthz", self._healthz, frozenset(), None),
+            ("GET", API + "/healthz", self._healthz, q(set()), None),
             (
                 "POST",
                 p + "/upload",
                 self._upload,
-                frozenset({"name", "description", "namespace"}),
+                q({"name", "description", "namespace"}, {"display_name"}),
                 None,
             ),
             (
                 "POST",
                 p + "/upload_version",
                 self._upload_version,
-                frozenset({"name", "pipelineid", "description"}),
+                q({"name", "pipelineid", "description"}, {"display_name"}),
                 None,
             ),
-            ("POST", p + "/create", todo, frozenset(), "V2beta1CreatePipelineAndVersionRequest"),
+            ("POST", p + "/create", todo, q(set()), "V2beta1CreatePipelineAndVersionRequest"),
             (
                 "GET",
                 p + "/names/(?P<name>[^/]+)",
                 self._get_pipeline_by_name,
-                frozenset({"namespace"}),
+                q({"namespace"}),
                 None,
             ),
             ("GET", p, self._list_pipelines, _LIST_QUERY | {"namespace"}, None),
-            ("POST", p, self._create_pipeline, frozenset(), "V2beta1Pipeline"),
+            ("POST", p, self._create_pipeline, q(set()), "V2beta1Pipeline"),
             ("GET", p + "/(?P<pid>[^/]+)/versions", self._list_versions, _LIST_QUERY, None),
-            ("POST", p + "/(?P<pid>[^/]+)/versions", todo, frozenset(), "V2beta1PipelineVersion"),
+            ("POST", p + "/(?P<pid>[^/]+)/versions", todo, q(set()), "V2beta1PipelineVersion"),
             (
                 "GET",
                 p + "/(?P<pid>[^/]+)/versions/(?P<vid>[^/]+)",
                 self._get_version,
-                frozenset(),
+                q(set()),
                 None,
             ),
-            ("DELETE", p + "/(?P<pid>[^/]+)/versions/(?P<vid>[^/]+)", todo, frozenset(), None),
-            ("GET", p + "/(?P<pid>[^/]+)", self._get_pipeline, frozenset(), None),
-            ("DELETE", p + "/(?P<pid>[^/]+)", todo, frozenset(), None),
-            ("POST", e, self._create_experiment, frozenset(), "V2beta1Experiment"),
+            ("DELETE", p + "/(?P<pid>[^/]+)/versions/(?P<vid>[^/]+)", todo, q(set()), None),
+            ("GET", p + "/(?P<pid>[^/]+)", self._get_pipeline, q(set()), None),
+            ("DELETE", p + "/(?P<pid>[^/]+)", todo, q(set(), {"cascade"}), None),
+            ("POST", e, self._create_experiment, q(set()), "V2beta1Experiment"),
             ("GET", e, self._list_experiments, _LIST_QUERY | {"namespace"}, None),
-            ("GET", e + "/(?P<eid>[^/:]+)", self._get_experiment, frozenset(), None),
-            ("DELETE", e + "/(?P<eid>[^/:]+)", todo, frozenset(), None),
-            ("POST", e + "/(?P<eid>[^/:]+):(?:archive|unarchive)", todo, frozenset(), None),
-            ("POST", r, self._create_run, frozenset(), "V2beta1Run"),
+            ("GET", e + "/(?P<eid>[^/:]+)", self._get_experiment, q(set()), None),
+            ("DELETE", e + "/(?P<eid>[^/:]+)", todo, q(set()), None),
+            ("POST", e + "/(?P<eid>[^/:]+):(?:archive|unarchive)", todo, q(set()), None),
+            ("POST", r, self._create_run, q(set(), {"experiment_id"}), "V2beta1Run"),
             ("GET", r, self._list_runs, _LIST_QUERY | {"namespace", "experiment_id"}, None),
-            ("GET", r + "/(?P<rid>[^/:]+)", self._get_run, frozenset({"experiment_id"}), None),
-            ("DELETE", r + "/(?P<rid>[^/:]+)", todo, frozenset({"experiment_id"}), None),
+            ("GET", r + "/(?P<rid>[^/:]+)", self._get_run, q({"experiment_id"}), None),
+            ("DELETE", r + "/(?P<rid>[^/:]+)", todo, q({"experiment_id"}), None),
             (
                 "POST",
                 r + "/(?P<rid>[^/:]+):(?:archive|unarchive|retry|terminate)",
                 todo,
-                frozenset(),
+                q(set(), {"experiment_id"}),
                 None,
             ),
             (
                 "GET",
                 r + "/(?P<rid>[^/:]+)/nodes/[^/]+/artifacts/[^/]+:read",
                 todo,
-                frozenset({"experiment_id"}),
+                q({"experiment_id"}),
                 None,
             ),
-            ("POST", rr, self._create_recurring_run, frozenset(), "V2beta1RecurringRun"),
+            ("POST", rr, self._create_recurring_run, q(set()), "V2beta1RecurringRun"),
             (
                 "GET",
                 rr,
@@ -419,13 +574,19 @@ class FakeKfpApi:
                 _LIST_QUERY | {"namespace", "experiment_id"},
                 None,
             ),
-            ("GET", rr + "/(?P<jid>[^/:]+)", self._get_recurring_run, frozenset(), None),
-            ("DELETE", rr + "/(?P<jid>[^/:]+)", self._delete_recurring_run, frozenset(), None),
+            ("GET", rr + "/(?P<jid>[^/:]+)", self._get_recurring_run, q(set()), None),
+            (
+                "DELETE",
+                rr + "/(?P<jid>[^/:]+)",
+                self._delete_recurring_run,
+                q(set(), {"propagation_policy"}),
+                None,
+            ),
             (
                 "POST",
                 rr + "/(?P<jid>[^/:]+):(?P<verb>enable|disable)",
                 self._set_recurring_mode,
-                frozenset(),
+                q(set()),
                 None,
             ),
         ]
@@ -455,25 +616,32 @@ class FakeKfpApi:
             body = self._parse_body(headers, raw, multipart)
             status, payload = self._dispatch(route, match, method, path, query, headers, body)
             content = json.dumps(payload).encode()
+            content_type = JSON
         except ApiError as err:
             if err.violation:
                 with self._lock:
                     self.violations.append(f"{method} {path}: {err.message}")
-            status, content = err.http_status, _error_body(err, multipart)
+            status = err.http_status
+            content, content_type = _error_body(err, multipart, self.kfp_2_16)
         except Exception as err:  # A bug of the fake must fail the test, not hang the client.
             with self._lock:
                 self.violations.append(f"{method} {path}: the fake failed: {err!r}")
             status = 500
-            content = _error_body(ApiError(INTERNAL, f"fake error: {err!r}"), multipart)
+            failure = ApiError(INTERNAL, f"fake error: {err!r}")
+            content, content_type = _error_body(failure, multipart, self.kfp_2_16)
         with self._lock:
             self.calls.append(Call(method, path, query, dict(headers), body, status))
-        return status, content, "application/json"
+        return status, content, content_type
 
     def _route(self, method: str, path: str) -> tuple[_Route | None, re.Match[str] | None]:
-        """The route for ``method`` and ``path``, if any."""
+        """The route for ``method`` and ``path``, if any.
+
+        The upload routes take any method: main.go (2.0.5 and 2.16.1) registers them
+        on the top mux without one, so a GET reaches the handler and fails there.
+        """
         for route in self._routes:
             match = route.pattern.match(path)
-            if match and route.method == method:
+            if match and (route.method == method or route.multipart):
                 return route, match
         return None, None
 
@@ -489,30 +657,28 @@ class FakeKfpApi:
     ) -> tuple[int, Any]:
         """Check the request against the spec and the auth rules, then serve it."""
         if route is None or match is None:
-            # grpc-gateway v1.16 runtime/mux.go: 405 when another method has the
-            # path, else 404 (a plain-text "Not Found" there).
-            known = any(r.pattern.match(path) for r in self._routes)
-            if known:
-                raise _violation(f"Method Not Allowed: {method} {path}", http_status=405)
-            raise _violation(f"Not Found: no route {method} {path} in the v2beta1 API", NOT_FOUND)
+            raise self._routing_error(path)
         if not path.endswith("/healthz"):
             self._authenticate(headers)
         unknown = sorted(set(query) - route.query)
         if unknown:
-            # Stricter than grpc-gateway, which ignores unknown query fields: the
-            # generated client (kfp_server_api/api/*.py) never sends these.
+            # Stricter than grpc-gateway (v1.16 and v2.27.1, runtime/query.go), which
+            # ignores unknown query fields: the generated client never sends these.
             raise _violation(
                 f"query parameters {unknown} are not sent by the generated client for this route "
                 f"(allowed: {sorted(route.query)})"
             )
         if route.body is not None:
             if not isinstance(body, dict):
-                raise _violation(f"the body must be a JSON object ({route.body})")
+                raise _gateway_violation(f"the body must be a JSON object ({route.body})")
+            # At 2.16.1 the server's own rule (common/utils.go, CustomMarshaler:
+            # DiscardUnknown false); at 2.0.5 stricter than grpc-gateway v1.16, whose
+            # JSONPb drops unknown fields (runtime/marshal_jsonpb.go, allowUnknownFields).
             problems = self._check_model(body, route.body, "body")
             if problems:
-                raise _violation("; ".join(problems))
+                raise _gateway_violation("; ".join(problems))
         elif method == "POST" and not route.multipart and body not in (None, {}):
-            raise _violation("this route takes no body")
+            raise _gateway_violation("this route takes no body")
         self._take_injected(method, path)
         with self._lock:
             args = {k: v for k, v in match.groupdict().items() if v is not None}
@@ -523,6 +689,22 @@ class FakeKfpApi:
         if isinstance(result, dict):
             return 200, result
         return 200, self._client.sanitize_for_serialization(result)
+
+    def _routing_error(self, path: str) -> ApiError:
+        """No route for the request: 405 (501 at 2.16.1) if the path has one, else 404.
+
+        KFP 2.0.5, grpc-gateway v1.16 runtime/mux.go: http.Error, the status text as
+        text/plain. KFP 2.16.1, grpc-gateway v2.27.1 runtime/errors.go,
+        DefaultRoutingErrorHandler: a status without detail, Method Not Allowed as
+        Unimplemented (HTTP 501) and Not Found as NotFound.
+        """
+        known = any(r.pattern.match(path) for r in self._routes)
+        text = "Method Not Allowed" if known else "Not Found"
+        if self.kfp_2_16:
+            code = UNIMPLEMENTED if known else NOT_FOUND
+            return ApiError(code, text, violation=True, rpc_detail=False)
+        status = 405 if known else 404
+        return ApiError(0, text, http_status=status, violation=True, plain=True)
 
     def _take_injected(self, method: str, path: str) -> None:
         """Raise the next injected failure for this request, if one is due."""
@@ -649,14 +831,9 @@ class FakeKfpApi:
         """The JSON body, or the multipart form of an upload."""
         content_type = headers.get("content-type", "")
         if multipart:
+            # Not a form: the upload handler's r.FormFile fails (see _upload_file).
             if not content_type.startswith("multipart/form-data"):
-                raise ApiError(
-                    INVALID_ARGUMENT,
-                    "Failed to read pipeline from file: request Content-Type isn't "
-                    "multipart/form-data",
-                    http_status=400,
-                    violation=True,
-                )
+                return None
             return _parse_multipart(content_type, raw)
         if not raw:
             return None
@@ -664,7 +841,7 @@ class FakeKfpApi:
             return json.loads(raw)
         except ValueError as err:
             # grpc-gateway: the body does not unmarshal into the request message.
-            raise _violation(f"the body is not JSON: {err}") from err
+            raise _gateway_violation(f"the body is not JSON: {err}") from err
 
     # List options: backend/src/apiserver/server/list_request_util.go.
 
@@ -702,7 +879,7 @@ class FakeKfpApi:
         try:
             size = int(query.get("page_size", "0") or 0)
         except ValueError as err:
-            raise _violation(f"page_size {query['page_size']!r} is not an int32") from err
+            raise _gateway_violation(f"page_size {query['page_size']!r} is not an int32") from err
         if size < 0:
             raise _violation(f"The page size should be greater than 0. Got {size}")
         # validatePagination: 0 means the default 20, at most 200.
@@ -726,103 +903,178 @@ class FakeKfpApi:
     # Routes: healthz and pipelines.
 
     def _healthz(self, **_: Any) -> dict[str, Any]:
-        """backend/src/apiserver/main.go writes this JSON itself (not a model)."""
-        return {"commit_sha": "unknown", "tag_name": "unknown", "multi_user": self.multi_user}
+        """main.go writes this JSON itself (not a model).
+
+        KFP 2.16.1 (main.go, startHTTPProxy) adds where pipelines are kept: "database",
+        or "kubernetes" for the Kubernetes-native store this fake does not have.
+        """
+        answer = {"commit_sha": "unknown", "tag_name": "unknown", "multi_user": self.multi_user}
+        if self.kfp_2_16:
+            answer["pipeline_store"] = "database"
+        return answer
 
     def _not_implemented(self, **_: Any) -> None:
         """A route of the generated client this fake does not serve."""
         raise _violation("the fake does not implement this route", UNIMPLEMENTED)
 
-    def _read_spec(
-        self, upload: dict[str, Any], failed: str
-    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """The PipelineSpec (and platform specs) in the uploaded file.
+    def _upload_failure(
+        self,
+        route: str,
+        stage: str,
+        cause: str = "",
+        *,
+        http_status: int = 400,
+        go_error: bool = False,
+        violation: bool = False,
+    ) -> ApiError:
+        """A failure of an upload route, as pipeline_upload_server.go answers it.
 
-        server/util.go, ReadPipelineFile, takes YAML, JSON, zip and tar.gz; this fake
-        reads YAML and JSON only.
+        KFP 2.0.5 answers util.Wrap(cause, message): a KFP UserError stays one, whose
+        "%+v" (error_details) is its message again; a plain Go error (``go_error``) is
+        wrapped by github.com/pkg/errors, whose "%+v" is the cause, the message and a
+        stack trace. KFP 2.16.1 answers errors.New(message): the message, then a stack.
         """
-        file = upload.get("uploadfile")
-        if not isinstance(file, dict):
-            # pipeline_upload_server.go: r.FormFile(FormFileKey) fails with 400.
-            raise ApiError(
-                INVALID_ARGUMENT, f"{failed}: http: no such file", http_status=400, violation=True
-            )
-        name = file["filename"]
-        if not name.endswith((".yaml", ".yml", ".json")):
-            raise ApiError(
-                INVALID_ARGUMENT,
-                f"{failed}: this fake reads only .yaml, .yml and .json packages, not {name!r}",
-                http_status=400,
+        first, fixed = _UPLOAD_FAILURES[(route, stage)]
+        handler = "uploadPipeline" if route == "upload" else "uploadPipelineVersion"
+        if self.kfp_2_16:
+            message, details = fixed, fixed + _go_stack(handler)
+        else:
+            message = f"{first}: {cause}" if cause else first
+            details = message
+            if go_error:
+                details = (f"{cause}\n{first}" if cause else first) + _go_stack(handler)
+        code = INTERNAL if http_status >= 500 else INVALID_ARGUMENT
+        return ApiError(
+            code, message, http_status=http_status, violation=violation, details=details
+        )
+
+    def _upload_file(self, route: str, form: Any) -> tuple[str, bytes]:
+        """The uploaded file's name and bytes: r.FormFile(FormFileKey), 400 without one.
+
+        Go's multipart reader gives the file name without its folders (filepath.Base).
+        """
+        if form is None:
+            cause = "request Content-Type isn't multipart/form-data"
+        elif not isinstance(form.get("uploadfile"), dict):
+            cause = "http: no such file"
+        else:
+            file = form["uploadfile"]
+            return str(file["filename"]).rsplit("/", 1)[-1], file["content"]
+        raise self._upload_failure(route, "file", cause, go_error=True, violation=True)
+
+    def _read_spec(self, route: str, filename: str) -> None:
+        """server/util.go, ReadPipelineFile: YAML, JSON, zip and tar.gz, read later.
+
+        This fake reads YAML and JSON only; the file is parsed with the template
+        (``_template``).
+        """
+        if not filename.endswith((".yaml", ".yml", ".json")):
+            raise self._upload_failure(
+                route,
+                "spec",
+                f"this fake reads only .yaml, .yml and .json packages, not {filename!r}",
                 violation=True,
             )
-        try:
-            docs = [d for d in yaml.safe_load_all(file["content"]) if d is not None]
-        except yaml.YAMLError as err:
-            raise ApiError(
-                INVALID_ARGUMENT, f"{failed}: invalid YAML: {err}", http_status=400
-            ) from err
-        if not docs or not isinstance(docs[0], dict):
-            raise ApiError(
-                INVALID_ARGUMENT, f"{failed}: no pipeline spec in the file", http_status=400
-            )
+
+    def _template(self, route: str, content: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The PipelineSpec (and platform specs) of an upload, if template.New takes it.
+
+        resource_manager.go, CreatePipelineAndPipelineVersion and CreatePipelineVersion
+        (2.0.5 and 2.16.1): "... due to template creation error", answered with 500.
+        """
+        wrap = _UPLOAD_FAILURES[(route, "create")][0]
+        docs, problems = _spec_documents(content)
+        if problems:
+            cause = f"{wrap} due to template creation error: {'; '.join(problems)}"
+            raise self._upload_failure(route, "create", cause, http_status=500)
         return docs[0], docs[1:]
 
-    def _upload(
-        self, body: dict[str, Any], query: dict[str, str], headers: dict[str, str], **_: Any
-    ) -> Any:
+    def _upload_names(self, query: dict[str, str], filename: str) -> tuple[str, str]:
+        """(name, display name) of an uploaded pipeline or version.
+
+        pipeline_server.go, buildPipelineName. KFP 2.0.5: the name query parameter,
+        else the file's name as sent, extension and all; a pipeline has one name.
+        KFP 2.16.1: name, else display_name, else the file's name; the display name is
+        display_name, else that name (pipeline_upload_server.go).
+        """
+        if not self.kfp_2_16:
+            name = query.get("name") or filename
+            return name, name
+        name = query.get("name") or query.get("display_name") or filename
+        return name, query.get("display_name") or name
+
+    def _too_long(self, model: str, field_name: str, value: str) -> str | None:
+        """KFP 2.16.1's length check (validation/length.go), or None when it passes.
+
+        KFP 2.0.5 has no such check: its database refuses what does not fit.
+        """
+        limit = _MAX_LENGTH[(model, field_name)]
+        if self.kfp_2_16 and len(value.encode()) > limit:
+            return f"{model}.{field_name} length cannot exceed {limit}"
+        return None
+
+    def _check_length(self, model: str, field_name: str, value: str) -> None:
+        """KFP 2.16.1 pipeline_upload_server.go, ValidateFieldLength: http.Error, 400."""
+        problem = self._too_long(model, field_name, value)
+        if problem:
+            message = f"Invalid input error: {problem}"
+            raise ApiError(INVALID_ARGUMENT, message, http_status=400, plain=True)
+
+    def _duplicate(self, route: str, cause: str) -> ApiError:
+        """An upload the store's unique index refuses (AlreadyExists).
+
+        KFP 2.0.5 answers any failure to create with 500; KFP 2.16.1 answers
+        AlreadyExists with 409 (util.IsUserErrorCodeMatch), the rest with 500.
+        """
+        status = 409 if self.kfp_2_16 else 500
+        return self._upload_failure(route, "create", cause, http_status=status)
+
+    def _upload(self, body: Any, query: dict[str, str], headers: dict[str, str], **_: Any) -> Any:
         """POST /pipelines/upload: a pipeline and its first version (pipeline_upload_server.go)."""
-        spec, platform = self._read_spec(body, "Failed to read a pipeline spec file")
+        filename, content = self._upload_file("upload", body)
+        self._read_spec("upload", filename)
+        self._check_length("Pipeline", "Namespace", query.get("namespace", ""))
         # ReplaceNamespace (resource_manager.go): single-user mode drops the namespace.
         namespace = query.get("namespace", "") if self.namespaces is not None else ""
         if namespace:
             # canUploadVersionedPipeline: an empty namespace (a shared pipeline) skips
-            # authorization.
-            self._authorize_upload(namespace, headers, "a pipeline")
-        name = query.get("name") or _file_stem(body["uploadfile"]["filename"])
-        wrap = "Failed to create a pipeline and a pipeline version"
-        # resource_manager.go, CreatePipelineAndPipelineVersion: template.New and
-        # ValidatePipelineName fail.
-        _check_upload(spec, wrap)
+            # authorization, at 2.16.1 too (unlike POST /pipelines).
+            self._authorize_upload("upload", namespace, headers)
+        name, display = self._upload_names(query, filename)
+        self._check_length("Pipeline", "Name", name)
+        spec, platform = self._template("upload", content)
         if self._pipeline_exists(name, namespace):
             # storage/pipeline_store.go, CreatePipelineAndPipelineVersion: the
-            # (name, namespace) unique index; still 500 from the upload server.
-            raise ApiError(
-                ALREADY_EXISTS,
-                f"{wrap}: {wrap}: Already exist error: Failed to create a new pipeline. The name "
-                f"{name} already exists. Please specify a new name",
-                http_status=500,
+            # (name, namespace) unique index.
+            raise self._duplicate(
+                "upload",
+                "Failed to create a pipeline and a pipeline version: Already exist error: Failed "
+                f"to create a new pipeline. The name {name} already exists. Please specify a new "
+                "name",
             )
-        pipeline = self._add_pipeline(name, query.get("description", ""), namespace)
-        self._add_version(pipeline, name, query.get("description", ""), spec, platform)
+        description = query.get("description", "")
+        pipeline = self._add_pipeline(name, display, description, namespace)
+        self._add_version(pipeline, name, display, description, spec, platform)
         # The v2beta1 upload answers the pipeline only (toApiPipeline).
         return pipeline
 
-    def _authorize_upload(self, namespace: str, headers: dict[str, str], what: str) -> None:
+    def _authorize_upload(self, route: str, namespace: str, headers: dict[str, str]) -> None:
         """canUploadVersionedPipeline: an authorization error is answered with 400 there."""
         try:
             self._authorize(namespace, "create", "pipelines", headers)
         except ApiError as err:
-            raise ApiError(
-                err.code,
-                f"Failed to create {what} due to authorization error: Authorization "
-                f"Failure: {err.message}",
-                http_status=400,
-            ) from err
+            cause = f"Authorization Failure: {err.message}"
+            raise self._upload_failure(route, "auth", cause) from err
 
     def _create_pipeline(self, body: dict[str, Any], headers: dict[str, str], **_: Any) -> Any:
         """POST /pipelines: a pipeline without versions (pipeline_server.go, CreatePipeline)."""
         wrap = "Failed to create a pipeline due to server error"
         # ReplaceNamespace (resource_manager.go): single-user mode drops the namespace.
         namespace = body.get("namespace", "") if self.namespaces is not None else ""
-        if namespace:
-            # createPipeline: canAccessPipeline with the create verb, its error wrapped.
-            self._authorize(namespace, "create", "pipelines", headers)
-        name = body.get("display_name", "")
-        if not name:
-            # resource_manager.go, CreatePipeline.
-            raise _violation(
-                f"{wrap}: Invalid input error: pipeline's name cannot be empty", INVALID_ARGUMENT
-            )
+        if self.kfp_2_16:
+            name, display = self._new_pipeline_2_16(body, namespace, headers, wrap)
+        else:
+            name = display = self._new_pipeline_2_0_5(body, namespace, headers, wrap)
         if self._pipeline_exists(name, namespace):
             # storage/pipeline_store.go, CreatePipeline: the (name, namespace) unique index.
             raise ApiError(
@@ -831,24 +1083,90 @@ class FakeKfpApi:
                 f"Failed to create a new pipeline. The name {name} already exist. Please specify "
                 "a new name",
             )
-        return self._add_pipeline(name, body.get("description", ""), namespace)
+        return self._add_pipeline(name, display, body.get("description", ""), namespace)
+
+    def _new_pipeline_2_0_5(
+        self, body: dict[str, Any], namespace: str, headers: dict[str, str], wrap: str
+    ) -> str:
+        """KFP 2.0.5: the name is display_name (api_converter.go, toModelPipeline).
+
+        pipeline_server.go, createPipeline authorizes first (canAccessPipeline: a
+        shared pipeline skips it); resource_manager.go, CreatePipeline refuses no name.
+        """
+        if namespace:
+            self._authorize(namespace, "create", "pipelines", headers)
+        name = body.get("display_name", "")
+        if not name:
+            raise _violation(f"{wrap}: Invalid input error: pipeline's name cannot be empty")
+        return name
+
+    def _new_pipeline_2_16(
+        self, body: dict[str, Any], namespace: str, headers: dict[str, str], wrap: str
+    ) -> tuple[str, str]:
+        """KFP 2.16.1: (name, display name) of a new pipeline.
+
+        api_converter.go, toModelPipeline: name, else display_name; display_name,
+        else name; then the lengths (500 there). pipeline_server.go, createPipeline:
+        no name is "name is required", then canAccessPipeline authorizes.
+        """
+        name = body.get("name") or body.get("display_name", "")
+        for field_name, value in (("Name", name), ("Namespace", body.get("namespace", ""))):
+            problem = self._too_long("Pipeline", field_name, value)
+            if problem:
+                raise ApiError(
+                    INTERNAL,
+                    "Failed to create a pipeline as pipeline conversion failed: "
+                    "InternalServerError: Failed to convert API pipeline to model pipeline: "
+                    f"Invalid input error: {problem}",
+                    "Internal Server Error",
+                )
+        if not name:
+            raise _violation(f"{wrap}: Invalid input error: name is required")
+        self._authorize_pipeline_write(namespace, headers, wrap)
+        return name, body.get("display_name") or name
+
+    def _authorize_pipeline_write(self, namespace: str, headers: dict[str, str], wrap: str) -> None:
+        """KFP 2.16.1 pipeline_server.go, canAccessPipeline for the create verb.
+
+        A shared pipeline (no namespace) in multi-user mode is authorized against KFP's
+        own namespace (common.GetPodNamespace); KFP 2.0.5 skipped the check for it.
+        """
+        try:
+            self._authorize(namespace or SYSTEM_NAMESPACE, "create", "pipelines", headers)
+        except ApiError as err:
+            access = (
+                f"Failed to access pipeline . Check if you have access to namespace {namespace}"
+                if namespace
+                else "Failed to access shared pipeline . Check if you have permission to "
+                "create shared pipelines"
+            )
+            raise _wrapped(
+                err,
+                f"{wrap}: Failed to create a pipeline due to authorization error. Check if you "
+                f"have write permissions to namespace {namespace}: {access}",
+            ) from err
 
     def _pipeline_exists(self, name: str, namespace: str) -> bool:
         """A pipeline of that name in that namespace: the store's unique index."""
         return any(
-            p.display_name == name and (p.namespace or "") == namespace
+            _name_of(p) == name and (p.namespace or "") == namespace
             for p in self.pipelines.values()
         )
 
-    def _add_pipeline(self, name: str, description: str, namespace: str) -> models.V2beta1Pipeline:
+    def _add_pipeline(
+        self, name: str, display: str, description: str, namespace: str
+    ) -> models.V2beta1Pipeline:
         """Store a pipeline without versions."""
         pipeline = models.V2beta1Pipeline(
             pipeline_id=str(uuid.uuid4()),
-            display_name=name,
+            display_name=display,
             description=_none_if_empty(description),
             created_at=_now(),
             namespace=_none_if_empty(namespace),
         )
+        if self.kfp_2_16:
+            # api_converter.go (2.16.1), toApiPipeline answers the name beside the display name.
+            pipeline.name = name
         self._remember(pipeline.pipeline_id, self.pipelines, pipeline)
         return pipeline
 
@@ -856,6 +1174,7 @@ class FakeKfpApi:
         self,
         pipeline: models.V2beta1Pipeline,
         name: str,
+        display: str,
         description: str,
         spec: dict[str, Any],
         platform: list[dict[str, Any]],
@@ -864,7 +1183,7 @@ class FakeKfpApi:
         version = models.V2beta1PipelineVersion(
             pipeline_id=pipeline.pipeline_id,
             pipeline_version_id=str(uuid.uuid4()),
-            display_name=name,
+            display_name=display,
             description=_none_if_empty(description),
             created_at=_now(),
             # toApiPipelineVersion: a spec with platform specs is answered as
@@ -873,51 +1192,48 @@ class FakeKfpApi:
             if platform
             else spec,
         )
+        if self.kfp_2_16:
+            # api_converter.go (2.16.1), toApiPipelineVersion: the name too.
+            version.name = name
         self._remember(version.pipeline_version_id, self.versions, version)
         return version
 
     def _upload_version(
-        self, body: dict[str, Any], query: dict[str, str], headers: dict[str, str], **_: Any
+        self, body: Any, query: dict[str, str], headers: dict[str, str], **_: Any
     ) -> Any:
         """POST /pipelines/upload_version (pipeline_upload_server.go, uploadPipelineVersion)."""
-        spec, platform = self._read_spec(
-            body, "Failed to create a pipeline version due to error reading pipeline spec file"
-        )
+        route = "upload_version"
+        filename, content = self._upload_file(route, body)
+        self._read_spec(route, filename)
         pipeline_id = query.get("pipelineid", "")
         if not pipeline_id:
             # Optional in the generated client, required by the server (400).
-            raise ApiError(
-                INVALID_ARGUMENT,
-                "Failed to create a pipeline version due to error reading pipeline id",
-                http_status=400,
-                violation=True,
-            )
+            raise self._upload_failure(route, "pipelineid", go_error=True, violation=True)
+        name, display = self._upload_names(query, filename)
+        self._check_length("PipelineVersion", "Name", name)
         pipeline = self.pipelines.get(pipeline_id)
         if pipeline is None:
-            raise ApiError(
-                NOT_FOUND,
-                "Failed to create a pipeline version due to error reading namespace: Failed to "
-                f"get namespace for pipeline id {pipeline_id}: ResourceNotFoundError: Pipeline "
-                f"{pipeline_id} not found",
-                http_status=400,
+            raise self._upload_failure(
+                route,
+                "namespace",
+                f"Failed to get namespace for pipeline id {pipeline_id}: ResourceNotFoundError: "
+                f"Pipeline {pipeline_id} not found",
             )
         if pipeline.namespace:
-            self._authorize_upload(pipeline.namespace, headers, "a pipeline version")
-        name = query.get("name") or _file_stem(body["uploadfile"]["filename"])
-        wrap = "Failed to create a pipeline version"
-        _check_upload(spec, wrap)  # resource_manager.go, CreatePipelineVersion
+            self._authorize_upload(route, pipeline.namespace, headers)
+        spec, platform = self._template(route, content)
         if any(
-            v.pipeline_id == pipeline_id and v.display_name == name for v in self.versions.values()
+            v.pipeline_id == pipeline_id and _name_of(v) == name for v in self.versions.values()
         ):
             # storage/pipeline_store.go, CreatePipelineVersion: (pipeline id, name) is unique.
-            raise ApiError(
-                ALREADY_EXISTS,
-                f"{wrap}: Failed to create pipeline version in PipelineStore: Already exist "
-                f"error: Failed to create a new pipeline version. The name {name} already exist. "
-                "Specify a new name",
-                http_status=500,
+            raise self._duplicate(
+                route,
+                "Failed to create pipeline version in PipelineStore: Already exist error: Failed "
+                f"to create a new pipeline version. The name {name} already exist. Specify a new "
+                "name",
             )
-        return self._add_version(pipeline, name, query.get("description", ""), spec, platform)
+        description = query.get("description", "")
+        return self._add_version(pipeline, name, display, description, spec, platform)
 
     def _pipeline(
         self, pipeline_id: str, wrap: str, headers: dict[str, str]
@@ -937,7 +1253,8 @@ class FakeKfpApi:
             # canAccessPipeline: an empty namespace lists the shared pipelines unchecked.
             self._authorize(namespace, "list", "pipelines", headers)
         items = [p for p in self.pipelines.values() if (p.namespace or "") == namespace]
-        page, total, token = self._page(items, query, _PIPELINE_KEYS, "created_at")
+        keys = _PIPELINE_KEYS_2_16 if self.kfp_2_16 else _PIPELINE_KEYS
+        page, total, token = self._page(items, query, keys, "created_at")
         return models.V2beta1ListPipelinesResponse(
             pipelines=page or None, total_size=total or None, next_page_token=token
         )
@@ -946,16 +1263,57 @@ class FakeKfpApi:
         """GET /pipelines/{id}."""
         return self._pipeline(pid, "Failed to get pipeline", headers)
 
-    def _get_pipeline_by_name(self, **_: Any) -> Any:
-        """GET /pipelines/names/{name}: broken in KFP 2.0.5, so broken here.
+    def _get_pipeline_by_name(
+        self, name: str, query: dict[str, str], headers: dict[str, str], **_: Any
+    ) -> Any:
+        """GET /pipelines/names/{name}: broken in KFP 2.0.5, so broken here; works at 2.16.1.
 
-        pipeline_server.go, GetPipelineByName passes "v2beta1" to getPipelineByName,
-        whose switch expects "V2beta1": every call ends in its default case, 500.
+        KFP 2.0.5 pipeline_server.go, GetPipelineByName passes "v2beta1" to
+        getPipelineByName, whose switch expects "V2beta1": every call ends in its
+        default case, 500. KFP 2.16.1 fixed the case (``_pipeline_named``).
         """
+        if self.kfp_2_16:
+            return self._pipeline_named(unquote(name), query, headers)
         raise _internal(
             "Failed to get a pipeline by name and namespace. API request version v2beta1",
             "Invalid input error: Invalid api version detected",
         )
+
+    def _pipeline_named(
+        self, name: str, query: dict[str, str], headers: dict[str, str]
+    ) -> models.V2beta1Pipeline:
+        """KFP 2.16.1 pipeline_server.go, getPipelineByName: the newest pipeline of that Name.
+
+        storage/pipeline_store.go, GetPipelineByNameAndNamespace: no namespace matches
+        every namespace; canAccessPipeline reads a shared pipeline unchecked.
+        """
+        namespace = query.get("namespace", "") if self.namespaces is not None else ""
+        wrap = (
+            f"Failed to get a pipeline with name {name} and namespace {namespace}. Check error "
+            "stack."
+        )
+        if namespace:
+            try:
+                self._authorize(namespace, "get", "pipelines", headers)
+            except ApiError as err:
+                raise _wrapped(
+                    err,
+                    f"{wrap}: Failed to fetch a pipeline due to authorization error. Check if "
+                    f"you have read permission to namespace {namespace}: Failed to access "
+                    f"pipeline . Check if you have access to namespace {namespace}",
+                ) from err
+        found = [
+            p
+            for p in self.pipelines.values()
+            if _name_of(p) == name and (not namespace or (p.namespace or "") == namespace)
+        ]
+        if not found:
+            raise _not_found(
+                "Namespace/Pipeline",
+                f"{namespace}/{name}",
+                f"{wrap}: Failed to get a pipeline named {name} in namespace {namespace}",
+            )
+        return max(found, key=lambda p: (p.created_at, self._order[p.pipeline_id]))
 
     def _list_versions(
         self, pid: str, query: dict[str, str], headers: dict[str, str], **_: Any
@@ -968,7 +1326,8 @@ class FakeKfpApi:
             headers,
         )
         items = [v for v in self.versions.values() if v.pipeline_id == pid]
-        page, total, token = self._page(items, query, _VERSION_KEYS, "created_at")
+        keys = _VERSION_KEYS_2_16 if self.kfp_2_16 else _VERSION_KEYS
+        page, total, token = self._page(items, query, keys, "created_at")
         return models.V2beta1ListPipelineVersionsResponse(
             pipeline_versions=page or None, total_size=total or None, next_page_token=token
         )
@@ -1034,6 +1393,10 @@ class FakeKfpApi:
             namespace=_none_if_empty(namespace),
             storage_state="AVAILABLE",
         )
+        if self.kfp_2_16:
+            # KFP 2.16.1 api_converter.go, toApiExperiment: the time of the newest run,
+            # the Unix epoch (not nothing) before the first one.
+            experiment.last_run_created_at = _EPOCH
         self._remember(experiment.experiment_id, self.experiments, experiment)
         return experiment
 
@@ -1057,7 +1420,8 @@ class FakeKfpApi:
                 )
             self._authorize(namespace, "list", "experiments", headers)
         items = [x for x in self.experiments.values() if (x.namespace or "") == namespace]
-        page, total, token = self._page(items, query, _EXPERIMENT_KEYS, "created_at")
+        keys = _EXPERIMENT_KEYS_2_16 if self.kfp_2_16 else _EXPERIMENT_KEYS
+        page, total, token = self._page(items, query, keys, "created_at")
         return models.V2beta1ListExperimentsResponse(
             experiments=page or None, total_size=total or None, next_page_token=token
         )
@@ -1132,16 +1496,18 @@ class FakeKfpApi:
                     f"{version.pipeline_id} (not {pipeline_id})",
                 )
         elif pipeline_id:
-            if pipeline_id not in self.pipelines:
+            version = self._latest_version(pipeline_id)
+            if version is None:
+                kind, why = (
+                    ("Pipeline", "as pipeline was not found")
+                    if pipeline_id not in self.pipelines
+                    else ("PipelineVersion", "for a pipeline")
+                )
                 raise _internal(
                     wrap,
-                    "Failed to get the latest pipeline version as pipeline was not found: "
-                    f"ResourceNotFoundError: Pipeline {pipeline_id} not found",
+                    f"Failed to get the latest pipeline version {why}: ResourceNotFoundError: "
+                    f"{kind} {pipeline_id} not found",
                 )
-            versions = [v for v in self.versions.values() if v.pipeline_id == pipeline_id]
-            version = max(
-                versions, key=lambda v: (v.created_at, self._order[v.pipeline_version_id])
-            )
         elif body.get("pipeline_spec"):
             spec = body["pipeline_spec"]
             spec = spec.get("pipeline_spec", spec) if "pipeline_spec" in spec else spec
@@ -1166,6 +1532,40 @@ class FakeKfpApi:
             "pipeline_id": version.pipeline_id,
             "pipeline_version_id": version.pipeline_version_id,
         }
+
+    def _latest_version(self, pipeline_id: str) -> models.V2beta1PipelineVersion | None:
+        """The pipeline's newest version, if any (pipeline_store.go, GetLatestPipelineVersion)."""
+        versions = [v for v in self.versions.values() if v.pipeline_id == pipeline_id]
+        return max(
+            versions,
+            key=lambda v: (v.created_at, self._order[v.pipeline_version_id]),
+            default=None,
+        )
+
+    def _unpinned_spec(self, pipeline_id: str, wrap: str) -> dict[str, Any]:
+        """KFP 2.16.1: the spec a recurring run naming a pipeline alone is checked on.
+
+        resource_manager.go, CreateJob: such a run is not pinned, the scheduled
+        workflow takes each time the latest version; the inputs are checked on the
+        latest one now (GetPipelineLatestTemplate), its errors keep their code
+        (util.Wrap: a missing pipeline is NotFound, 404, not 500 as when pinned).
+        """
+        wrap = f"{wrap}: Failed to validate the input parameters on the latest pipeline version"
+        version = self._latest_version(pipeline_id)
+        if pipeline_id not in self.pipelines:
+            raise _not_found(
+                "Pipeline",
+                pipeline_id,
+                f"{wrap}: Failed to get the latest template as pipeline was not found",
+            )
+        if version is None:
+            raise _not_found(
+                "PipelineVersion",
+                pipeline_id,
+                f"{wrap}: Failed to get the latest template for a pipeline",
+            )
+        spec = version.pipeline_spec
+        return spec["pipeline_spec"] if "platform_spec" in spec else spec
 
     def _check_parameters(self, spec: dict[str, Any], body: dict[str, Any], wrap: str) -> None:
         """template/v2_template.go, validatePipelineJobInputs (400).
@@ -1199,6 +1599,26 @@ class FakeKfpApi:
                 f"{wrap}: InternalServerError: Invalid input error: Run name cannot be empty",
                 INTERNAL,
             )
+        experiment_id, namespace = self._run_home(body, headers, wrap)
+        spec, ref = self._pipeline_source(
+            body, f"{wrap}: Failed to create a run due to error fetching manifest"
+        )
+        self._check_parameters(spec, body, f"{wrap}: Failed to generate the ExecutionSpec")
+        self._check_recurring_run_id(body.get("recurring_run_id", ""), wrap)
+        run = self._new_run(body, experiment_id, ref)
+        if self.kfp_2_16:
+            # KFP 2.16.1 resource_manager.go, CreateRun: experimentStore.SetLastRunTimestamp.
+            self.experiments[experiment_id].last_run_created_at = run.created_at
+        tasks = sorted(spec.get("root", {}).get("dag", {}).get("tasks", {}))
+        steps = self._script or [("SUCCEEDED", dict.fromkeys(tasks, "SUCCEEDED"))]
+        record = _RunRecord(run, namespace, list(steps), history=[("PENDING", run.created_at)])
+        self._remember(run.run_id, self.runs, record)
+        return run
+
+    def _run_home(
+        self, body: dict[str, Any], headers: dict[str, str], wrap: str
+    ) -> tuple[str, str]:
+        """(experiment id, namespace) of a new run, authorized (run_server.go, createRun)."""
         # toModelRun leaves the v2beta1 run's namespace empty: the experiment's counts.
         experiment_id, namespace = self._experiment_and_namespace(
             body.get("experiment_id", ""),
@@ -1214,12 +1634,28 @@ class FakeKfpApi:
                     "A run cannot have an empty namespace in multi-user mode",
                 )
             self._authorize(namespace, "create", "runs", headers)
-        spec, ref = self._pipeline_source(
-            body, f"{wrap}: Failed to create a run due to error fetching manifest"
-        )
-        self._check_parameters(spec, body, f"{wrap}: Failed to generate the ExecutionSpec")
+        return experiment_id, namespace
+
+    def _check_recurring_run_id(self, recurring_run_id: str, wrap: str) -> None:
+        """KFP 2.16.1: a run's recurring_run_id must name a recurring run.
+
+        resource_manager.go (2.16.1), CreateRun looks the job up to own the workflow
+        (500 when it is missing); KFP 2.0.5 stores any id unchecked.
+        """
+        if self.kfp_2_16 and recurring_run_id and recurring_run_id not in self.recurring_runs:
+            raise ApiError(
+                INTERNAL,
+                f"{wrap}: InternalServerError: Failed to create a run due to invalid recurring "
+                f"run id: Invalid input error: RecurringRunId doesn't exist: {recurring_run_id}",
+                "Internal Server Error",
+            )
+
+    def _new_run(
+        self, body: dict[str, Any], experiment_id: str, ref: dict[str, str] | None
+    ) -> models.V2beta1Run:
+        """The run as the server answers it at creation."""
         now = _now()
-        run = models.V2beta1Run(
+        return models.V2beta1Run(
             experiment_id=experiment_id,
             run_id=str(uuid.uuid4()),
             display_name=body["display_name"],
@@ -1238,11 +1674,6 @@ class FakeKfpApi:
             state="PENDING",
             recurring_run_id=_none_if_empty(body.get("recurring_run_id", "")),
         )
-        tasks = sorted(spec.get("root", {}).get("dag", {}).get("tasks", {}))
-        steps = self._script or [("SUCCEEDED", dict.fromkeys(tasks, "SUCCEEDED"))]
-        record = _RunRecord(run, namespace, list(steps), history=[("PENDING", now)])
-        self._remember(run.run_id, self.runs, record)
-        return run
 
     def _run(self, run_id: str, verb: str, headers: dict[str, str]) -> _RunRecord:
         """The run, authorized (run_server.go, canAccessRun)."""
@@ -1335,21 +1766,7 @@ class FakeKfpApi:
     def _create_recurring_run(self, body: dict[str, Any], headers: dict[str, str], **_: Any) -> Any:
         """POST /recurringruns (job_server.go, CreateRecurringRun; api_converter.go, toModelJob)."""
         wrap = "Failed to create a recurring run"
-        if not body.get("display_name"):
-            raise _violation(
-                f"{wrap} due to conversion error: InternalServerError: Invalid input error: "
-                "Recurring run's name cannot be empty",
-                INTERNAL,
-            )
-        raw = body.get("max_concurrency", 0)
-        concurrency = int(raw or 0)
-        if not 1 <= concurrency <= 10:
-            # toModelJob: the server's own bounds, 1 to 10 (0 when left out).
-            raise _violation(
-                f"{wrap} due to conversion error: Invalid input error: Max concurrency of a "
-                f"recurring run must be at leas 1 and at most 10. Received {concurrency}"
-            )
-        self._check_trigger(body.get("trigger") or {}, wrap)
+        concurrency = self._check_recurring_body(body, wrap)
         experiment_id, namespace = self._experiment_and_namespace(
             body.get("experiment_id", ""),
             body.get("namespace", "") if self.namespaces is not None else "",
@@ -1365,15 +1782,7 @@ class FakeKfpApi:
                     "Recurring run cannot have an empty namespace in multi-user mode",
                 )
             self._authorize(namespace, "create", "jobs", headers)
-        spec, ref = self._pipeline_source(
-            body, f"{wrap}: Failed to create a recurring run with an invalid pipeline spec manifest"
-        )
-        # template/v2_template.go, ScheduledWorkflow validates the inputs as RunWorkflow does.
-        self._check_parameters(
-            spec,
-            body,
-            f"{wrap}: Failed to create a recurring run during scheduled workflow creation",
-        )
+        ref, service_account = self._recurring_source(body, wrap)
         # toModelJobEnabled: only ENABLE enables; MODE_UNSPECIFIED and DISABLE disable.
         enabled = body.get("mode") == "ENABLE"
         now = _now()
@@ -1386,7 +1795,7 @@ class FakeKfpApi:
             else None,
             pipeline_spec=None if ref else body["pipeline_spec"],
             runtime_config=_runtime_config(body),
-            service_account=body.get("service_account") or "pipeline-runner",
+            service_account=service_account,
             max_concurrency=str(concurrency),
             trigger=self._client.deserialize(
                 SimpleNamespace(data=json.dumps(body["trigger"])), "V2beta1Trigger"
@@ -1401,6 +1810,66 @@ class FakeKfpApi:
         )
         self._remember(recurring.recurring_run_id, self.recurring_runs, recurring)
         return recurring
+
+    def _check_recurring_body(self, body: dict[str, Any], wrap: str) -> int:
+        """toModelJob's checks of a recurring run: name, max_concurrency, trigger.
+
+        Returns the max concurrency.
+        """
+        if not body.get("display_name"):
+            raise _violation(
+                f"{wrap} due to conversion error: InternalServerError: Invalid input error: "
+                "Recurring run's name cannot be empty",
+                INTERNAL,
+            )
+        concurrency = int(body.get("max_concurrency", 0) or 0)
+        if not 1 <= concurrency <= 10:
+            # toModelJob: the server's own bounds, 1 to 10 (0 when left out); KFP 2.16.1
+            # fixed the message's "at leas 1" (api_converter.go).
+            least = "at least 1" if self.kfp_2_16 else "at leas 1"
+            raise _violation(
+                f"{wrap} due to conversion error: Invalid input error: Max concurrency of a "
+                f"recurring run must be {least} and at most 10. Received {concurrency}"
+            )
+        self._check_trigger(body.get("trigger") or {}, wrap)
+        return concurrency
+
+    def _recurring_source(
+        self, body: dict[str, Any], wrap: str
+    ) -> tuple[dict[str, str] | None, str | None]:
+        """The version reference a new recurring run keeps, and its service account.
+
+        Its inputs are checked as template/v2_template.go, ScheduledWorkflow checks
+        them (as RunWorkflow does). KFP 2.0.5 resource_manager.go, CreateJob pins
+        every recurring run to a version (the latest when given a pipeline alone);
+        KFP 2.16.1 keeps one given a pipeline alone unpinned (``_unpinned_spec``), and
+        its service account as sent, since no workflow is made for it then.
+        """
+        ref = body.get("pipeline_version_reference") or {}
+        if self.kfp_2_16 and not ref.get("pipeline_version_id") and not body.get("pipeline_spec"):
+            pipeline_id = ref.get("pipeline_id", "")
+            if not pipeline_id:
+                # errors.New there, not a UserError: Internal (util/error.go, ToGRPCError).
+                raise _violation(
+                    f"Internal error: {wrap}: Cannot create a job with an empty pipeline ID",
+                    INTERNAL,
+                )
+            spec = self._unpinned_spec(pipeline_id, wrap)
+            self._check_parameters(
+                spec,
+                body,
+                f"{wrap}: Failed to validate the input parameters on the latest pipeline version",
+            )
+            return {"pipeline_id": pipeline_id}, body.get("service_account") or None
+        spec, pinned = self._pipeline_source(
+            body, f"{wrap}: Failed to create a recurring run with an invalid pipeline spec manifest"
+        )
+        self._check_parameters(
+            spec,
+            body,
+            f"{wrap}: Failed to create a recurring run during scheduled workflow creation",
+        )
+        return pinned, body.get("service_account") or "pipeline-runner"
 
     def _check_trigger(self, trigger: dict[str, Any], wrap: str) -> None:
         """A cron or a periodic schedule, valid as toModelJob checks them."""
@@ -1454,8 +1923,19 @@ class FakeKfpApi:
         """GET /recurringruns/{id}."""
         return self._recurring(jid, "get", headers)
 
-    def _delete_recurring_run(self, jid: str, headers: dict[str, str], **_: Any) -> Any:
-        """DELETE /recurringruns/{id}: answers {} (google.protobuf.Empty)."""
+    def _delete_recurring_run(
+        self, jid: str, query: dict[str, str], headers: dict[str, str], **_: Any
+    ) -> Any:
+        """DELETE /recurringruns/{id}: answers {} (google.protobuf.Empty).
+
+        KFP 2.16.1 takes propagation_policy, how Kubernetes deletes the scheduled
+        workflow's runs (recurring_run.proto, DeleteRecurringRunRequest); grpc-gateway
+        v2.27.1 (runtime/query.go) refuses a value that is no DeletePropagationPolicy.
+        """
+        policy = query.get("propagation_policy")
+        numbers = [str(n) for n in range(len(_PROPAGATION_POLICIES))]
+        if policy is not None and policy not in (*_PROPAGATION_POLICIES, *numbers):
+            raise _gateway_violation(f'"{policy}" is not a valid value')
         self._recurring(jid, "delete", headers)
         del self.recurring_runs[jid]
         return {}
@@ -1509,32 +1989,57 @@ def _handler_for(fake: FakeKfpApi) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def _error_body(err: ApiError, upload: bool) -> bytes:
-    """The error body the real server writes for this route."""
+def _error_body(err: ApiError, upload: bool, kfp_2_16: bool) -> tuple[bytes, str]:
+    """The error body the real server writes for this route, and its content type."""
+    if err.plain:
+        # Go's http.Error: the text and a newline.
+        return f"{err.message}\n".encode(), "text/plain; charset=utf-8"
     if upload:
         # pipeline_upload_server.go, writeErrorToResponse: an apiv1beta1.Error.
-        return json.dumps({"error_message": err.message, "error_details": err.message}).encode()
-    # grpc-gateway v1.16, DefaultHTTPError; UserError.GRPCStatus puts the external
-    # message in a google.rpc.Status detail (backend/src/common/util/error.go).
-    detail = {
-        "@type": "type.googleapis.com/google.rpc.Status",
-        "code": err.code,
-        "message": err.external,
-    }
-    return json.dumps(
-        {"error": err.message, "code": err.code, "message": err.message, "details": [detail]}
-    ).encode()
+        details = err.details or err.message
+        return json.dumps({"error_message": err.message, "error_details": details}).encode(), JSON
+    body: dict[str, Any] = {"code": err.code, "message": err.message}
+    if err.rpc_detail:
+        # UserError.GRPCStatus puts the external message in a google.rpc.Status detail
+        # (backend/src/common/util/error.go, 2.0.5 and 2.16.1).
+        detail = {
+            "@type": "type.googleapis.com/google.rpc.Status",
+            "code": err.code,
+            "message": err.external,
+        }
+        body["details"] = [detail]
+    if not kfp_2_16:
+        # KFP 2.0.5: grpc-gateway v1.16 runtime/errors.go, DefaultHTTPError, repeats the
+        # message as "error". KFP 2.16.1: grpc-gateway v2.27.1 DefaultHTTPErrorHandler
+        # writes the google.rpc.Status alone (main.go, startHTTPProxy).
+        body = {"error": err.message, **body}
+    return json.dumps(body).encode(), JSON
 
 
-def _check_upload(spec: dict[str, Any], wrap: str) -> None:
-    """Refuse a spec the server's template check refuses; the upload server answers 500."""
-    problems = backend_rules.upload_problems(spec)
-    if problems:
-        raise ApiError(
-            INTERNAL,
-            f"{wrap}: {wrap} due to template creation error: {'; '.join(problems)}",
-            http_status=500,
-        )
+def _spec_documents(content: bytes) -> tuple[list[Any], list[str]]:
+    """The YAML documents of a package, and why the first is no PipelineSpec KFP takes."""
+    try:
+        docs = [d for d in yaml.safe_load_all(content) if d is not None]
+    except yaml.YAMLError as err:
+        return [], [f"invalid YAML: {err}"]
+    if not docs or not isinstance(docs[0], dict):
+        return docs, ["no pipeline spec in the file"]
+    return docs, backend_rules.upload_problems(docs[0])
+
+
+def _go_stack(handler: str) -> str:
+    """What github.com/pkg/errors' "%+v" adds after a message: the stack it was made on."""
+    server = "github.com/kubeflow/pipelines/backend/src/apiserver/server"
+    return (
+        f"\n{server}.(*PipelineUploadServer).{handler}\n"
+        f"\t/go/src/{server}/pipeline_upload_server.go\n"
+        "net/http.HandlerFunc.ServeHTTP\n\t/usr/local/go/src/net/http/server.go"
+    )
+
+
+def _name_of(item: Any) -> str:
+    """The Name a store's unique index holds: KFP 2.16.1's name, else the display name."""
+    return getattr(item, "name", None) or item.display_name
 
 
 def _parse_multipart(content_type: str, raw: bytes) -> dict[str, Any]:
@@ -1562,15 +2067,6 @@ def _runtime_config(body: dict[str, Any]) -> models.V2beta1RuntimeConfig | None:
         parameters=config.get("parameters") or None,
         pipeline_root=_none_if_empty(config.get("pipeline_root", "")),
     )
-
-
-def _file_stem(filename: str) -> str:
-    """server/util.go, buildPipelineName: the file name without its extension."""
-    base = filename.rsplit("/", 1)[-1]
-    for suffix in (".tar.gz", ".tgz", ".zip", ".yaml", ".yml", ".json"):
-        if base.endswith(suffix):
-            return base[: -len(suffix)]
-    return base
 
 
 def _path_matches(path: str, pattern: str) -> bool:

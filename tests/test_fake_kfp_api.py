@@ -2,19 +2,31 @@
 
 The client is the stack's own: kfp-server-api 2.0.5 (legacy) or 2.16.1 (current), each
 through ``pipeline_ops.kubeflow.api.Service``, which calls an operation by its name in
-the API whichever way the generated client spells it.
+the API whichever way the generated client spells it. The fake follows the server of
+the client's release (KFP 2.0.5 or 2.16.1); the tests of what differs between the two
+run both on either stack (``FakeKfpApi(release=...)``), reading the JSON answered where
+the older client's models would drop a field.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import kfp_server_api
 import pytest
 import yaml
-from fake_kfp_api import FakeKfpApi, kfp_api  # noqa: F401 - the fixture, used by name
+from fake_kfp_api import (
+    API,
+    RELEASE,
+    RELEASES,
+    FakeKfpApi,
+    kfp_api,  # noqa: F401 - the fixture, used by name
+    release_for,
+)
 from kfp_server_api import models
 
 from kfp_local import backend_rules
@@ -103,6 +115,59 @@ def error_of(excinfo: pytest.ExceptionInfo[kfp_server_api.ApiException]) -> dict
     return json.loads(excinfo.value.body)
 
 
+@pytest.fixture(params=RELEASES)
+def either(request: pytest.FixtureRequest) -> Iterator[FakeKfpApi]:
+    """A single-user fake following each KFP release in turn, whatever client is installed."""
+    with FakeKfpApi(release=request.param) as server:
+        yield server
+
+
+def raw(
+    fake: FakeKfpApi,
+    method: str,
+    path: str,
+    query: dict[str, str] | None = None,
+    body: dict | None = None,
+    upload: str | None = None,
+) -> tuple[int, Any]:
+    """(status, body) of a request through the generated client's REST layer.
+
+    The body is parsed JSON, or text when the server wrote none. ``upload``: a package
+    sent as the uploadfile form field.
+    """
+    kind = "multipart/form-data" if upload else "application/json"
+    files = None
+    if upload:
+        files = [("uploadfile", (Path(upload).name, Path(upload).read_bytes(), "text/yaml"))]
+    try:
+        answer = client_for(fake).rest_client.request(
+            method,
+            fake.url + API + path,
+            query_params=list((query or {}).items()),
+            headers={"Content-Type": kind},
+            body=body,
+            post_params=files,
+        )
+        status, data = answer.status, answer.data
+    except kfp_server_api.ApiException as err:
+        status, data = err.status, err.body
+    text = data.decode() if isinstance(data, bytes) else data
+    try:
+        return status, json.loads(text)
+    except ValueError:
+        return status, text
+
+
+def run_of(pipeline_id: str, **fields: Any) -> models.V2beta1Run:
+    """A run of the pipeline's latest version with the tiny spec's parameter."""
+    return models.V2beta1Run(
+        display_name="r",
+        pipeline_version_reference=models.V2beta1PipelineVersionReference(pipeline_id=pipeline_id),
+        runtime_config=models.V2beta1RuntimeConfig(parameters={"message": "hi"}),
+        **fields,
+    )
+
+
 def test_the_test_spec_is_one_kfp_takes() -> None:
     """The spec the tests upload passes the server's own upload checks."""
     assert backend_rules.upload_problems(SPEC) == []
@@ -119,13 +184,15 @@ def test_upload_versions_and_filters(fake: FakeKfpApi, package: str) -> None:
     assert version.pipeline_id == pipeline.pipeline_id
     assert version.pipeline_spec["pipelineInfo"]["name"] == "tiny-pipeline"
 
+    # Refused as AlreadyExists: 500 from KFP 2.0.5's upload server, 409 from 2.16.1's.
+    duplicate = 409 if fake.kfp_2_16 else 500
     with pytest.raises(kfp_server_api.ApiException) as dup:
         uploads.upload_pipeline_version(package, name="v2", pipelineid=pipeline.pipeline_id)
-    assert dup.value.status == 500
-    assert "The name v2 already exist" in error_of(dup)["error_message"]
+    assert dup.value.status == duplicate
+    assert error_of(dup)["error_message"].startswith("Failed to create a pipeline version")
     with pytest.raises(kfp_server_api.ApiException) as dup_pipeline:
         upload(fake, package)
-    assert dup_pipeline.value.status == 500
+    assert dup_pipeline.value.status == duplicate
 
     pipelines = services(client_for(fake))["pipelines"]
     versions = pipelines.list_pipeline_versions(
@@ -180,7 +247,7 @@ def test_bad_filter_and_sort_are_violations(fake: FakeKfpApi) -> None:
     with pytest.raises(kfp_server_api.ApiException) as err:
         pipelines.list_pipelines(filter=bad)
     assert err.value.status == 400
-    assert set(error_of(err)) == {"error", "code", "message", "details"}
+    assert {"code", "message", "details"} <= set(error_of(err))
     with pytest.raises(kfp_server_api.ApiException):
         pipelines.list_pipelines(sort_by="colour desc")
     assert len(fake.violations) == 2
@@ -425,3 +492,209 @@ def test_kfp_client_speaks_to_the_fake(
     )
     assert fake.violations == []
     assert not (tmp_path / "context.json").exists()
+
+
+# What KFP 2.0.5's and 2.16.1's API servers answer differently, each release in turn.
+
+
+def test_the_release_is_the_installed_clients() -> None:
+    """kfp-server-api 2.0.x talks to KFP 2.0.5, 2.16.x to KFP 2.16.1; nothing else."""
+    assert release_for(kfp_server_api.__version__) == RELEASE
+    assert [release_for(v) for v in ("2.0.5", "2.0.1", "2.16.1")] == ["2.0.5", "2.0.5", "2.16.1"]
+    with pytest.raises(RuntimeError):
+        release_for("2.1.0")
+    with pytest.raises(ValueError):
+        FakeKfpApi(release="2.5.0")
+
+
+def test_error_body(either: FakeKfpApi) -> None:
+    """2.0.5 repeats the message as "error" (grpc-gateway v1.16); 2.16.1 has no "error"."""
+    with pytest.raises(kfp_server_api.ApiException) as err:
+        services(client_for(either))["pipelines"].list_pipelines(sort_by="colour")
+    body = error_of(err)
+    status_fields = {"code", "message", "details"}
+    assert set(body) == (status_fields if either.kfp_2_16 else status_fields | {"error"})
+    assert body["code"] == 3 and body["message"].startswith("Cannot sort on field colour")
+    assert body["details"][0]["@type"] == "type.googleapis.com/google.rpc.Status"
+
+
+def test_routing_errors(either: FakeKfpApi) -> None:
+    """A wrong method and an unknown path: plain text at 2.0.5, a status at 2.16.1."""
+    wrong = raw(either, "PUT", "/pipelines")
+    nowhere = raw(either, "GET", "/nothing")
+    if either.kfp_2_16:
+        assert wrong == (501, {"code": 12, "message": "Method Not Allowed"})
+        assert nowhere == (404, {"code": 5, "message": "Not Found"})
+    else:
+        assert wrong == (405, "Method Not Allowed\n")
+        assert nowhere == (404, "Not Found\n")
+    assert len(either.violations) == 2
+
+
+def test_upload_failures(either: FakeKfpApi, package: str) -> None:
+    """2.0.5 wraps the cause and answers any store error with 500; 2.16.1 fixed text, 409."""
+    upload(either, package)
+    with pytest.raises(kfp_server_api.ApiException) as dup:
+        upload(either, package)
+    with pytest.raises(kfp_server_api.ApiException) as no_pipeline:
+        services(client_for(either))["uploads"].upload_pipeline_version(package, name="v")
+    body, missing = error_of(dup), error_of(no_pipeline)
+    assert no_pipeline.value.status == 400
+    if either.kfp_2_16:
+        assert dup.value.status == 409
+        assert body["error_message"] == "Failed to create a pipeline and a pipeline version"
+        assert missing["error_message"] == "Failed to create a pipeline version"
+        # errors.New's "%+v": the message, then the stack it was made on.
+        assert body["error_details"].startswith(body["error_message"] + "\n")
+        assert "pipeline_upload_server.go" in body["error_details"]
+    else:
+        assert dup.value.status == 500
+        assert "The name tiny already exists" in body["error_message"]
+        assert body["error_details"] == body["error_message"]  # a UserError's "%+v"
+        message = "Failed to create a pipeline version due to error reading pipeline id"
+        assert missing["error_message"] == message
+        assert missing["error_details"].startswith(message + "\n")  # errors.New: a stack
+    assert len(either.violations) == 1  # the upload without pipelineid
+
+
+def test_upload_names(either: FakeKfpApi, package: str) -> None:
+    """No name: the file's full name; 2.16.1 also takes display_name and answers name."""
+    status, unnamed = raw(either, "POST", "/pipelines/upload", upload=package)
+    assert (status, unnamed["display_name"]) == (200, "tiny.yaml")
+    shown = raw(either, "POST", "/pipelines/upload", {"display_name": "Shown"}, upload=package)
+    if not either.kfp_2_16:
+        assert "name" not in unnamed
+        assert shown[0] == 400 and "display_name" in either.violations[0]  # not a 2.0.5 parameter
+        return
+    both = {"name": "tiny-2", "display_name": "Tiny"}
+    status, named = raw(either, "POST", "/pipelines/upload", both, upload=package)
+    assert unnamed["name"] == "tiny.yaml"
+    assert (shown[0], shown[1]["name"], shown[1]["display_name"]) == (200, "Shown", "Shown")
+    assert (named["name"], named["display_name"]) == ("tiny-2", "Tiny")
+    pipelines = services(client_for(either))["pipelines"]
+    for key, value in (("name", "tiny-2"), ("display_name", "Tiny")):
+        found = pipelines.list_pipelines(
+            filter=json.dumps({"predicates": [{"operation": 1, "key": key, "stringValue": value}]})
+        )
+        assert [p.pipeline_id for p in found.pipelines] == [named["pipeline_id"]], key
+    too_long = raw(either, "POST", "/pipelines/upload", {"name": "x" * 129}, upload=package)
+    assert too_long == (400, "Invalid input error: Pipeline.Name length cannot exceed 128\n")
+    assert either.violations == []
+
+
+def test_create_pipeline_and_look_it_up_by_name(either: FakeKfpApi) -> None:
+    """2.16.1 answers a name (display_name when not given) and serves /pipelines/names/."""
+    status, created = raw(either, "POST", "/pipelines", body={"display_name": "bare"})
+    assert (status, created["display_name"]) == (200, "bare")
+    pipelines = services(client_for(either))["pipelines"]
+    if either.kfp_2_16:
+        assert created["name"] == "bare"
+        assert pipelines.get_pipeline_by_name("bare").pipeline_id == created["pipeline_id"]
+        with pytest.raises(kfp_server_api.ApiException) as missing:
+            pipelines.get_pipeline_by_name("nope")
+        assert missing.value.status == 404
+        assert error_of(missing)["details"][0]["message"] == "Namespace/Pipeline /nope not found"
+    else:
+        assert "name" not in created
+        with pytest.raises(kfp_server_api.ApiException) as broken:  # the "V2beta1" typo
+            pipelines.get_pipeline_by_name("bare")
+        assert broken.value.status == 500
+    assert either.violations == []
+
+
+def test_shared_pipeline_creation_in_multi_user_mode() -> None:
+    """2.16.1 authorizes creating a shared pipeline against KFP's namespace; 2.0.5 did not."""
+    body = models.V2beta1Pipeline(display_name="shared")
+    for namespaces, release, allowed in (
+        ({"team-a"}, "2.0.5", True),
+        ({"team-a"}, "2.16.1", False),
+        ({"team-a", "kubeflow"}, "2.16.1", True),
+    ):
+        with FakeKfpApi(namespaces=namespaces, release=release) as fake:
+            pipelines = services(client_for(fake))["pipelines"]
+            if allowed:
+                assert pipelines.create_pipeline(body).display_name == "shared"
+                continue
+            with pytest.raises(kfp_server_api.ApiException) as refused:
+                pipelines.create_pipeline(body)
+            assert refused.value.status == 403
+            assert "Failed to access shared pipeline" in error_of(refused)["message"]
+
+
+def test_healthz(either: FakeKfpApi) -> None:
+    """2.16.1 says where pipelines are kept."""
+    answer = json.loads(healthz(either).get_healthz(_preload_content=False).data)
+    assert answer.get("pipeline_store") == ("database" if either.kfp_2_16 else None)
+    assert answer["multi_user"] is False
+
+
+def test_experiment_last_run(either: FakeKfpApi, package: str) -> None:
+    """2.16.1 answers when an experiment's newest run was created (the epoch before one)."""
+    pipeline = upload(either, package)
+    status, experiment = raw(either, "POST", "/experiments", body={"display_name": "e"})
+    eid = experiment["experiment_id"]
+    services(client_for(either))["runs"].create_run(run_of(pipeline.pipeline_id, experiment_id=eid))
+    (run,) = either.runs.values()
+    _, read = raw(either, "GET", f"/experiments/{eid}")
+    by_last_run = raw(either, "GET", "/experiments", {"sort_by": "last_run_created_at desc"})
+    if not either.kfp_2_16:
+        assert "last_run_created_at" not in experiment and "last_run_created_at" not in read
+        assert by_last_run[0] == 400  # no such sort key at 2.0.5
+        return
+    assert datetime.fromisoformat(experiment["last_run_created_at"]).timestamp() == 0
+    assert datetime.fromisoformat(read["last_run_created_at"]) == run.run.created_at
+    assert either.experiments[eid].last_run_created_at == run.run.created_at
+    assert by_last_run[0] == 200 and by_last_run[1]["experiments"][0]["experiment_id"] == eid
+
+
+def test_recurring_run_differences(either: FakeKfpApi, package: str) -> None:
+    """2.16.1 keeps a recurring run given a pipeline alone unpinned, and fixed a typo."""
+    pipeline = upload(either, package)
+    (version_id,) = either.versions
+    api = services(client_for(either))["recurring_runs"]
+
+    def body(pipeline_id: str, concurrency: str = "1") -> models.V2beta1RecurringRun:
+        return models.V2beta1RecurringRun(
+            display_name="nightly",
+            pipeline_version_reference=models.V2beta1PipelineVersionReference(
+                pipeline_id=pipeline_id
+            ),
+            runtime_config=models.V2beta1RuntimeConfig(parameters={"message": "hi"}),
+            trigger=models.V2beta1Trigger(cron_schedule=models.V2beta1CronSchedule(cron="@daily")),
+            max_concurrency=concurrency,
+            mode="ENABLE",
+        )
+
+    created = api.create_recurring_run(body(pipeline.pipeline_id))
+    pinned = created.pipeline_version_reference.pipeline_version_id
+    assert pinned == (None if either.kfp_2_16 else version_id)
+    with pytest.raises(kfp_server_api.ApiException) as missing:
+        api.create_recurring_run(body("no-such-pipeline"))
+    assert missing.value.status == (404 if either.kfp_2_16 else 500)
+    with pytest.raises(kfp_server_api.ApiException) as unbounded:
+        api.create_recurring_run(body(pipeline.pipeline_id, concurrency="0"))
+    least = "at least 1" if either.kfp_2_16 else "at leas 1"
+    assert f"must be {least} and at most 10" in error_of(unbounded)["message"]
+    jid = created.recurring_run_id
+    for policy, status in (("SIDEWAYS", 400), ("ORPHAN", 200)):
+        answer = raw(either, "DELETE", f"/recurringruns/{jid}", {"propagation_policy": policy})
+        # A 2.0.5 client never sends the parameter: a violation there, whatever its value.
+        assert answer[0] == (status if either.kfp_2_16 else 400), policy
+    assert (jid in either.recurring_runs) is not either.kfp_2_16
+
+
+def test_run_differences(either: FakeKfpApi, package: str) -> None:
+    """2.16.1 checks a run's recurring_run_id; its client may send experiment_id as a query."""
+    pipeline = upload(either, package)
+    runs = services(client_for(either))["runs"]
+    body = run_of(pipeline.pipeline_id, recurring_run_id="no-such-job")
+    if either.kfp_2_16:
+        with pytest.raises(kfp_server_api.ApiException) as refused:
+            runs.create_run(body)
+        assert refused.value.status == 500
+        assert "RecurringRunId doesn't exist: no-such-job" in error_of(refused)["message"]
+    else:
+        assert runs.create_run(body).recurring_run_id == "no-such-job"
+    run_body = client_for(either).sanitize_for_serialization(run_of(pipeline.pipeline_id))
+    status, _ = raw(either, "POST", "/runs", {"experiment_id": ""}, body=run_body)
+    assert status == (200 if either.kfp_2_16 else 400)

@@ -76,8 +76,12 @@ class Target:
 
 
 def name_filter(name: str, operation: int = EQUALS) -> str:
-    """A list filter on ``display_name`` in the JSON kfp.Client sends (get_pipeline_id)."""
-    predicate = {"operation": operation, "key": "display_name", "stringValue": name}
+    """A list filter on the name, in the JSON kfp.Client sends (get_pipeline_id).
+
+    The key ``name``: KFP 2.0.5 maps it to the display name, KFP 2.16 to the name, which
+    there is the unique one (``backend/src/apiserver/model/pipeline.go``).
+    """
+    predicate = {"operation": operation, "key": "name", "stringValue": name}
     return json.dumps({"predicates": [predicate]})
 
 

@@ -1,7 +1,8 @@
 """wide-deep-kubeflow against a KFP API server that checks every call against the spec.
 
 The fake (tests/fake_kfp_api.py) validates each request with the ``kfp_server_api``
-models and answers as KFP 2.0.5's server does; these tests assert the calls made,
+models and answers as the API server of the release the installed client targets
+does (KFP 2.0.5 on the legacy stack, 2.16.1 on the current one); these tests assert the calls made,
 the console lines and the exit codes, and that a failed step leaves nothing
 half-deployed.
 """
