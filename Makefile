@@ -44,7 +44,7 @@ UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench bench-scale bench-trainer bench-dataset bench-suite clean system-deps graphviz kfp-local dataset spans spans-demo docs
+.PHONY: help run test test-fast lint lock bench bench-scale bench-stacks bench-trainer bench-dataset bench-suite clean system-deps graphviz kfp-local dataset spans spans-demo docs
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -116,6 +116,9 @@ bench: $(STAMP)  ## Median of 3 fresh runs, per component (ARGS=--reference: aga
 
 bench-scale: $(STAMP)  ## Full runs on 15k, 150k and 1.5M generated rows (about 20 minutes).
 	$(PY) scripts/bench_scale.py $(ARGS)
+
+bench-stacks: $(STAMP)  ## Both stacks side by side, alternating: the default run and 1.5M rows (ARGS="[--rounds 2] [--rows N]", about 25 minutes).
+	$(PY) scripts/bench_stacks.py $(ARGS)
 
 bench-trainer: $(STAMP)  ## The Trainer's input pipeline against in-memory tensors (after make run).
 	$(PY) scripts/bench_trainer.py $(ARGS)

@@ -55,3 +55,10 @@ _.daemon_threads
 # The fake KFP API's model fields, sent to the client as JSON by name.
 _.state_history
 _.updated_at
+# TFX's fileio: a filesystem plugin declares its schemes, takes walk's onerror, and its
+# stat answers a length and whether the path is a folder (pipeline_def/s3_fileio.py).
+_.SUPPORTED_SCHEMES
+_.onerror
+_.is_directory
+# pytest: a conftest hook, called by name.
+_.pytest_collection_modifyitems

@@ -148,7 +148,7 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
                 secrets={SECRET: dict(zip(("accesskey", "secretkey"), store.keys(), strict=True))},
                 pods=Path(pods),
                 logs=logs,
-                upload=store.upload_folder_to_uri,
+                upload=store.upload_to_uri,
                 download=store.download_uri,
             )
             results, failed = _execute(run, people)

@@ -57,9 +57,15 @@ class ObjectStore:
             key = "/".join(p for p in (prefix.strip("/"), path.relative_to(folder).as_posix()) if p)
             client.upload_file(str(path), BUCKET, key)
 
-    def upload_folder_to_uri(self, folder: Path, uri: str) -> None:
-        """Upload every file under ``folder`` below ``uri`` (an s3://mlpipeline/ URI)."""
-        self.upload_folder(folder, self.key(uri))
+    def upload_to_uri(self, local: Path, uri: str) -> None:
+        """objectstore.UploadBlob: a file to the object ``uri``, a folder below it.
+
+        ``uri`` is an s3://mlpipeline/ URI; a folder's files keep their relative paths.
+        """
+        if local.is_file():
+            self.client().upload_file(str(local), BUCKET, self.key(uri))
+        else:
+            self.upload_folder(local, self.key(uri))
 
     def key(self, uri: str) -> str:
         """The object key of ``uri``; ValueError for a URI outside the bucket."""

@@ -60,7 +60,7 @@ class Run:
     secrets: dict[str, dict[str, str]]  # Kubernetes secrets by name
     pods: Path  # each task's working directory is made here
     logs: Path
-    upload: Callable[[Path, str], None]  # a local folder to an object-store URI
+    upload: Callable[[Path, str], None]  # a local file or folder to an object-store URI
     download: Callable[[str, Path], None]  # an object-store URI (file or folder) to a path
     executions: dict[str, int] = field(default_factory=dict)
 

@@ -6,7 +6,8 @@
 set -euo pipefail
 want=${1:?usage: scripts/find_python.sh VERSION}
 
-matches() { "$1" -c "import sys; sys.exit(0 if '%d.%d' % sys.version_info[:2] == '$want' else 1)" 2>/dev/null; }
+# The version, and venv with ensurepip (Debian's own Python has them only with python3-venv).
+matches() { "$1" -c "import ensurepip, sys, venv; sys.exit(0 if '%d.%d' % sys.version_info[:2] == '$want' else 1)" 2>/dev/null; }
 
 for candidate in "python$want" python3 python; do
   path=$(command -v "$candidate" 2>/dev/null) || continue

@@ -165,7 +165,7 @@ def _steps(store: Store, span: int) -> dict:
 @pytest.mark.parametrize("store", ["s3"], indirect=True)
 def test_cached_transform_on_s3_reads_what_the_run_before_analyzed(store, tmp_path):
     _write_spans(tmp_path / "data", 3, 1000)
-    store.s3.upload_folder_to_uri(tmp_path / "data", store.path("data"))
+    store.s3.upload_to_uri(tmp_path / "data", store.path("data"))
     first = _steps(store, 1)
     assert first["read"] == []
     assert first["analyzed"] == ["span-0/train", "span-0/validation", "span-0/test", "span-1/train"]

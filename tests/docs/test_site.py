@@ -23,7 +23,7 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     )
     assert build.returncode == 0, build.stderr
     assert (site / "index.html").is_file()
-    assert (site / "explanation" / "python-3.10" / "index.html").is_file()
+    assert (site / "explanation" / "stack" / "index.html").is_file()
 
 
 def test_the_readme_links_to_files_that_exist() -> None:

@@ -198,6 +198,8 @@ def test_tensorboard_profile_tab_opens_the_trace(tensorboard):
     (tool,) = [t for t in tools if t.startswith("trace_viewer@")]
     query = f"run={urllib.parse.quote(trace)}&tag={urllib.parse.quote(tool)}"
     (host,) = _get(base, f"/data/plugin/profile/hosts?{query}")
+    # 2.16 lists host names; 2.22 (xprof) lists {"hostname": ...}.
+    host = host["hostname"] if isinstance(host, dict) else host
     events = _get(base, f"/data/plugin/profile/data?{query}&host={host}")
     assert events["returnedEventsSize"] > 100
     names = {frame["name"] for frame in events["stackFrames"].values()}

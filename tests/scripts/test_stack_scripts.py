@@ -25,8 +25,10 @@ def _run(
     command = [str(a) for a in argv]
     if user is not None:
         command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command]
+    # As on a host: not inside the Debian root (where the outer make has already decided).
+    host = {k: v for k, v in os.environ.items() if k not in ("WIDE_DEEP_IN_ROOT", "STACK")}
     return subprocess.run(
-        command, cwd=PROJECT, env={**os.environ, **(env or {})},
+        command, cwd=PROJECT, env={**host, **(env or {})},
         capture_output=True, text=True, check=False,
     )  # fmt: skip
 
