@@ -184,7 +184,9 @@ def make_recipe(argv: list[str]) -> list[list[str]]:
     )
     if dry.returncode != 0:
         pytest.fail(f"{shlex.join(argv)}: {dry.stderr.strip()}")
-    return [cmd for cmd in shell_commands(dry.stdout) if is_project_command(cmd)]
+    # Every target's first line names the stack, for people: not a command.
+    recipe = "\n".join(x for x in dry.stdout.splitlines() if not x.startswith("stack: "))
+    return [cmd for cmd in shell_commands(recipe) if is_project_command(cmd)]
 
 
 def commands_to_parse(argv: list[str]) -> Iterator[list[str]]:
