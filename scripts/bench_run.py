@@ -21,6 +21,9 @@ from pathlib import Path
 
 from reference import run_reference, timed_run  # scripts/, beside this file
 
+from modules import datasets
+from pipeline_def.config import data_root_of
+
 PROJECT = Path(__file__).resolve().parent.parent
 
 
@@ -37,7 +40,8 @@ def main() -> None:
     """Run the benchmark and print the medians."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--data-root", type=Path, default=PROJECT / "data")
+    # The default dataset's folder, as wide-deep-run takes it when given none.
+    parser.add_argument("--data-root", type=Path, default=data_root_of(datasets.DEFAULT))
     parser.add_argument("--out", type=Path, default=PROJECT / "outputs" / "bench_run.json")
     parser.add_argument(
         "--reference", action="store_true", help="run TFX's taxi example after each run"
