@@ -60,14 +60,18 @@ def _keys(bucket: str, prefix: str) -> Iterator[str]:
         yield from (item["Key"] for item in page.get("Contents", []))
 
 
-def _is_file(bucket: str, key: str) -> bool:
+def _head(bucket: str, key: str) -> dict[str, Any] | None:
+    """The object's metadata, or None when there is no object ``key``."""
     try:
-        _client().head_object(Bucket=bucket, Key=key)
+        return _client().head_object(Bucket=bucket, Key=key)
     except ClientError as err:
         if err.response["Error"]["Code"] in ("404", "NoSuchKey", "NotFound"):
-            return False
+            return None
         raise
-    return True
+
+
+def _is_file(bucket: str, key: str) -> bool:
+    return _head(bucket, key) is not None
 
 
 class _Upload(io.BytesIO):
@@ -212,9 +216,8 @@ class S3Filesystem(filesystem.Filesystem):
     @staticmethod
     def stat(path: str) -> _Stat:
         """The length of the file ``path``, or a folder's zero."""
-        bucket, key = _split(path)
-        if _is_file(bucket, key):
-            head = _client().head_object(Bucket=bucket, Key=key)
+        head = _head(*_split(path))
+        if head is not None:
             return _Stat(length=head["ContentLength"], is_directory=False)
         if S3Filesystem.isdir(path):
             return _Stat(length=0, is_directory=True)
