@@ -39,6 +39,8 @@ COPY scripts/install_image.sh scripts/
 RUN scripts/install_image.sh python --deps-only
 
 COPY modules/ modules/
+COPY data_layout/ data_layout/
+COPY review/ review/
 COPY components/ components/
 COPY pipeline_def/ pipeline_def/
 RUN scripts/install_image.sh python

@@ -112,19 +112,19 @@ lock:  ## Re-resolve both stacks' locks (runtime, docs, bench) from pyproject.to
 	scripts/lock.sh $(UV)
 
 bench: $(STAMP)  ## Median of 3 fresh runs, per component (ARGS=--reference: against TFX's example).
-	$(PY) scripts/bench_run.py $(ARGS)
+	$(PY) benchmarks/bench_run.py $(ARGS)
 
 bench-scale: $(STAMP)  ## Full runs on 15k, 150k and 1.5M generated rows (about 20 minutes).
-	$(PY) scripts/bench_scale.py $(ARGS)
+	$(PY) benchmarks/bench_scale.py $(ARGS)
 
 bench-stacks: $(STAMP)  ## Both stacks side by side, alternating: the default run and 1.5M rows (ARGS="[--rounds 2] [--rows N]", about 25 minutes).
-	$(PY) scripts/bench_stacks.py $(ARGS)
+	$(PY) benchmarks/bench_stacks.py $(ARGS)
 
 bench-trainer: $(STAMP)  ## The Trainer's input pipeline against in-memory tensors (after make run).
-	$(PY) scripts/bench_trainer.py $(ARGS)
+	$(PY) benchmarks/bench_trainer.py $(ARGS)
 
 bench-dataset: $(STAMP)  ## The model's AUC against tuned boosted trees (ARGS="--dataset NAME [--folds 5] [--seeds 1 2 3]", after its run).
-	$(PY) scripts/bench_dataset.py $(ARGS)
+	$(PY) benchmarks/bench_dataset.py $(ARGS)
 
 # The suite's tables come from their own lock, installed beside the runtime's (a
 # sync of requirements.lock removes them: the stamp then is older and they come back).
@@ -136,7 +136,7 @@ $(BENCH_STAMP): $(BENCH_LOCK) $(STAMP)
 	@touch $@
 
 bench-suite: $(BENCH_STAMP)  ## Draft, run and cross-validate against tuned trees on 10 public tables (ARGS="[--folds 3] [--tables a,b] [--held-out] [--reuse]").
-	$(PY) scripts/bench_suite.py $(ARGS)
+	$(PY) benchmarks/bench_suite.py $(ARGS)
 
 spans: $(STAMP)  ## Write the taxi sample as quarterly spans, data/taxi-spans/span-NN/ (2013-Q1 = span-00).
 	$(PY) scripts/make_spans.py $(ARGS)

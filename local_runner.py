@@ -23,7 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from components.spans import SpanNotReady
+from data_layout.spans import SpanNotReady
 from modules import datasets
 from pipeline_def.config import (
     PipelineConfig,

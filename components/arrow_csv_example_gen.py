@@ -16,7 +16,7 @@ example's deterministic serialization; these records are that serialization):
   every one is a number, else STRING; a column with no value at all has no type;
 * an empty cell is an empty value list.
 
-Where it differs, for files as people export them (``components/csv_files.py``
+Where it differs, for files as people export them (``data_layout/csv_files.py``
 has the rules it shares with the runner's pre-flight check):
 
 * it reads ``.csv`` and gzipped ``.csv.gz`` files, and a byte-order mark before the
@@ -70,9 +70,10 @@ from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import proto_utils
 from tfx_bsl.coders import example_coder
 
-from components import csv_files, encoded_spans, spans
-from components.csv_files import CsvFormatError
-from components.properties import (
+from components.spec_extension import extended
+from data_layout import csv_files, encoded_spans, spans
+from data_layout.csv_files import CsvFormatError
+from data_layout.properties import (
     INPUT_DIGEST_PROPERTY,
     PREVIOUS_SPAN_PROPERTY,
     REUSED_PROPERTY,
@@ -80,8 +81,7 @@ from components.properties import (
     WINDOW_NOTE_PROPERTY,
     WINDOW_PROPERTY,
 )
-from components.spec_extension import extended
-from components.splits import NEWEST_SPAN, PREVIOUS_SPAN, TRAIN
+from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TRAIN
 
 # Rows are read, encoded and written in blocks of about this many bytes of CSV (about
 # 35k rows): large enough for the C++ reader and encoder to dominate, small enough to
@@ -92,7 +92,7 @@ _INTEGER_LITERAL = r"^\s*[+-]?\d+\s*$"
 # The execution property listing the columns the curated schema declares INT.
 INT_COLUMNS_KEY = "int_columns"
 # The span to process (spans.LATEST: the newest), the window of spans to train on, and
-# where encoded spans are kept for later runs (see components.encoded_spans).
+# where encoded spans are kept for later runs (see data_layout.encoded_spans).
 SPAN_KEY = "requested_span"
 WINDOW_KEY = "window"
 SPAN_CACHE_KEY = "span_cache"

@@ -9,7 +9,7 @@ picks a version above every existing one (TF Serving serves the highest), and do
 not push a model identical to the one already served (same SavedModel fingerprint).
 
 With the model it publishes the statistics of the data the model was trained on
-(see ``components.serving_layout``): the next run's validator checks drift against the
+(see ``data_layout.serving_layout``): the next run's validator checks drift against the
 data of the model that serves, with no Resolver.
 """
 
@@ -33,9 +33,9 @@ from tfx.dsl.io import fileio
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import proto_utils
 
-from components import serving_layout
-from components.properties import ALREADY_SERVING, NOT_PUSHED_REASON, RUN_FINGERPRINT_KEY
 from components.spec_extension import extended
+from data_layout import serving_layout
+from data_layout.properties import ALREADY_SERVING, NOT_PUSHED_REASON, RUN_FINGERPRINT_KEY
 
 STATISTICS_KEY = "statistics"
 

@@ -3,7 +3,7 @@
 With span folders, the train split's parts (span and encoded split, recorded by
 ExampleGen) are analyzed as datasets of their own, keyed by their encoding, with the
 analyzer cache read from and published to a stable folder under the pipeline root
-(``components.analyzer_cache``). The outputs are TFX's Transform's, the same in
+(``data_layout.analyzer_cache``). The outputs are TFX's Transform's, the same in
 meaning: the graph is analyzed over the same rows, so Trainer and Evaluator are
 unchanged. A flat data root is one span analyzed once, and an empty cache folder turns
 the cache off: there it is TFX's Transform, without a cache.
@@ -33,11 +33,11 @@ from tfx.dsl.io import fileio
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import json_utils
 
-from components import analyzer_cache
-from components.analyzer_cache import Part
-from components.properties import ANALYZER_CACHE_PROPERTY, TRAIN_PARTS_PROPERTY
 from components.spec_extension import extended
-from components.splits import TRAIN
+from data_layout import analyzer_cache
+from data_layout.analyzer_cache import Part
+from data_layout.properties import ANALYZER_CACHE_PROPERTY, TRAIN_PARTS_PROPERTY
+from data_layout.splits import TRAIN
 
 # The execution property naming the stable folder of the analyzer cache.
 ANALYZER_CACHE_DIR_KEY = "analyzer_cache_dir"

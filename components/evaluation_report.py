@@ -13,10 +13,10 @@ from tfx import v1 as tfx
 from tfx.v1.dsl.components import InputArtifact, OutputArtifact, Parameter
 
 from components import kfp_ui
-from components.evaluation_review import Review, load_review, named_span
-from components.paired_comparison import GATED_METRIC
-from components.properties import outcome_of, span_record
-from components.review_html import render_html
+from data_layout.properties import outcome_of, span_record
+from review.evaluation import Review, load_review, named_span
+from review.page import render_html
+from review.paired_comparison import GATED_METRIC
 
 _artifacts = tfx.types.standard_artifacts
 # The candidate's whole-split metrics shown beside the verdict, as TFMA names them.

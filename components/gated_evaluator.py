@@ -13,7 +13,7 @@ Two things TFX's Evaluator cannot do on open-source Kubeflow Pipelines:
 With a model serving, the AUC change bound is judged beyond the test rows' noise:
 both models score the same rows and the candidate fails it only when the paired
 bootstrap's 95% interval of the difference lies wholly below the bound
-(``components.paired_comparison``), where TFMA compares two point figures. The
+(``review.paired_comparison``), where TFMA compares two point figures. The
 dataset's slice bound (a change threshold on each slice of its slice columns) is
 judged the same way on each slice's rows, and only on slices of at least its
 ``slice_min_rows`` rows: the paired comparison of every slice is written beside the
@@ -53,18 +53,18 @@ from tfx.dsl.components.base import base_component, executor_spec
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import io_utils, json_utils, path_utils, proto_utils
 
-from components import paired_comparison
-from components.paired_comparison import GATED_METRIC, Comparison, SliceComparison
-from components.properties import (
+from components.serving_baseline import serving_version
+from components.spec_extension import extended
+from data_layout.properties import (
     AUC_CHANGE_INTERVAL,
     BASELINE_VERSION,
     EVALUATED_SPLITS,
     HELD_SLICES,
 )
-from components.review_curves import slice_name
-from components.serving_baseline import serving_version
-from components.spec_extension import extended
 from modules.features import SLICE_MIN_ROWS
+from review import paired_comparison
+from review.curves import slice_name
+from review.paired_comparison import GATED_METRIC, Comparison, SliceComparison
 
 MIN_AUC_KEY = "min_auc"
 # The dataset's slice_min_rows; absent: the DatasetDeclaration default.

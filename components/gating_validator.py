@@ -40,7 +40,7 @@ from tfx.utils import io_utils, json_utils
 
 from components.serving_baseline import serving_version
 from components.spec_extension import extended
-from components.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN, VALIDATION
+from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN, VALIDATION
 
 DRIFT_FILE = "DriftFromTrain.pb"
 PREVIOUS_DRIFT_FILE = "DriftFromPreviousRun.pb"

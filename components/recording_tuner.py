@@ -22,7 +22,7 @@ from tfx.dsl.components.base import executor_spec
 from tfx.types import artifact_utils, standard_component_specs
 from tfx.utils import io_utils
 
-from components.properties import (
+from data_layout.properties import (
     BEST_VALIDATION_AUC,
     TUNED_HPARAMS,
     TUNING_SECONDS,

@@ -22,8 +22,8 @@ from tfx.types import artifact_utils
 from tfx.utils import path_utils
 from tfx.v1.dsl.components import OutputArtifact, Parameter
 
-from components import serving_layout
-from components.properties import SERVING_SPAN, SERVING_VERSION
+from data_layout import serving_layout
+from data_layout.properties import SERVING_SPAN, SERVING_VERSION
 
 _artifacts = tfx.types.standard_artifacts
 

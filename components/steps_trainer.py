@@ -25,17 +25,17 @@ from tfx.dsl.components.base import base_component, executor_spec
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import io_utils, json_utils, proto_utils
 
-from components.properties import (
+from components.recording_tuner import read_hyperparameters
+from components.serving_baseline import serving_version
+from components.spec_extension import extended
+from data_layout.properties import (
     HPARAMS,
     SERVING_SPAN,
     TUNED_HPARAMS,
     WARM_START_NOTE,
     WARM_STARTED_FROM,
 )
-from components.recording_tuner import read_hyperparameters
-from components.serving_baseline import serving_version
-from components.spec_extension import extended
-from components.splits import TRAIN, VALIDATION
+from data_layout.splits import TRAIN, VALIDATION
 from modules import warm_start
 from modules.hparams import TRAINED_WITH_FILE, tuned_values
 

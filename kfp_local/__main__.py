@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 import yaml
 
-from components import spans
+from data_layout import spans
 from kfp_local import SetupError, backend_rules, image_env, object_store, tasks
 from kfp_local.metadata import KfpMetadata, session_info
 from modules import datasets

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from kfp_local import SetupError
 from pipeline_def import stack
+from pipeline_def.code_digest import STEP_PACKAGES
 
 PROJECT = Path(__file__).resolve().parent.parent
 # What the image is built from: a change to any of it makes another image.
@@ -28,11 +29,8 @@ IMAGE_SOURCES = (
     "requirements-current.lock",
     "requirements-legacy.lock",
     "pyproject.toml",
-    "modules",
-    "components",
-    "pipeline_def",
+    *STEP_PACKAGES,
 )
-PACKAGES = ("modules", "components", "pipeline_def")
 
 
 _STACK_OF_IMAGE = "import json; from pipeline_def.stack import stack; print(json.dumps(stack()))"
@@ -147,7 +145,7 @@ def install(folder: Path, log: Path) -> ImageEnv:
 
 def _check_installed(env: ImageEnv) -> None:
     """Fail unless the image's Python imports the project from its own site-packages."""
-    names = ", ".join(PACKAGES)
+    names = ", ".join(STEP_PACKAGES)
     probe = f"import {names}; print(' '.join(m.__file__ for m in ({names},)))"
     with tempfile.TemporaryDirectory() as outside:
         found = subprocess.run(
@@ -158,7 +156,7 @@ def _check_installed(env: ImageEnv) -> None:
             text=True,
             check=True,
         ).stdout.split()
-    sources = [PROJECT / package for package in PACKAGES]
+    sources = [PROJECT / package for package in STEP_PACKAGES]
     inside = [f for f in found if any(Path(f).resolve().is_relative_to(s) for s in sources)]
     if inside:
         raise SetupError(f"the image imports the checkout, not its own copy: {inside}")

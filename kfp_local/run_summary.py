@@ -12,11 +12,11 @@ from pathlib import Path
 
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
-from components.evaluation_review import overall_metrics
 from kfp_local import tasks
 from kfp_local.object_store import ObjectStore
 from pipeline_def import node_ids
 from pipeline_ops.session.summary import FAILED, SUCCEEDED, RunSummary, outcome_fields
+from review.evaluation import overall_metrics
 
 
 def _metrics(store: ObjectStore, evaluation: mlmd.Artifact | None) -> dict[str, float]:

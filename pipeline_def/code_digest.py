@@ -2,7 +2,8 @@
 
 Transform, the Tuner and the Trainer run functions named by a dotted path
 (``modules.preprocessing.preprocessing_fn``) and read the dataset's declaration at run
-time, and every step of this project runs an executor of ``components/``. None of that
+time, and every step of this project runs an executor of ``components/`` with the
+libraries of ``data_layout/`` and ``review/``. None of that
 code is a property TFX compares when it looks for a cached execution, so a rerun after
 an edited declaration, module or executor reused the old examples, graph and model.
 The digest of those files (``step_code_digest``) is such a property of ExampleGen,
@@ -29,8 +30,10 @@ from pipeline_def.config import PROJECT_ROOT, PipelineConfig
 # digest of the code they run.
 CODE_DIGEST_KEY = "code_sha256"
 _SOURCE_SUFFIXES = (".py", ".pbtxt")
-# The executors every step runs, and the definition that wires them.
-_COMPONENTS, _DEFINITION = "components", "pipeline_def"
+# The packages a step runs, model code first and the definition that wires them last:
+# what the image holds, and what the digests below cover.
+STEP_PACKAGES = ("modules", "data_layout", "review", "components", "pipeline_def")
+_MODEL_CODE, *_EXECUTORS, _DEFINITION = STEP_PACKAGES
 # Settings that change how a run is carried out, not what it reads or learns: where
 # its metadata lives (with a password), Beam's workers, Kubeflow's requests, the cache.
 _HOW_NOT_WHAT = ("metadata", "beam_pipeline_args", "resources", "enable_cache", "span")
@@ -73,8 +76,9 @@ def _package_digest(root: Path, package: str) -> str:
 
 def step_code_digest(dataset: str, root: Path = PROJECT_ROOT) -> str:
     """The hex SHA-256 of the code a step of ``dataset``'s run runs: model and executors."""
-    modules = model_code_digest(dataset, root / datasets.DATASETS_DIR.parent.name)
-    return hashlib.sha256(f"{modules}:{_package_digest(root, _COMPONENTS)}".encode()).hexdigest()
+    parts = [model_code_digest(dataset, root / _MODEL_CODE)]
+    parts += [_package_digest(root, package) for package in _EXECUTORS]
+    return hashlib.sha256(":".join(parts).encode()).hexdigest()
 
 
 def run_fingerprint(config: PipelineConfig, root: Path = PROJECT_ROOT) -> str:

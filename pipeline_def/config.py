@@ -13,8 +13,8 @@ from typing import Any
 
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
-from components import csv_files, spans
-from components.splits import TEST, TRAIN, VALIDATION
+from data_layout import csv_files, spans
+from data_layout.splits import TEST, TRAIN, VALIDATION
 from modules import datasets
 from modules.hparams import HParams
 from pipeline_def import node_ids
@@ -178,7 +178,7 @@ class PipelineConfig:
     # Empty: <pipeline_root>/encoded-spans.
     span_cache: str = ""
     # Transform analyzes a window span by span and keeps each span's analysis for
-    # later runs to reuse (components/analyzer_cache.py), in analyzer_cache (empty:
+    # later runs to reuse (data_layout/analyzer_cache.py), in analyzer_cache (empty:
     # <pipeline_root>/analyzer-cache). Off by default: on this 2-core machine's Beam
     # DirectRunner the cache's extra stages cost more than the rows it spares
     # (docs/decisions/local-run-settings.md).
@@ -196,7 +196,7 @@ class PipelineConfig:
     preprocessing_fn: str = "modules.preprocessing.preprocessing_fn"
     run_fn: str = "modules.training.run_fn"
     # Hash split of the input rows into train, validation and test, as relative
-    # bucket counts (the names are components.splits').
+    # bucket counts (the names are data_layout.splits').
     split_buckets: tuple[tuple[str, int], ...] = DEFAULT_SPLIT
     train_steps: int = 1000
     eval_steps: int = 20

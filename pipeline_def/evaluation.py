@@ -6,9 +6,9 @@ import json
 
 from tensorflow_model_analysis.proto import config_pb2
 
-from components.paired_comparison import GATED_METRIC
 from modules import export
 from modules.features import DatasetDeclaration
+from review.paired_comparison import GATED_METRIC
 
 # (TFMA class, metric name as stored). Names are pinned so the review and the
 # summary read them by name whatever TFMA's defaults become.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from tfx import v1 as tfx
 
-from components import spans
 from components.arrow_csv_example_gen import ArrowCsvExampleGen, integer_columns
 from components.atomic_pusher import AtomicPusher
 from components.cached_transform import CachedTransform
@@ -14,8 +13,9 @@ from components.gated_evaluator import GatedEvaluator
 from components.gating_validator import GatingExampleValidator
 from components.recording_tuner import RecordingTuner
 from components.serving_baseline import ServingBaseline
-from components.splits import TEST, TRAIN, VALIDATION
 from components.steps_trainer import StepsTrainer
+from data_layout import spans
+from data_layout.splits import TEST, TRAIN, VALIDATION
 from modules import datasets
 from modules.preprocessing import DATASET_KEY
 from modules.tuning import TUNING_KEY

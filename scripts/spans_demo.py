@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from components.spans import span_folders
+from data_layout.spans import span_folders
 from pipeline_def import node_ids
 from pipeline_ops.commands import EXIT_FAILED, EXIT_OK, INSPECT, RUN
 from pipeline_ops.session.summary import SUMMARY_FILE

@@ -168,7 +168,7 @@ def is_project_command(argv: list[str]) -> bool:
         return False
     if argv[1] == "-m":
         return argv[2] in PROJECT_MODULES
-    return argv[1].startswith(("scripts/", "tests/"))
+    return argv[1].startswith(("scripts/", "benchmarks/", "tests/"))
 
 
 def make_recipe(argv: list[str]) -> list[list[str]]:

@@ -14,12 +14,14 @@ from pathlib import Path
 
 from run_commands import PROJECT
 
+from pipeline_def.code_digest import STEP_PACKAGES
+
 
 def copy_project(to: Path) -> Path:
     """The project's code, without outputs or environment: drafts land in the copy."""
-    for part in ("components", "modules", "pipeline_def", "pipeline_ops"):
+    for part in (*STEP_PACKAGES, "pipeline_ops"):
         shutil.copytree(PROJECT / part, to / part, ignore=shutil.ignore_patterns("__pycache__"))
-    for script in ("local_runner.py", "kubeflow_runner.py", "scripts/bench_dataset.py"):
+    for script in ("local_runner.py", "kubeflow_runner.py", "benchmarks/bench_dataset.py"):
         (to / script).parent.mkdir(exist_ok=True)
         shutil.copy(PROJECT / script, to / script)
     return to

@@ -13,8 +13,8 @@ from pathlib import Path
 import tensorflow as tf
 from tensorflow_model_analysis.proto import metrics_for_slice_pb2
 
-from components import paired_comparison
-from components.paired_comparison import Comparison, SliceComparison
+from review import paired_comparison
+from review.paired_comparison import Comparison, SliceComparison
 
 
 def evaluation_of(recorded_runs, run_id: str, folder: Path) -> Path:

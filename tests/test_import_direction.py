@@ -1,4 +1,6 @@
-"""Imports run one way: modules <- components <- pipeline_def <- pipeline_ops <- runners and tools.
+"""Imports run one way, from the model code up to the runners and the tools around runs.
+
+modules <- data_layout <- review <- components <- pipeline_def <- pipeline_ops <- runners, tools.
 
 Inside the operator side too: metadata <- report <- session <- kubeflow <- cli. The test reads
 every file's imports (function-level ones included) and fails on any that runs up.
@@ -11,10 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from pipeline_def.code_digest import STEP_PACKAGES
+
 PROJECT = Path(__file__).resolve().parent.parent
 # Each room may import the rooms before it and its own, never one after it.
 ROOMS = (
     "modules",
+    "data_layout",
+    "review",
     "components",
     "pipeline_def",
     "pipeline_ops",
@@ -27,11 +33,12 @@ ROOMS = (
     "pipeline_ops.cli",
     "kfp_local",
     "scripts",
+    "benchmarks",
     "local_runner",
     "kubeflow_runner",
 )
 # Files of the house, by room; tests sit outside it.
-SOURCES = ("modules", "components", "pipeline_def", "pipeline_ops", "kfp_local", "scripts")
+SOURCES = (*STEP_PACKAGES, "pipeline_ops", "kfp_local", "scripts", "benchmarks")
 
 
 def room_of(module: str) -> str | None:
@@ -87,7 +94,9 @@ def test_no_file_imports_a_room_above_its_own():
         ("from pipeline_ops.cli import scaffold", "pipeline_ops.session", ["pipeline_ops.cli"]),
         ("def f():\n    import local_runner", "pipeline_def", ["local_runner"]),
         ("from pipeline_ops import commands", "pipeline_ops.metadata", []),
-        ("from components.splits import TEST", "modules", ["components"]),
+        ("from data_layout.splits import TEST", "modules", ["data_layout"]),
+        ("from review.evaluation import Review", "data_layout", ["review"]),
+        ("from components import kfp_ui", "review", ["components"]),
     ],
 )
 def test_an_upward_import_is_found_wherever_it_is_written(tmp_path, source, room, expected):

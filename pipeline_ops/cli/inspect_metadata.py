@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
-from components.properties import (
+from data_layout.properties import (
     ALREADY_SERVING,
     BASELINE_VERSION,
     SERVING_VERSION,
@@ -254,7 +254,7 @@ def _run_metrics(run: PipelineRun) -> dict[str, float]:
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if evaluation is None:
         return {}
-    from components.evaluation_review import overall_metrics  # TFMA: only when needed
+    from review.evaluation import overall_metrics  # TFMA: only when needed
 
     return overall_metrics(evaluation.uri)
 
@@ -310,7 +310,7 @@ def print_diff(diff: dict[str, Any], out: TextIO) -> None:
     for node, changed in diff["parameters"].items():
         for key, (va, vb) in changed.items():
             print(f"  {node}.{key}:\n    A: {_short(va)}\n    B: {_short(vb)}", file=out)
-    from components.evaluation_review import metric_text  # TFMA: diff_runs loaded it
+    from review.evaluation import metric_text  # TFMA: diff_runs loaded it
 
     print("\nMetrics (overall, test split):", file=out)
     for name, (va, vb) in diff["metrics"].items():

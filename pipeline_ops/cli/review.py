@@ -24,7 +24,7 @@ from pipeline_ops.metadata.runs import find_run, list_runs
 from pipeline_ops.report.run_review import NoEvaluationError, print_review, review_of_run
 
 if TYPE_CHECKING:
-    from components.evaluation_review import Review
+    from review.evaluation import Review
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         review = load_for(args)
         print_review(review, sys.stdout)
         if args.html is not None:
-            from components.review_html import render_html
+            from review.page import render_html
 
             args.html.parent.mkdir(parents=True, exist_ok=True)
             args.html.write_text(render_html(review), encoding="utf-8")

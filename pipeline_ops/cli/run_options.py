@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from components import spans
+from data_layout import spans
 from modules import datasets
 from modules.hparams import parse_pairs
 from pipeline_def.config import PipelineConfig

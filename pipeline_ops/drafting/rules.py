@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from components.splits import TRAIN
+from data_layout.splits import TRAIN
 from modules import features as F
 from pipeline_def.config import DEFAULT_SPLIT
 from pipeline_ops.drafting.reading import Times, read_numbers, read_times

@@ -17,7 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from components import csv_files
+from data_layout import csv_files
 
 # Below this many rows a 2:1 split leaves too few examples to train on and judge.
 MIN_ROWS = 100

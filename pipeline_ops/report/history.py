@@ -15,13 +15,19 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from components.properties import SERVING_SPAN, int_property, outcome_of, span_record, warm_start_of
+from data_layout.properties import (
+    SERVING_SPAN,
+    int_property,
+    outcome_of,
+    span_record,
+    warm_start_of,
+)
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.report.text_table import table_lines
 
 if TYPE_CHECKING:
-    from components.evaluation_review import HistoryPoint
+    from review.evaluation import HistoryPoint
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,7 @@ class HistoryRow:
 
     def point(self) -> HistoryPoint:
         """The run as every history shows it (its span and pushed version as recorded)."""
-        from components.evaluation_review import HistoryPoint
+        from review.evaluation import HistoryPoint
 
         interval = self.difference_interval
         return HistoryPoint(
@@ -104,8 +110,8 @@ def history_row(run: PipelineRun, serving_before: int | None = None) -> HistoryR
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if evaluation is not None:
         # TFMA and TF: imported when needed.
-        from components import paired_comparison
-        from components.evaluation_review import candidate_and_baseline
+        from review import paired_comparison
+        from review.evaluation import candidate_and_baseline
 
         candidate, serving = candidate_and_baseline(evaluation.uri)
         comparison = paired_comparison.read(evaluation.uri)

@@ -1,6 +1,6 @@
 """A run's evaluation review, read from ML-Metadata: the verdict, the push, the tuning, the slices.
 
-The HTML report renders the same Review (components/review_html.py); this module
+The HTML report renders the same Review (review/page.py); this module
 reads it for a run recorded in ML-Metadata and prints it as terminal text.
 """
 
@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from components.properties import (
+from data_layout.properties import (
     BEST_VALIDATION_AUC,
     EVALUATED_SPLITS,
     TUNED_HPARAMS,
@@ -22,7 +22,7 @@ from components.properties import (
     span_record,
     str_property,
 )
-from components.splits import TEST
+from data_layout.splits import TEST
 from modules.hparams import HParams
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
@@ -30,7 +30,7 @@ from pipeline_ops.report.history import history_row, print_history_points
 from pipeline_ops.report.text_table import print_table
 
 if TYPE_CHECKING:
-    from components.evaluation_review import HistoryPoint, Review, Tuning
+    from review.evaluation import HistoryPoint, Review, Tuning
 
 # The terminal shows this many slices, worst change first; the HTML page shows them all.
 TERMINAL_SLICES = 12
@@ -48,7 +48,7 @@ def review_of_run(
     ``earlier`` are the pipeline's runs before it (any order): their history is shown.
     """
     # TFMA takes seconds to import: only once there is something to read.
-    from components.evaluation_review import load_review, named_span
+    from review.evaluation import load_review, named_span
 
     evaluator = run.nodes.get(node_ids.EVALUATOR)
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")
@@ -76,7 +76,7 @@ def review_of_run(
 
 def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
     """The runs that reached an evaluation, oldest first, as the review's history."""
-    from components.evaluation_review import named_span
+    from review.evaluation import named_span
 
     points = []
     for run in sorted(runs, key=lambda r: r.started_ms):
@@ -102,7 +102,7 @@ def _pushed_new(run: PipelineRun) -> bool:
 
 def tuning_of_run(run: PipelineRun) -> Tuning | None:
     """What the run's Tuner chose, as its Trainer applied it; None when nothing was tuned."""
-    from components.evaluation_review import Tuning
+    from review.evaluation import Tuning
 
     model = run.output(node_ids.TRAINER, "model")
     values = json.loads(str_property(model, TUNED_HPARAMS) or "{}") if model else {}
@@ -126,8 +126,8 @@ def tuning_of_run(run: PipelineRun) -> Tuning | None:
 
 def print_review(review: Review, out: TextIO) -> None:
     """The review as terminal text."""
-    from components.evaluation_review import SLICE_COLUMNS, metric_text
-    from components.review_html import push_line
+    from review.evaluation import SLICE_COLUMNS, metric_text
+    from review.page import push_line
 
     print(f"Evaluation review of run {review.run_id}", file=out)
     print(f"  {review.title}", file=out)
@@ -174,7 +174,7 @@ def print_review(review: Review, out: TextIO) -> None:
 
 def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> None:
     """The AUC of every slice against the serving model's, worst change first, ``limit`` shown."""
-    from components.evaluation_review import MIN_SLICE_SIZE
+    from review.evaluation import MIN_SLICE_SIZE
 
     against = "against the serving model" if review.serving_version else "(no serving model)"
     print(

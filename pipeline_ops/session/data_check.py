@@ -3,7 +3,7 @@
 These catch what would otherwise fail deep inside Beam with a parser traceback, or
 pass silently: no files, empty files, files that disagree on their columns, another
 delimiter, bytes that are not UTF-8, and a header repeated inside a file. Which files
-are data, gzip and the byte-order mark follow ``components/csv_files.py``, the rules
+are data, gzip and the byte-order mark follow ``data_layout/csv_files.py``, the rules
 ExampleGen reads by. What the values mean (types, ranges, domains) is the curated
 schema's business, checked by the pipeline's ExampleValidator.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO
 
-from components import csv_files, spans
-from components.csv_files import CsvFormatError
+from data_layout import csv_files, spans
+from data_layout.csv_files import CsvFormatError
 
 OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe"}
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from types import FrameType
 
-from components.spans import SpanNotReady
+from data_layout.spans import SpanNotReady
 from pipeline_def.config import DEFAULT_PIPELINE_NAME, MetadataStore, PipelineConfig
 from pipeline_def.stack import STACK_PROPERTY, stack
 from pipeline_ops.commands import (

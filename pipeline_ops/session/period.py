@@ -18,8 +18,8 @@ import functools
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from components import csv_files, serving_layout, spans
-from components.properties import (
+from data_layout import csv_files, serving_layout, spans
+from data_layout.properties import (
     INPUT_DIGEST_PROPERTY,
     RUN_FINGERPRINT_KEY,
     outcome_of,

@@ -11,8 +11,7 @@ from typing import Any, TextIO
 import tensorflow as tf
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
-from components.evaluation_review import overall_metrics
-from components.properties import (
+from data_layout.properties import (
     analyzer_cache_record,
     outcome_of,
     span_record,
@@ -22,10 +21,11 @@ from modules.diagram import diagram_in
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.session.progress import ComponentTiming
+from review.evaluation import overall_metrics
 
 SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"
-# Stopped because its data was still being written (components.spans.SpanNotReady).
+# Stopped because its data was still being written (data_layout.spans.SpanNotReady).
 WAITING = "waiting"
 
 

@@ -23,7 +23,7 @@ from tfx.components.example_gen.csv_example_gen import executor as tfx_csv
 from tfx.types import standard_component_specs as keys
 from tfx.utils import proto_utils
 
-from components import arrow_csv_example_gen, csv_files
+from components import arrow_csv_example_gen
 from components.arrow_csv_example_gen import (
     INT_COLUMNS_KEY,
     ArrowCsvExecutor,
@@ -35,6 +35,7 @@ from components.arrow_csv_example_gen import (
     integer_columns,
     read_header,
 )
+from data_layout import csv_files
 from modules import datasets
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig, sample_csv

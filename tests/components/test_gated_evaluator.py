@@ -15,10 +15,10 @@ from tfx.types import standard_artifacts
 
 from components import gated_evaluator as G
 from components.gated_evaluator import passes_but_for_auc_change, tolerated_drop, write_verdict
-from components.paired_comparison import Comparison, SliceComparison
-from components.properties import AUC_CHANGE_INTERVAL, HELD_SLICES
+from data_layout.properties import AUC_CHANGE_INTERVAL, HELD_SLICES
 from modules import datasets
 from pipeline_def.evaluation import eval_config
+from review.paired_comparison import Comparison, SliceComparison
 
 
 def _failure(name: str, is_diff: bool, column: str | None = None) -> vr.MetricsValidationForSlice:

@@ -22,7 +22,7 @@ from tfx.components.example_gen import utils as example_gen_utils
 from tfx.types import standard_component_specs as keys
 from tfx.utils import proto_utils
 
-from components import arrow_csv_example_gen, spans
+from components import arrow_csv_example_gen
 from components.arrow_csv_example_gen import (
     RESOLVED_WINDOW_KEY,
     SPAN_CACHE_KEY,
@@ -33,7 +33,8 @@ from components.arrow_csv_example_gen import (
     ArrowCsvExecutor,
     SpanDriver,
 )
-from components.properties import INPUT_DIGEST_PROPERTY, WINDOW_PROPERTY
+from data_layout import spans
+from data_layout.properties import INPUT_DIGEST_PROPERTY, WINDOW_PROPERTY
 from pipeline_def.config import sample_csv
 
 ROWS = 200

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from doc_blocks import ROOT
 
+from pipeline_def.code_digest import STEP_PACKAGES
+
 
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
     site = tmp_path / "site"
@@ -40,7 +42,7 @@ def test_every_docs_page_the_code_names_exists() -> None:
     # moved page must not leave the pointer dangling.
     named = {
         (path.relative_to(ROOT), page)
-        for folder in ("modules", "components", "pipeline_def", "pipeline_ops", "scripts")
+        for folder in (*STEP_PACKAGES, "pipeline_ops", "scripts", "benchmarks")
         for path in (ROOT / folder).rglob("*.py")
         for page in re.findall(r"docs/[\w./-]+?\.md", path.read_text())
     }

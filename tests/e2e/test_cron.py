@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from run_commands import PROJECT, inspect_cli
 
-from components.spans import SUCCESS_MARKER
+from data_layout.spans import SUCCESS_MARKER
 from pipeline_def import node_ids
 from pipeline_def.config import sample_csv
 from pipeline_ops import commands

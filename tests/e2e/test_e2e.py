@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 from run_commands import inspect_cli
 
-from components.splits import TEST
+from data_layout.splits import TEST
 from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
 from pipeline_def.stack import STACK_PROPERTY

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from run_commands import review_cli
 
-from components import paired_comparison
 from components.gated_evaluator import CANDIDATE_NAME
-from components.properties import HELD_SLICES
+from data_layout.properties import HELD_SLICES
 from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.summary import SUMMARY_FILE
+from review import paired_comparison
 
 pytestmark = pytest.mark.slow
 
@@ -168,7 +168,7 @@ def test_a_candidate_that_loses_on_one_slice_is_judged_by_the_slice_bound(slice_
     spill past the overall bound too (the slice holds 16% of the positive-negative
     pairs). So the test checks the rule on whichever side the run falls, and the held
     side is also checked, deterministically, on the recorded "worse" run
-    (tests/components/test_evaluation_review.py) and in the gate's unit tests.
+    (tests/review/test_evaluation.py) and in the gate's unit tests.
     """
     output_dir, _ = slice_regression
     # Judged on the very rows the serving model was: only train rows were touched.

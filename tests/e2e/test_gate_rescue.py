@@ -21,13 +21,13 @@ import tensorflow_model_analysis as tfma
 from conftest import write_head
 from tensorflow_model_analysis.proto import validation_result_pb2
 
-from components import paired_comparison
-from components.paired_comparison import Comparison
 from pipeline_def import node_ids as P
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.summary import SUMMARY_FILE
+from review import paired_comparison
+from review.paired_comparison import Comparison
 
 pytestmark = pytest.mark.slow
 

@@ -83,7 +83,7 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     # run learned and chose from (retraining the run's Transform and Trainer), and the
     # run's Trainer again with the run's own seed and with another.
     bench = run_in(
-        project, "scripts/bench_dataset.py", "--dataset", "loans", "--output-dir", str(out),
+        project, "benchmarks/bench_dataset.py", "--dataset", "loans", "--output-dir", str(out),
         "--folds", "3", "--seeds", str(HParams().seed), "7",
     )  # fmt: skip
     assert bench.returncode == 0, bench.stderr

@@ -8,7 +8,7 @@ import re
 import pytest
 from run_commands import review_cli
 
-from components.properties import HPARAMS, TUNED_HPARAMS, TUNING_TRIALS
+from data_layout.properties import HPARAMS, TUNED_HPARAMS, TUNING_TRIALS
 from modules.hparams import SEARCH_SPACE, HParams
 from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata

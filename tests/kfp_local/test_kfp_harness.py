@@ -16,6 +16,7 @@ import kubeflow_runner
 from kfp_local import __main__ as kfp_main
 from kfp_local import backend_rules, image_env, tasks
 from kfp_local.metadata import KfpMetadata, to_runtime_artifact
+from pipeline_def.code_digest import STEP_PACKAGES
 from pipeline_def.kfp_entrypoint import localized, restore_uris, typed_executor_input
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -180,7 +181,7 @@ def test_the_image_context_is_what_the_dockerfile_copies(tmp_path):
     image_env.build_context(PROJECT / "Dockerfile", tmp_path)
     top = sorted(p.name for p in tmp_path.iterdir())
     assert top == sorted(
-        ["README.md", "components", "modules", "pipeline_def", "pyproject.toml",
+        ["README.md", *STEP_PACKAGES, "pyproject.toml",
          "requirements-current.lock", "requirements-legacy.lock", "scripts"]
     )  # fmt: skip
     # What steps import, and nothing of the operator side or the runners.

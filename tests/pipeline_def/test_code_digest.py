@@ -7,6 +7,7 @@ from modules import datasets
 from pipeline_def import node_ids
 from pipeline_def.code_digest import (
     CODE_DIGEST_KEY,
+    STEP_PACKAGES,
     model_code_digest,
     run_fingerprint,
     step_code_digest,
@@ -72,8 +73,8 @@ def test_the_steps_that_run_project_code_carry_its_digest(tmp_path):
 
 @pytest.fixture
 def project_copy(tmp_path):
-    """The packages the steps run, copied: modules, components and pipeline_def."""
-    for package in ("modules", "components", "pipeline_def"):
+    """The packages the steps run, copied."""
+    for package in STEP_PACKAGES:
         shutil.copytree(
             PROJECT_ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
         )
@@ -99,6 +100,7 @@ def test_the_run_fingerprint_holds_what_shapes_a_run_and_not_how_it_is_carried_o
 @pytest.mark.parametrize(
     ("edited", "in_steps"),
     [("components/arrow_csv_example_gen.py", True), ("modules/model.py", True),
+     ("data_layout/spans.py", True), ("review/paired_comparison.py", True),
      ("pipeline_def/pipeline.py", False)],
 )  # fmt: skip
 def test_an_edit_of_any_steps_code_changes_its_digest_and_the_run_fingerprint(

@@ -9,12 +9,12 @@ from dataclasses import replace
 import pytest
 from google.protobuf import json_format
 
-from components.evaluation_review import SLICE_COLUMNS
 from components.gated_evaluator import GATED_METRIC, GatedEvaluatorExecutor, with_min_auc
 from components.steps_trainer import StepsTrainerExecutor
 from modules.datasets.taxi import DATASET as TAXI
 from modules.features import DatasetDeclaration
 from pipeline_def import evaluation as E
+from review.evaluation import SLICE_COLUMNS
 
 
 def test_slices_are_raw_columns_and_the_label_is_derived():

@@ -21,7 +21,7 @@ from run_commands import console_command
 from tfx import v1 as tfx
 
 import kubeflow_runner
-from components import spans
+from data_layout import spans
 from kfp_local import backend_rules
 from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids

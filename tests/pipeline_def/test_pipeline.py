@@ -4,9 +4,9 @@ import json
 import pytest
 from tfx.v1.dsl.experimental import RuntimeParameter
 
-from components import spans
 from components.cached_transform import ANALYZER_CACHE_DIR_KEY
 from components.gated_evaluator import SLICE_MIN_ROWS_KEY
+from data_layout import spans
 from modules import datasets
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig, Resources, SqliteMetadata

@@ -8,13 +8,13 @@ import re
 
 from run_records import FAILED, artifact, node
 
-from components.review_html import render_html
 from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import PipelineRun, find_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.report.history import HistoryRow, history_row, history_rows, print_history
 from pipeline_ops.report.run_review import print_review, review_of_run
+from review.page import render_html
 
 
 def _cells(text: str) -> dict[str, list[str]]:

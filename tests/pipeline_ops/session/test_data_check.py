@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from csv_habits import HABITS, csv_text, table
 
-from components import csv_files, spans
+from data_layout import csv_files, spans
 from pipeline_ops.session.data_check import DataRootError, check_data_root, check_spans
 
 

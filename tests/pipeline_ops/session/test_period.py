@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from run_records import FAILED, artifact, node
 
-from components.properties import INPUT_DIGEST_PROPERTY, RUN_FINGERPRINT_KEY
+from data_layout.properties import INPUT_DIGEST_PROPERTY, RUN_FINGERPRINT_KEY
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.session.period import repeated_run

@@ -1,0 +1,97 @@
+"""Benchmark `make run`: the median of N end-to-end runs, each in a fresh output dir.
+
+    python benchmarks/bench_run.py [--runs 3] [--data-root DIR] [--out FILE] [--reference]
+
+Wall time is measured around the whole `python local_runner.py` process, the way a
+user experiences it (imports included); per-component seconds come from each
+run's run_summary.json. With ``--reference``, TFX's own taxi example runs after each
+run on the same data (benchmarks/reference.py), and the ratio of the medians is
+reported: the machine's speed drifts over a day, and runs made side by side share
+it. Prints a table and writes the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from reference import run_reference, timed_run  # benchmarks/, beside this file
+
+from modules import datasets
+from pipeline_def.config import data_root_of
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def one_run(data_root: Path) -> dict:
+    """Run the pipeline once in a fresh output dir; its wall time and summary."""
+    with tempfile.TemporaryDirectory(prefix="bench-") as out:
+        runner = [sys.executable, str(PROJECT / "local_runner.py")]
+        wall = timed_run([*runner, "--data-root", str(data_root), "--output-dir", out], "the run")
+        summary = json.loads((Path(out) / "run_summary.json").read_text())
+    return {"wall_seconds": wall, "summary": summary}
+
+
+def main() -> None:
+    """Run the benchmark and print the medians."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    # The default dataset's folder, as wide-deep-run takes it when given none.
+    parser.add_argument("--data-root", type=Path, default=data_root_of(datasets.DEFAULT))
+    parser.add_argument("--out", type=Path, default=PROJECT / "outputs" / "bench_run.json")
+    parser.add_argument(
+        "--reference", action="store_true", help="run TFX's taxi example after each run"
+    )
+    args = parser.parse_args()
+    runs, references = [], []
+    for i in range(args.runs):
+        runs.append(one_run(args.data_root))
+        line = f"run {i + 1}/{args.runs}: {runs[-1]['wall_seconds']:.1f} s"
+        if args.reference:
+            references.append(run_reference(args.data_root))
+            line += f", reference example {references[-1]['wall_seconds']:.1f} s"
+        print(line, flush=True)
+    components = list(runs[0]["summary"]["components"])
+    figures = {
+        "runs": args.runs,
+        "wall_seconds_median": statistics.median(r["wall_seconds"] for r in runs),
+        "wall_seconds": [round(r["wall_seconds"], 2) for r in runs],
+        "component_seconds_median": {
+            c: statistics.median(r["summary"]["components"][c]["seconds"] for r in runs)
+            for c in components
+        },
+        "auc": [r["summary"]["metrics"].get("auc") for r in runs],
+        "binary_accuracy": [r["summary"]["metrics"].get("binary_accuracy") for r in runs],
+    }
+    if references:
+        figures["reference"] = {
+            "wall_seconds_median": statistics.median(r["wall_seconds"] for r in references),
+            "wall_seconds": [round(r["wall_seconds"], 2) for r in references],
+            "component_seconds_median": {
+                c: statistics.median(r["components"][c] for r in references)
+                for c in references[0]["components"]
+            },
+        }
+        figures["ratio_to_reference"] = (
+            figures["wall_seconds_median"] / figures["reference"]["wall_seconds_median"]
+        )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"\nmedian wall time {figures['wall_seconds_median']:.1f} s over {args.runs} runs")
+    for c, s in figures["component_seconds_median"].items():
+        print(f"  {c:<28} {s:6.1f} s")
+    print(f"AUC {figures['auc']}\nbinary accuracy {figures['binary_accuracy']}")
+    if references:
+        print(
+            f"reference example: median {figures['reference']['wall_seconds_median']:.1f} s; "
+            f"this pipeline takes {figures['ratio_to_reference']:.2f} of its time"
+        )
+    print(f"figures written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

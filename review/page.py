@@ -1,0 +1,162 @@
+"""A Review as one self-contained HTML page: inline styles, plots as inline PNG and SVG.
+
+The page names its run (pipeline, run id, span, candidate and serving versions),
+gives the verdict, every slice against the serving model worst first, the curves
+(review/page_curves.py) and the history of the pipeline's runs.
+"""
+
+from __future__ import annotations
+
+import html
+
+from review.evaluation import (
+    MIN_SLICE_SIZE,
+    SLICE_COLUMNS,
+    Review,
+    SliceChange,
+    SliceMetrics,
+)
+from review.page_curves import (
+    MISSING,
+    history_section,
+    number,
+    overall_section,
+    slices_section,
+)
+
+_STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 76em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
+.run { color: #555; }
+table { border-collapse: collapse; margin: .5em 0; }
+th, td { padding: .25em .7em; border-bottom: 1px solid #ddd; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+.pass { color: #116611; font-weight: 600; } .fail { color: #b00020; font-weight: 600; }
+tr.worse td { background: #fff4e0; } tr.fail td { background: #fde7ea; }
+.undefined { color: #777; font-style: italic; }
+.verdict { font-size: 1.2em; padding: .6em 1em; border-radius: 4px; display: inline-block; }
+.verdict.pass { background: #e6f4e6; } .verdict.fail { background: #fde7ea; }
+.plots img { width: 30%; min-width: 18em; margin-right: 1%; }
+.charts svg { margin-right: 1em; }
+code { background: #f4f4f4; padding: 0 .2em; }
+"""
+
+
+def _verdict(review: Review) -> str:
+    state = "pass" if review.blessed else "fail"
+    headline = "BLESSED" if review.blessed else "NOT BLESSED"
+    rows = "".join(
+        f"<tr><td>{html.escape(c.metric)}</td><td>{c.kind}</td><td>{number(c.candidate)}</td>"
+        f"<td>{number(c.baseline)}</td><td>{html.escape(c.bound)}</td>"
+        f"<td class='{'pass' if c.passed else 'fail'}'>{html.escape(c.result)}</td></tr>"
+        for c in review.checks
+    )
+    notes = "".join(f"<p>{html.escape(n)}</p>" for n in review.notes)
+    return (
+        f"<p class='verdict {state}' id='verdict'>{headline}</p>{notes}"
+        "<table id='checks'><tr><th>metric</th><th>check</th><th>candidate</th>"
+        f"<th>baseline</th><th>bound</th><th>result</th></tr>{rows}</table>"
+        f"<p id='push'>{html.escape(push_line(review))}</p>"
+    )
+
+
+def push_line(review: Review) -> str:
+    """Where the candidate went, in one sentence."""
+    push = review.push
+    if push is None:
+        return "The Pusher did not run."
+    if push.pushed and push.already_serving:
+        return f"Already serving, not copied again: {push.destination}"
+    if push.pushed:
+        return f"Pushed to {push.destination}"
+    return "Not pushed: the model was not blessed."
+
+
+def _slice_cells(s: SliceMetrics) -> str:
+    cells = []
+    for c in SLICE_COLUMNS:
+        text = s.text(c.metric)
+        css = " class='undefined'" if text == "undefined" else ""
+        cells.append(f"<td{css}>{html.escape(text)}</td>")
+        if c.metric == "mean_label":
+            cells.append(f"<td>{s.positives:,}</td>")
+    return "".join(cells)
+
+
+def _slice_table(review: Review) -> str:
+    """The candidate's TFMA metrics by slice (the first columns stay: name, examples, AUC)."""
+    # Positives say why a slice's AUC is undefined or odd; TFMA has no column of them.
+    head = "".join(
+        f"<th>{c.heading}</th>" + ("<th>positives</th>" if c.metric == "mean_label" else "")
+        for c in SLICE_COLUMNS
+    )
+    rows = "".join(
+        f"<tr><td>{html.escape(s.name)}</td>{_slice_cells(s)}</tr>" for s in review.slices
+    )
+    return f"<table id='slices'><tr><th>slice</th>{head}</tr>{rows}</table>"
+
+
+def _change_row(change: SliceChange) -> str:
+    css = {"FAIL": " class='fail'", "worse": " class='worse'"}.get(change.mark, "")
+    cells = "".join(f"<td>{html.escape(cell)}</td>" for cell in change.cells(MISSING))
+    return f"<tr{css} data-slice='{html.escape(change.name)}'>{cells}</tr>"
+
+
+def _changes(review: Review) -> str:
+    """Every slice of at least MIN_SLICE_SIZE rows against the serving model, worst first."""
+    rows = "".join(_change_row(c) for c in review.changes)
+    left_out = review.left_out.line(shown=len(review.left_out.names))
+    without = "" if review.serving_version else "<p>No serving model: the candidate alone.</p>"
+    return (
+        f"<p>Slices of at least {MIN_SLICE_SIZE} rows, the whole split first, then the "
+        "largest drop in AUC first. <b>worse</b>: the 95% interval of the change (paired "
+        "bootstrap on the slice's rows) lies below 0; <b>FAIL</b>: the verdict names the "
+        f"slice as beyond the gate's slice bound.</p>{without}"
+        "<table id='changes'><tr><th>slice</th><th>examples</th><th>positives</th>"
+        "<th>candidate AUC</th><th>serving AUC</th><th>change</th><th>95% interval</th>"
+        f"<th></th></tr>{rows}</table>"
+        f"<p id='left-out'>{html.escape(left_out or 'No slice was left out.')}</p>"
+    )
+
+
+def _header(review: Review) -> str:
+    facts = [
+        ("pipeline", review.pipeline or "not recorded"),
+        ("run", review.run_id or "not recorded"),
+        ("span", "none (a flat data root)" if review.span is None else str(review.span)),
+        ("candidate", review.candidate_version or "not recorded"),
+        ("serving model", review.serving_version or "none"),
+    ]
+    items = " · ".join(f"{k} <b>{html.escape(v)}</b>" for k, v in facts)
+    return f"<h1>{html.escape(review.title)}</h1><p class='run' id='run'>{items}</p>"
+
+
+def _tuning(review: Review) -> str:
+    if review.tuning is None:
+        return ""
+    head, *values = review.tuning.lines()
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in values)
+    return f"<h2>Tuning</h2><p>{html.escape(head)}</p><ul id='tuning'>{items}</ul>"
+
+
+def render_html(review: Review) -> str:
+    """The whole report page: run, verdict, slices, curves, history, provenance."""
+    baseline = html.escape(review.baseline_uri or "none")
+    split = html.escape(review.split)
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{html.escape(review.title)}</title><style>{_STYLE}</style></head><body>"
+        f"{_header(review)}"
+        f"<h2>Verdict (on the {split} split)</h2>{_verdict(review)}"
+        f"<h2 id='slices-against-serving'>AUC by slice against the serving model</h2>"
+        f"{_changes(review)}"
+        f"<h2>Curves (whole {split} split)</h2>{overall_section(review)}"
+        f"<h2>Curves by slice</h2>{slices_section(review)}"
+        f"<h2>History</h2>{history_section(review)}"
+        f"<h2>Candidate metrics by slice</h2>{_slice_table(review)}"
+        f"{_tuning(review)}"
+        f"<h2>Provenance</h2><p>candidate <code>{html.escape(review.model_uri)}</code><br>"
+        f"baseline <code>{baseline}</code><br>"
+        f"evaluation <code>{html.escape(review.evaluation_uri)}</code></p>"
+        "</body></html>\n"
+    )

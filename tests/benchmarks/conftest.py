@@ -1,0 +1,18 @@
+"""The benchmarks are files, not a package: tests load them by path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from script_files import loader
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="session")
+def load_script() -> Callable[[str], ModuleType]:
+    """Imports ``benchmarks/<name>.py`` as a module of that name."""
+    return loader(BENCHMARKS)
