@@ -9,7 +9,7 @@
 # steps name their own command). The install steps are scripts/install_image.sh,
 # which `make kfp-local` runs for real before it executes the compiled pipeline's steps.
 #
-#   docker build -t REGISTRY/taxi-wide-deep:TAG . && docker push REGISTRY/taxi-wide-deep:TAG
+#   docker build -t REGISTRY/wide-deep-tfx:TAG . && docker push REGISTRY/wide-deep-tfx:TAG
 #
 # BEAM_VERSION must be the current lock's apache-beam (a test checks it). The image
 # holds what steps import (modules, components, pipeline_def); the runners and the

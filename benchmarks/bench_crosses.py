@@ -24,8 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pipeline_ops.drafting import crosses as X
-from pipeline_ops.drafting import rules as R
+from pipeline_ops.drafting import crosses, rules
 
 PLANTED = ("n3_bucket", "n4_bucket")
 
@@ -52,17 +51,17 @@ def table(
     return columns, labels
 
 
-def choices(columns: dict[str, list[str]], labels: list[int]) -> list[R.Choice]:
+def choices(columns: dict[str, list[str]], labels: list[int]) -> list[rules.Choice]:
     """Each column's draft, the n columns read as FLOAT, the c columns as STRING."""
     return [
-        R.choose(name, values, labels, "FLOAT" if name[0] == "n" else "STRING")
+        rules.choose(name, values, labels, "FLOAT" if name[0] == "n" else "STRING")
         for name, values in columns.items()
     ]
 
 
-def measured(columns: dict[str, list[str]], labels: list[int]) -> list[X.Interaction]:
+def measured(columns: dict[str, list[str]], labels: list[int]) -> list[crosses.Interaction]:
     """Every pair's interaction, as the draft measures it, the strongest first."""
-    return X.measure_pairs(columns, labels, choices(columns, labels))
+    return crosses.measure_pairs(columns, labels, choices(columns, labels))
 
 
 def one_table(rows: int, seed: int, strengths: Sequence[float]) -> dict:
@@ -77,7 +76,7 @@ def one_table(rows: int, seed: int, strengths: Sequence[float]) -> dict:
     return found
 
 
-def _figures(m: X.Interaction) -> dict:
+def _figures(m: crosses.Interaction) -> dict:
     return {
         "pair": " x ".join(m.features), "gain": round(m.gain, 1),
         "auc_gain": round(m.auc_gain, 4), "crossable": not m.shortfall(),
@@ -91,7 +90,7 @@ def timed(rows: int) -> float:
     best = float("inf")
     for _ in range(2):
         start = time.perf_counter()
-        X.choose_crosses(columns, labels, drafted)
+        crosses.choose_crosses(columns, labels, drafted)
         best = min(best, time.perf_counter() - start)
     return best
 

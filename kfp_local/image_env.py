@@ -88,7 +88,7 @@ def image_tag() -> str:
         )
         for file in files:
             digest.update(file.relative_to(PROJECT).as_posix().encode() + file.read_bytes())
-    return f"kfp-local/taxi-wide-deep:{digest.hexdigest()[:12]}"
+    return f"kfp-local/wide-deep-tfx:{digest.hexdigest()[:12]}"
 
 
 def build_context(dockerfile: Path, context: Path) -> None:

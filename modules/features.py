@@ -9,7 +9,6 @@ and sizes from that declaration. Nothing else types a feature name.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -478,15 +477,3 @@ class DatasetDeclaration:
         sizes.update({transformed_name(t.weekday_name): t.WEEKDAY_IDS for t in self.timestamps})
         sizes.update({transformed_name(c.name): c.hash_buckets for c in self.crosses})
         return sizes
-
-
-def __getattr__(name: str) -> type:
-    """``Dataset``, the declaration type's former name, for declarations drafted before it."""
-    if name == "Dataset":
-        warnings.warn(
-            "modules.features.Dataset is now DatasetDeclaration: edit the dataset's import",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return DatasetDeclaration
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,8 +24,7 @@ from typing import Any
 import tensorflow as tf
 import tensorflow_transform as tft
 
-from modules import datasets
-from modules import features as F
+from modules import datasets, features
 from modules.tree_leaves import tree_leaves
 
 # The key of the Transform's and the Trainer's custom_config naming the dataset.
@@ -34,7 +33,7 @@ DATASET_KEY = "dataset"
 Tensor = tf.Tensor | tf.SparseTensor
 
 
-def dataset_of(custom_config: Mapping[str, Any] | None) -> F.DatasetDeclaration:
+def dataset_of(custom_config: Mapping[str, Any] | None) -> features.DatasetDeclaration:
     """The dataset ``custom_config`` names (absent: the default one)."""
     return datasets.load((custom_config or {}).get(DATASET_KEY) or datasets.DEFAULT)
 
@@ -78,14 +77,14 @@ _SPACE = r"[\s\x{00A0}\x{202F}]"
 _GROUPING = ("'", r"\x{2019}", _SPACE)
 
 
-def _number_syntax(written: F.NumberText) -> tuple[str, str]:
+def _number_syntax(written: features.NumberText) -> tuple[str, str]:
     """The RE2 pattern of a number written ``written`` (signs, currency gone), and its separators.
 
     A separator stands between groups of three digits only, so that ``1,5`` is no
     number where ``,`` groups thousands.
     """
     decimal = re.escape(written.value)
-    other = re.escape("," if written is F.NumberText.DECIMAL_POINT else ".")
+    other = re.escape("," if written is features.NumberText.DECIMAL_POINT else ".")
     grouped = "|".join(rf"\d{{1,3}}(?:{sep}\d{{3}})+" for sep in (other, *_GROUPING))
     pattern = rf"[+-]?(?:(?:{grouped}|\d+)(?:{decimal}\d*)?|{decimal}\d+)"
     return pattern, "|".join((other, *_GROUPING))
@@ -95,7 +94,7 @@ def _trimmed(text: tf.Tensor) -> tf.Tensor:
     return tf.strings.regex_replace(text, f"^{_SPACE}+|{_SPACE}+$", "")
 
 
-def number_from_text(text: tf.Tensor, written: F.NumberText) -> tf.Tensor:
+def number_from_text(text: tf.Tensor, written: features.NumberText) -> tf.Tensor:
     """The float32 numbers the strings ``text`` write as ``written`` says; NaN where none is."""
     negative = tf.strings.regex_full_match(text, r".*\(.*\).*")
     core = _trimmed(tf.strings.regex_replace(text, r"[\p{Sc}%()]", ""))
@@ -104,14 +103,14 @@ def number_from_text(text: tf.Tensor, written: F.NumberText) -> tf.Tensor:
     core = tf.strings.regex_replace(core, r"\x{2212}", "-")  # the typographic minus
     pattern, separators = _number_syntax(written)
     plain = tf.strings.regex_replace(core, separators, "")
-    if written is F.NumberText.DECIMAL_COMMA:
+    if written is features.NumberText.DECIMAL_COMMA:
         plain = tf.strings.regex_replace(plain, ",", ".")
     readable = tf.strings.regex_full_match(core, pattern)
     number = tf.strings.to_number(tf.where(readable, plain, "nan"), tf.float32)
     return tf.where(negative, -number, number)
 
 
-def _number_values(spec: F.Numeric, x: Tensor) -> tf.SparseTensor:
+def _number_values(spec: features.Numeric, x: Tensor) -> tf.SparseTensor:
     """The column's present values as float32, text read as its ``text`` says."""
     values = present(x)
     if spec.text is None or values.dtype != tf.string:
@@ -120,14 +119,14 @@ def _number_values(spec: F.Numeric, x: Tensor) -> tf.SparseTensor:
     return tf.sparse.retain(numbers, tf.math.is_finite(numbers.values))
 
 
-def _scaled(spec: F.Numeric, values: tf.SparseTensor) -> tf.SparseTensor:
-    if spec.scaling is F.Scaling.LOG_Z:
+def _scaled(spec: features.Numeric, values: tf.SparseTensor) -> tf.SparseTensor:
+    if spec.scaling is features.Scaling.LOG_Z:
         return tf.sparse.map_values(lambda v: tf.math.log1p(tf.maximum(v, 0.0)), values)
     return values
 
 
 def _numerics(
-    specs: tuple[F.Numeric, ...], inputs: dict[str, Tensor], out: dict[str, tf.Tensor]
+    specs: tuple[features.Numeric, ...], inputs: dict[str, Tensor], out: dict[str, tf.Tensor]
 ) -> dict[str, tf.SparseTensor]:
     """z-scores, missing indicators and quantile buckets of every numeric column.
 
@@ -148,9 +147,11 @@ def _numerics(
     # indicator (when declared) and the extra bucket carry the absence.
     scaled = tf.sparse.to_dense(tft.scale_to_z_score(stacked, elementwise=True))
     for i, spec in enumerate(specs):
-        out[F.transformed_name(spec.name)] = scaled[:, i]
+        out[features.transformed_name(spec.name)] = scaled[:, i]
         if spec.missing_indicator:
-            out[F.transformed_name(F.missing_name(spec.name))] = missing(raw[spec.name])
+            out[features.transformed_name(features.missing_name(spec.name))] = missing(
+                raw[spec.name]
+            )
         # One analyzer per distinct count: buckets and parts cut alike share theirs.
         cuts = {
             n: _boundaries(raw[spec.name], n)
@@ -158,11 +159,13 @@ def _numerics(
         }
         if spec.bucket_count:
             buckets = tft.apply_buckets(raw[spec.name], cuts[spec.bucket_count])
-            out[F.transformed_name(F.bucket_name(spec.name))] = dense(buckets, spec.bucket_count)
+            out[features.transformed_name(features.bucket_name(spec.name))] = dense(
+                buckets, spec.bucket_count
+            )
         if spec.piecewise_bins:
             # A missing value has every part at 0; its indicator (or bucket) says so.
             parts = piecewise_linear(dense(raw[spec.name], float("nan")), cuts[spec.piecewise_bins])
-            out[F.transformed_name(spec.piecewise_name())] = parts
+            out[features.transformed_name(spec.piecewise_name())] = parts
     return raw
 
 
@@ -190,7 +193,7 @@ def piecewise_linear(x: tf.Tensor, boundaries: tf.Tensor) -> tf.Tensor:
     return tf.where(tf.math.is_nan(parts), 0.0, parts)
 
 
-def _integer_range(spec: F.IntegerRange, raw: Tensor) -> tf.Tensor:
+def _integer_range(spec: features.IntegerRange, raw: Tensor) -> tf.Tensor:
     values = tf.cast(dense(present(raw), spec.low - 1), tf.int64)
     in_range = (values >= spec.low) & (values <= spec.high)
     # Out-of-range and missing values share the last id.
@@ -211,29 +214,29 @@ def _tokens(values: tf.SparseTensor) -> tf.Tensor:
 
     A missing value is a token of its own, so the model learns what absence means.
     """
-    return dense(_text(values), F.MISSING_TOKEN)
+    return dense(_text(values), features.MISSING_TOKEN)
 
 
-def _vocabulary(spec: F.Vocabulary, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
+def _vocabulary(spec: features.Vocabulary, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
     values = present(raw)
     tokens = _tokens(values)
     vocabulary = tft.experimental.approximate_vocabulary(
-        tokens, top_k=spec.top_k, vocab_filename=F.vocabulary_file(spec.name)
+        tokens, top_k=spec.top_k, vocab_filename=features.vocabulary_file(spec.name)
     )
-    out[F.transformed_name(spec.name)] = tft.apply_vocabulary(
+    out[features.transformed_name(spec.name)] = tft.apply_vocabulary(
         tokens, vocabulary, num_oov_buckets=spec.num_oov_buckets
     )
     if spec.missing_indicator:
-        out[F.transformed_name(F.missing_name(spec.name))] = missing(values)
+        out[features.transformed_name(features.missing_name(spec.name))] = missing(values)
 
 
-def _hashed(spec: F.Hashed, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
+def _hashed(spec: features.Hashed, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
     values = present(raw)
-    out[F.transformed_name(spec.name)] = tf.strings.to_hash_bucket_fast(
+    out[features.transformed_name(spec.name)] = tf.strings.to_hash_bucket_fast(
         _tokens(values), spec.hash_buckets
     )
     if spec.missing_indicator:
-        out[F.transformed_name(F.missing_name(spec.name))] = missing(values)
+        out[features.transformed_name(features.missing_name(spec.name))] = missing(values)
 
 
 _SECONDS_PER_DAY = 86400
@@ -247,9 +250,9 @@ _CLOCK = (
 )
 # Each format's date, and its fields rewritten as year|month|day.
 _DATES = {
-    F.TimeFormat.YMD: (r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", r"\1|\2|\3"),
-    F.TimeFormat.MDY: (r"(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})", r"\3|\1|\2"),
-    F.TimeFormat.DMY: (r"(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})", r"\3|\2|\1"),
+    features.TimeFormat.YMD: (r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", r"\1|\2|\3"),
+    features.TimeFormat.MDY: (r"(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})", r"\3|\1|\2"),
+    features.TimeFormat.DMY: (r"(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})", r"\3|\2|\1"),
 }
 
 
@@ -273,7 +276,7 @@ def _days_in_month(year: tf.Tensor, month: tf.Tensor) -> tf.Tensor:
     return following - days_from_civil(year, month, one)
 
 
-def time_from_text(text: tf.Tensor, written: F.TimeFormat) -> tuple[tf.Tensor, ...]:
+def time_from_text(text: tf.Tensor, written: features.TimeFormat) -> tuple[tf.Tensor, ...]:
     """The dates and times the strings ``text`` write, as ``written`` says.
 
     Four [n] tensors: days since 1970-01-01 (int64), seconds of the day (int64), whether
@@ -303,10 +306,10 @@ def time_from_text(text: tf.Tensor, written: F.TimeFormat) -> tuple[tf.Tensor, .
     return days_from_civil(year, month, day), seconds, has_time, readable
 
 
-def _time_parts(spec: F.Timestamp, values: tf.SparseTensor) -> tuple[tf.Tensor, ...]:
+def _time_parts(spec: features.Timestamp, values: tf.SparseTensor) -> tuple[tf.Tensor, ...]:
     """Per example: days since 1970, seconds of the day, has a time, readable."""
     filled = missing(values) == 0.0
-    if spec.written is F.TimeFormat.UNIX_SECONDS:
+    if spec.written is features.TimeFormat.UNIX_SECONDS:
         seconds = tf.cast(tf.math.floor(tf.cast(dense(values, 0), tf.float64)), tf.int64)
         days = tf.math.floordiv(seconds, _SECONDS_PER_DAY)
         return days, seconds - days * _SECONDS_PER_DAY, filled, filled
@@ -330,12 +333,12 @@ def _where_sparse(values: tf.Tensor, keep: tf.Tensor) -> tf.SparseTensor:
     )
 
 
-def _timestamp(spec: F.Timestamp, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
+def _timestamp(spec: features.Timestamp, raw: Tensor, out: dict[str, tf.Tensor]) -> None:
     """The time features of one date or timestamp column (``features.Timestamp``)."""
     days, seconds, has_time, readable = _time_parts(spec, present(raw))
 
     def put(part: str, value: tf.Tensor) -> None:
-        out[F.transformed_name(spec.part_name(part))] = value
+        out[features.transformed_name(spec.part_name(part))] = value
 
     if spec.time_of_day:
         day_fraction = tf.cast(seconds, tf.float64) / _SECONDS_PER_DAY
@@ -352,17 +355,19 @@ def _timestamp(spec: F.Timestamp, raw: Tensor, out: dict[str, tf.Tensor]) -> Non
     ages = _where_sparse(tf.cast(years, tf.float32), readable)
     put("years", dense(tft.scale_to_z_score(ages), 0.0))
     if spec.missing_indicator:
-        out[F.transformed_name(F.missing_name(spec.name))] = 1.0 - tf.cast(readable, tf.float32)
+        out[features.transformed_name(features.missing_name(spec.name))] = 1.0 - tf.cast(
+            readable, tf.float32
+        )
     weekday = tf.math.floormod(days + 3, 7)  # 1970-01-01 was a Thursday; Monday is 0
     put("weekday", tf.where(readable, weekday, spec.WEEKDAY_IDS - 1))
 
 
-def _cross(spec: F.Cross, out: dict[str, tf.Tensor]) -> tf.Tensor:
-    parts = [tf.strings.as_string(out[F.transformed_name(s)]) for s in spec.sources]
+def _cross(spec: features.Cross, out: dict[str, tf.Tensor]) -> tf.Tensor:
+    parts = [tf.strings.as_string(out[features.transformed_name(s)]) for s in spec.sources]
     return tf.strings.to_hash_bucket_fast(tf.strings.join(parts, "|"), spec.hash_buckets)
 
 
-def equals_label(label: F.Label, inputs: dict[str, Tensor]) -> tf.Tensor:
+def equals_label(label: features.Label, inputs: dict[str, Tensor]) -> tf.Tensor:
     """1 where the label's column, read as text, equals its ``positive`` value; else 0."""
     values = _text(present(inputs[label.columns[0]]))
     return tf.cast(tf.equal(dense(values, ""), label.positive), tf.int64)
@@ -379,14 +384,14 @@ def preprocessing_fn(
 
 
 def transformed_features(
-    dataset: F.DatasetDeclaration, inputs: dict[str, Tensor]
+    dataset: features.DatasetDeclaration, inputs: dict[str, Tensor]
 ) -> dict[str, tf.Tensor]:
     """The features ``dataset`` declares, and its label, from the raw columns ``inputs``."""
     hooks = importlib.import_module(dataset.transform_hooks) if dataset.transform_hooks else None
     out: dict[str, tf.Tensor] = {}
     numbers = _numerics(dataset.numeric, inputs, out)
     for spec in dataset.integer_ranges:
-        out[F.transformed_name(spec.name)] = _integer_range(spec, inputs[spec.name])
+        out[features.transformed_name(spec.name)] = _integer_range(spec, inputs[spec.name])
     for spec in dataset.vocabularies:
         _vocabulary(spec, inputs[spec.name], out)
     for spec in dataset.hashed:
@@ -396,13 +401,13 @@ def transformed_features(
     if dataset.extra_dense_features:
         out.update(hooks.extra_features(inputs))
     for spec in dataset.crosses:
-        out[F.transformed_name(spec.name)] = _cross(spec, out)
+        out[features.transformed_name(spec.name)] = _cross(spec, out)
     label = equals_label(dataset.label, inputs) if dataset.label.positive is not None else None
     out[dataset.label_key] = hooks.label(inputs) if label is None else label
     if dataset.tree_leaves:
         trees = _tree_columns(dataset, inputs, numbers, out)
         leaves = tree_leaves(dataset.tree_leaves, trees, out[dataset.label_key])
-        out[F.transformed_name(F.TreeLeaves.NAME)] = leaves
+        out[features.transformed_name(features.TreeLeaves.NAME)] = leaves
     return out
 
 
@@ -411,7 +416,7 @@ _TOKEN_HASHES = 2**24
 
 
 def _tree_columns(
-    dataset: F.DatasetDeclaration,
+    dataset: features.DatasetDeclaration,
     inputs: dict[str, Tensor],
     numbers: dict[str, tf.SparseTensor],
     out: dict[str, tf.Tensor],
@@ -426,13 +431,13 @@ def _tree_columns(
     arbitrary). A missing number is NaN here; the trees put it below every other.
     """
     read = [dense(numbers[s.name], float("nan")) for s in dataset.numeric]
-    codes = [out[F.transformed_name(s.name)] for s in dataset.integer_ranges]
+    codes = [out[features.transformed_name(s.name)] for s in dataset.integer_ranges]
     tokens = [
         tf.strings.to_hash_bucket_fast(_tokens(present(inputs[s.name])), _TOKEN_HASHES)
         for s in dataset.vocabularies
     ]
     times = [
-        out[F.transformed_name(name)]
+        out[features.transformed_name(name)]
         for t in dataset.timestamps
         for name in (*t.circle_names(), t.weekday_name)
     ]

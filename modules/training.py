@@ -30,8 +30,7 @@ import tensorflow as tf
 import tensorflow_transform as tft
 from tfx.v1.components import FnArgs
 
-from modules import distribution, export, input_pipeline, warm_start, watch
-from modules import features as F
+from modules import distribution, export, features, input_pipeline, warm_start, watch
 from modules.diagram import start_diagram
 from modules.hparams import CUSTOM_CONFIG_KEY, TRAINED_WITH_FILE, HParams
 from modules.keras_setup import keras
@@ -42,13 +41,13 @@ log = logging.getLogger(__name__)
 
 
 def cardinalities(
-    declared: F.DatasetDeclaration, tf_transform_output: tft.TFTransformOutput
+    declared: features.DatasetDeclaration, tf_transform_output: tft.TFTransformOutput
 ) -> dict[str, int]:
     """Id-space size of every categorical and cross feature, vocabularies included."""
     sizes = declared.fixed_cardinalities()
     for spec in declared.vocabularies:
-        vocab = tf_transform_output.vocabulary_size_by_name(F.vocabulary_file(spec.name))
-        sizes[F.transformed_name(spec.name)] = vocab + spec.num_oov_buckets
+        vocab = tf_transform_output.vocabulary_size_by_name(features.vocabulary_file(spec.name))
+        sizes[features.transformed_name(spec.name)] = vocab + spec.num_oov_buckets
     return sizes
 
 
@@ -248,7 +247,7 @@ def epochs_for(train_steps: int, hp: HParams) -> int:
 def input_data(
     files: list[str],
     tf_transform_output: tft.TFTransformOutput,
-    declared: F.DatasetDeclaration,
+    declared: features.DatasetDeclaration,
     hp: HParams,
     batch_size: int,
     *,
@@ -271,7 +270,7 @@ def input_data(
 def fit(
     model: keras.Model,
     fn_args: FnArgs,
-    declared: F.DatasetDeclaration,
+    declared: features.DatasetDeclaration,
     tf_transform_output: tft.TFTransformOutput,
     hp: HParams,
     global_batch: int,
@@ -318,7 +317,7 @@ class TrainingSetup:
 
     fn_args: FnArgs
     hp: HParams
-    declared: F.DatasetDeclaration
+    declared: features.DatasetDeclaration
     placement: distribution.Placement
     transform_output: tft.TFTransformOutput
     sizes: dict[str, int]  # cardinalities()

@@ -20,7 +20,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_transform as tft
 
-from modules import features as F
+from modules.features import TreeLeaves
 
 # The fitting's settings other than size: shrinkage as scikit-learn's default, and a
 # fixed seed with the rows sorted first, so that the same rows give the same trees.
@@ -59,7 +59,7 @@ def heap_arrays(tree, depth: int) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN
     return feature, threshold
 
 
-def fit(x: np.ndarray, y: np.ndarray, spec: F.TreeLeaves) -> tuple[np.ndarray, np.ndarray]:
+def fit(x: np.ndarray, y: np.ndarray, spec: TreeLeaves) -> tuple[np.ndarray, np.ndarray]:
     """Trees fit on rows ``x`` [n, inputs] and labels ``y``: features, thresholds [trees, nodes].
 
     Rows are sorted first (Beam hands them over in no fixed order). No rows, or a label
@@ -150,7 +150,7 @@ class _Sample(beam.CombineFn):
 class _FitTrees(beam.PTransform):
     """Batches of (inputs, label) to one (features, thresholds) pair, as two PCollections."""
 
-    def __init__(self, spec: F.TreeLeaves) -> None:
+    def __init__(self, spec: TreeLeaves) -> None:
         super().__init__()
         self._spec = spec
 
@@ -182,7 +182,7 @@ def leaves(x: tf.Tensor, features: tf.Tensor, thresholds: tf.Tensor) -> tf.Tenso
     return tf.cast(tf.range(trees, dtype=tf.int32) * (nodes + 1) + leaf, tf.int64)
 
 
-def tree_leaves(spec: F.TreeLeaves, inputs: tuple[tf.Tensor, ...], label: tf.Tensor) -> tf.Tensor:
+def tree_leaves(spec: TreeLeaves, inputs: tuple[tf.Tensor, ...], label: tf.Tensor) -> tf.Tensor:
     """Leaf ids [batch, trees] of trees Transform fits on ``inputs`` ([batch] each), ``label``."""
     with tf.name_scope("tree_columns"):
         x = tf.stack([tf.cast(t, tf.float32) for t in inputs], axis=1)

@@ -25,7 +25,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_transform as tft
 
-from modules import features as F
+from modules.features import DatasetDeclaration, transformed_name, vocabulary_file
 from modules.keras_setup import keras
 
 WARM_START_DIR = os.path.join("assets.extra", "warm_start")
@@ -48,14 +48,14 @@ class IdSpaces:
 
     @classmethod
     def of(
-        cls, declared: F.DatasetDeclaration, tf_transform_output: tft.TFTransformOutput, sizes: dict
+        cls, declared: DatasetDeclaration, tf_transform_output: tft.TFTransformOutput, sizes: dict
     ) -> IdSpaces:
         """The id spaces of the model trained on ``tf_transform_output``."""
         spec = tf_transform_output.transformed_feature_spec()
         tokens = {
-            F.transformed_name(v.name): [
+            transformed_name(v.name): [
                 t.decode("utf-8", "replace") if isinstance(t, bytes) else str(t)
-                for t in tf_transform_output.vocabulary_by_name(F.vocabulary_file(v.name))
+                for t in tf_transform_output.vocabulary_by_name(vocabulary_file(v.name))
             ]
             for v in declared.vocabularies
         }
@@ -98,7 +98,7 @@ def _moved(value: np.ndarray, fresh: np.ndarray, sources: np.ndarray) -> np.ndar
 
 
 def _row_sources(
-    declared: F.DatasetDeclaration, variable: tf.Variable, old: IdSpaces, new: IdSpaces
+    declared: DatasetDeclaration, variable: tf.Variable, old: IdSpaces, new: IdSpaces
 ) -> np.ndarray | None:
     """Where each row of ``variable`` comes from, for the weights indexed by ids; else None."""
     names = list(declared.categorical_features() + declared.cross_features())
@@ -138,7 +138,7 @@ def _towers(weights: Mapping[str, tuple[int, ...]]) -> int:
 
 
 def warm_start(
-    model: keras.Model, base_dir: str, declared: F.DatasetDeclaration, new: IdSpaces
+    model: keras.Model, base_dir: str, declared: DatasetDeclaration, new: IdSpaces
 ) -> str | None:
     """Give ``model`` the weights of the model kept at ``base_dir``; None, or why not."""
     folder = os.path.join(base_dir, WARM_START_DIR)

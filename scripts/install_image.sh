@@ -21,7 +21,7 @@ uv=$("$python" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/uv
 [ "${2:-}" = "--deps-only" ] && exit 0
 # setuptools comes from the lock: the build uses what was locked, not a fresh download.
 "$uv" pip install --quiet --compile-bytecode --python "$python" --no-deps --no-build-isolation \
-  --reinstall-package taxi-wide-deep "$project"
+  --reinstall-package wide-deep-tfx "$project"
 # The project declares the commands people type (wide-deep-run, ...), whose modules
 # the image does not hold: remove their stubs rather than ship commands that fail
 # with ModuleNotFoundError. -I: only what is installed counts, not the folder here.
@@ -32,7 +32,7 @@ import os
 import sysconfig
 
 bin_dir = sysconfig.get_path("scripts")
-for entry in importlib.metadata.distribution("taxi-wide-deep").entry_points:
+for entry in importlib.metadata.distribution("wide-deep-tfx").entry_points:
     if entry.group != "console_scripts":
         continue
     try:

@@ -20,7 +20,7 @@ import tensorflow_transform as tft
 from run_commands import free_port, runner_command
 from transform_run import analyze_and_write
 
-from modules import features as F
+from modules import features
 from modules.datasets.taxi import DATASET as TAXI
 from modules.preprocessing import preprocessing_fn
 from pipeline_def.config import sample_csv
@@ -106,7 +106,8 @@ def transformed(sample_rows, tmp_path_factory) -> TransformRun:
     instances[0]["fare"] = [math.nan]
     rows, _, output = analyze_and_write(preprocessing_fn, instances, spec, tmp_path_factory)
     vocab_sizes = {
-        v.name: output.vocabulary_size_by_name(F.vocabulary_file(v.name)) for v in TAXI.vocabularies
+        v.name: output.vocabulary_size_by_name(features.vocabulary_file(v.name))
+        for v in TAXI.vocabularies
     }
     return TransformRun(sample_rows, instances, rows, spec, output, vocab_sizes)
 

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from modules import features as F
-from pipeline_ops.drafting import render, trees
-from pipeline_ops.drafting import rules as R
+from modules import features
+from pipeline_ops.drafting import render, rules, trees
 from pipeline_ops.drafting.crosses import choose_crosses
 from pipeline_ops.drafting.table import Table
 
 
-def drafted(columns: dict[str, list[str]], labels: list[int]) -> F.DatasetDeclaration:
+def drafted(columns: dict[str, list[str]], labels: list[int]) -> features.DatasetDeclaration:
     """The DatasetDeclaration a draft of these columns declares (its source run as Python)."""
-    choices = [R.choose(n, v, labels, "STRING") for n, v in columns.items()]
+    choices = [rules.choose(n, v, labels, "STRING") for n, v in columns.items()]
     cells = {**columns, "y": ["bad" if y else "good" for y in labels]}
     table = Table(Path("t.csv"), tuple(cells), cells, "")
     namespace: dict = {}

@@ -40,7 +40,7 @@ from typing import TextIO
 from modules import datasets
 from pipeline_def.config import DEFAULT_DATA_ROOT
 from pipeline_ops import commands
-from pipeline_ops.cli import scaffold as C
+from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.quiet import quiet_libraries
 from pipeline_ops.drafting.crosses import choose_crosses, summary
 from pipeline_ops.drafting.render import curated_schema, render, statistics, tfdv_types
@@ -151,7 +151,7 @@ def _write(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: draft, or one line and exit 2 on bad input."""
-    parser = C.parser_for(commands.DRAFT_DATASET, __doc__)
+    parser = scaffold.parser_for(commands.DRAFT_DATASET, __doc__)
     parser.add_argument("name", help="the dataset's name: lower-case letters, digits, _")
     parser.add_argument("csv", type=Path, help="the table, a CSV file with a header row")
     parser.add_argument("label", help="the label's column")
@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def body() -> int:
-        with C.bad_input(DraftError, UnicodeDecodeError, csv.Error):
+        with scaffold.bad_input(DraftError, UnicodeDecodeError, csv.Error):
             draft(
                 args.name, args.csv, args.label, args.positive, overwrite=args.overwrite,
                 datasets_dir=args.datasets_dir, data_dir=args.data_dir,
@@ -170,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"next: {commands.command_line(commands.RUN)} --dataset {args.name}")
         return commands.EXIT_OK
 
-    return C.execute(body, quiet=False)
+    return scaffold.execute(body, quiet=False)
 
 
 if __name__ == "__main__":

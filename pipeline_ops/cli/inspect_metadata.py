@@ -33,7 +33,7 @@ from data_layout.properties import (
 from pipeline_def import node_ids
 from pipeline_def.stack import STACK_PROPERTY, stack_line
 from pipeline_ops import commands
-from pipeline_ops.cli import scaffold as C
+from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
 from pipeline_ops.metadata.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs
 from pipeline_ops.report.history import history_json, history_rows, print_history
@@ -321,12 +321,12 @@ def print_diff(diff: dict[str, Any], out: TextIO) -> None:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
-    parser = C.parser_for(commands.INSPECT, __doc__)
-    C.add_read_options(parser)
+    parser = scaffold.parser_for(commands.INSPECT, __doc__)
+    scaffold.add_read_options(parser)
     sub = parser.add_subparsers(dest="command", required=True)
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        return C.add_subcommand(sub, name, help_text)
+        return scaffold.add_subcommand(sub, name, help_text)
 
     command("runs", "the runs, newest first")
     history = command("history", "one line per run, oldest first: span, drift, AUC, push")
@@ -434,8 +434,8 @@ SUBCOMMANDS: dict[str, Callable[[Opened, TextIO], None]] = {
 
 def execute(args: argparse.Namespace, out: TextIO) -> None:
     """Run the sub-command; CommandError when there is nothing to show."""
-    C.resolve_read_options(args)
-    store, where = C.open_existing_store(args)
+    scaffold.resolve_read_options(args)
+    store, where = scaffold.open_existing_store(args)
     runs = list_runs(store, args.pipeline_name)
     if not runs:
         raise CommandError(f"the store ({where}) has no runs of pipeline {args.pipeline_name}")
@@ -450,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         execute(args, sys.stdout)
         return commands.EXIT_OK
 
-    return C.execute(body)
+    return scaffold.execute(body)
 
 
 if __name__ == "__main__":

@@ -11,13 +11,12 @@ import argparse
 import os
 from pathlib import Path
 
-from pipeline_ops.environment import PREFIX, env_value
 from pipeline_ops.kubeflow.api import Target
 from pipeline_ops.kubeflow.credentials import find_credential
 from pipeline_ops.kubeflow.cron import kfp_cron
 from pipeline_ops.kubeflow.deploy import Operations
 
-ENV_PREFIX = PREFIX + "KFP_"
+ENV_PREFIX = "WIDE_DEEP_KFP_"
 
 
 def env_name(flag: str) -> str:
@@ -26,8 +25,8 @@ def env_name(flag: str) -> str:
 
 
 def env_default(flag: str) -> str | None:
-    """The flag's value from its environment variable (or its former ``TAXI_KFP_`` name)."""
-    return env_value(env_name(flag))
+    """The flag's value from its environment variable, or None."""
+    return os.environ.get(env_name(flag))
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline_ops import commands
-from pipeline_ops.cli import scaffold as C
+from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
 from pipeline_ops.metadata.runs import find_run, list_runs
 from pipeline_ops.report.run_review import NoEvaluationError, print_review, review_of_run
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
-    parser = C.parser_for(commands.REVIEW, __doc__)
-    C.add_read_options(parser)
+    parser = scaffold.parser_for(commands.REVIEW, __doc__)
+    scaffold.add_read_options(parser)
     parser.add_argument("--run", default=None, help="run id (default: the newest run)")
     parser.add_argument("--html", type=Path, default=None, help="also write the review here")
     return parser.parse_args(argv)
@@ -38,8 +38,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def load_for(args: argparse.Namespace) -> Review:
     """The Review the arguments name; CommandError when there is none."""
-    C.resolve_read_options(args)
-    store, where = C.open_existing_store(args)
+    scaffold.resolve_read_options(args)
+    store, where = scaffold.open_existing_store(args)
     run = find_run(store, args.pipeline_name, args.run)
     if run is None:
         what = f"no run {args.run!r}" if args.run else "no runs"
@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"\nHTML review: {args.html}", file=sys.stdout)
         return commands.EXIT_OK
 
-    return C.execute(body)
+    return scaffold.execute(body)
 
 
 if __name__ == "__main__":

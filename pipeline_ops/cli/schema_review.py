@@ -22,7 +22,7 @@ from typing import TextIO
 from modules import datasets
 from pipeline_def import node_ids
 from pipeline_ops import commands
-from pipeline_ops.cli import scaffold as C
+from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
 from pipeline_ops.metadata.runs import list_runs
 
@@ -74,7 +74,7 @@ def _type(feature) -> str:  # noqa: ANN001 - a Feature proto
 
 def latest_inferred_schema_uri(args: argparse.Namespace) -> str:
     """The schema directory SchemaGen wrote in the newest run that has one."""
-    store, where = C.open_existing_store(args)
+    store, where = scaffold.open_existing_store(args)
     for run in list_runs(store, args.pipeline_name):
         schema = run.output(node_ids.SCHEMA_GEN, "schema")
         if schema is not None:
@@ -109,16 +109,16 @@ def review(args: argparse.Namespace, out: TextIO) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
-    parser = C.parser_for(commands.SCHEMA_REVIEW, __doc__)
-    C.add_read_options(parser)
+    parser = scaffold.parser_for(commands.SCHEMA_REVIEW, __doc__)
+    scaffold.add_read_options(parser)
     parser.add_argument("--proposal", type=Path, default=None)
     args = parser.parse_args(argv)
 
     def body() -> int:
-        C.resolve_read_options(args)
+        scaffold.resolve_read_options(args)
         return review(args, sys.stdout)
 
-    return C.execute(body)
+    return scaffold.execute(body)
 
 
 if __name__ == "__main__":

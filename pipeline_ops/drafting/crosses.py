@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from modules import features as F
+from modules.features import bucket_name
 from pipeline_ops.drafting.rules import Choice, literal
 
 FOLDS = 5
@@ -131,7 +131,7 @@ def candidates(cells: Mapping[str, Sequence[str]], choices: Sequence[Choice]) ->
     for c in choices:
         if not c.feature:
             continue
-        if c.feature == F.bucket_name(c.column):
+        if c.feature == bucket_name(c.column):
             # Choice.categories counts the missing value's bucket too.
             # A column written as text is bucketed by the numbers the draft read from it.
             codes = bucket_codes(c.numbers or cells[c.column], c.categories - 1)

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from modules import features as F
+from modules.features import NumberText, TimeFormat
 
 # Cells that stand for no value in exports (compared in lower case): missing, and not
 # counted against a column's reading.
@@ -37,7 +37,7 @@ MINUTE = 60
 class Numbers:
     """A text column read as numbers: how, each row's number (None: missing), and why."""
 
-    written: F.NumberText
+    written: NumberText
     numbers: list[float | None]
     why: str
 
@@ -46,7 +46,7 @@ class Numbers:
 class Times:
     """A column read as dates or timestamps: how, which rows read, and why."""
 
-    written: F.TimeFormat
+    written: TimeFormat
     time_of_day: bool
     readable: list[bool]
     why: str
@@ -66,7 +66,7 @@ def _mostly_digits(cells: Sequence[str]) -> bool:
     return _enough(sum(any(c.isdigit() for c in cell) for cell in cells), cells)
 
 
-def _parsed_numbers(values: Sequence[str], written: F.NumberText) -> list[float | None]:
+def _parsed_numbers(values: Sequence[str], written: NumberText) -> list[float | None]:
     import tensorflow as tf
 
     from modules.preprocessing import number_from_text
@@ -84,7 +84,7 @@ def read_numbers(values: Sequence[str]) -> Numbers | None:
     cells = _cells(values)
     if not _mostly_digits(cells):
         return None
-    point, comma = F.NumberText.DECIMAL_POINT, F.NumberText.DECIMAL_COMMA
+    point, comma = NumberText.DECIMAL_POINT, NumberText.DECIMAL_COMMA
     parsed = {w: _parsed_numbers(values, w) for w in (point, comma)}
     read = {w: sum(x is not None for x in numbers) for w, numbers in parsed.items()}
     written = point if read[point] >= read[comma] else comma
@@ -103,7 +103,7 @@ def read_numbers(values: Sequence[str]) -> Numbers | None:
     return Numbers(written, numbers, _number_why(shown, written) + note)
 
 
-def _number_why(cells: Sequence[str], written: F.NumberText) -> str:
+def _number_why(cells: Sequence[str], written: NumberText) -> str:
     """What the draft says of numbers written as text: an example, the marks, the signs."""
     example = max(cells, key=lambda c: sum(not ch.isdigit() for ch in c))
     grouped = [
@@ -123,7 +123,7 @@ def _number_why(cells: Sequence[str], written: F.NumberText) -> str:
     return why
 
 
-def _parsed_times(values: Sequence[str], written: F.TimeFormat) -> tuple[list, list, list]:
+def _parsed_times(values: Sequence[str], written: TimeFormat) -> tuple[list, list, list]:
     """Per row: the seconds of the day, whether it holds a time, whether it reads."""
     import tensorflow as tf
 
@@ -140,14 +140,14 @@ def read_times(name: str, values: Sequence[str], tfdv_type: str) -> Times | None
     cells = _cells(values)
     if tfdv_type not in ("STRING", "BYTES") or not _mostly_digits(cells):
         return None
-    orders = (F.TimeFormat.YMD, F.TimeFormat.MDY, F.TimeFormat.DMY)
+    orders = (TimeFormat.YMD, TimeFormat.MDY, TimeFormat.DMY)
     parsed = {w: _parsed_times(values, w) for w in orders}
     readable = {w: parsed[w][2] for w in orders}
     written = max(orders, key=lambda w: sum(readable[w]))
     if not _enough(sum(readable[written]), cells):
         return None
     order = "year first"
-    if written is not F.TimeFormat.YMD:
+    if written is not TimeFormat.YMD:
         written, order = _day_or_month_first(values, readable)
     seconds, has_time, read = parsed[written]
     times = [s for s, t, r in zip(seconds, has_time, read, strict=True) if t and r]
@@ -162,12 +162,12 @@ def read_times(name: str, values: Sequence[str], tfdv_type: str) -> Times | None
 
 
 # How the draft says each order of the date's fields.
-ORDERS = {F.TimeFormat.MDY: "month first", F.TimeFormat.DMY: "day first"}
+ORDERS = {TimeFormat.MDY: "month first", TimeFormat.DMY: "day first"}
 
 
-def _day_or_month_first(values: Sequence[str], readable: dict) -> tuple[F.TimeFormat, str]:
+def _day_or_month_first(values: Sequence[str], readable: dict) -> tuple[TimeFormat, str]:
     """Month or day first, by the cells only one reads (a field above 12); and why."""
-    mdy, dmy = F.TimeFormat.MDY, F.TimeFormat.DMY
+    mdy, dmy = TimeFormat.MDY, TimeFormat.DMY
     only = {
         w: [v for v, a, b in zip(values, readable[w], readable[o], strict=True) if a and not b]
         for w, o in ((mdy, dmy), (dmy, mdy))
@@ -193,7 +193,7 @@ def _unix_seconds(name: str, values: Sequence[str]) -> Times | None:
     time_of_day = not all(n % DAY == 0 for n in numbers)
     because = "its name says so" if named else "every one a whole minute"
     why = f"integers like {numbers[0]}: unix seconds ({because}): {_features(time_of_day)}"
-    return Times(F.TimeFormat.UNIX_SECONDS, time_of_day, [bool(v) for v in values], why)
+    return Times(TimeFormat.UNIX_SECONDS, time_of_day, [bool(v) for v in values], why)
 
 
 def _features(time_of_day: bool) -> str:

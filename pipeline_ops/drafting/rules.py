@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from data_layout.splits import TRAIN
-from modules import features as F
+from modules import features
 from pipeline_def.config import DEFAULT_SPLIT
 from pipeline_ops.drafting.reading import Times, read_numbers, read_times
 
@@ -157,7 +157,7 @@ class _Column:
 
     def category_auc(self) -> float:
         """The column's AUC as a categorical, missing cells a category of their own."""
-        return _category_auc([v or F.MISSING_TOKEN for v in self.values], self.labels)
+        return _category_auc([v or features.MISSING_TOKEN for v in self.values], self.labels)
 
 
 def choose(name: str, values: list[str], labels: list[int], tfdv_type: str) -> Choice:
@@ -267,7 +267,7 @@ def _numeric(
     values: list[float | None],
     labels: list[int],
     written: str,
-    text: F.NumberText | None = None,
+    text: features.NumberText | None = None,
 ) -> Choice:
     """A numeric column's draft: scaled (log1p when heavy-tailed), bucketed when varied.
 
@@ -295,7 +295,7 @@ def _numeric(
         group="numeric",
         auc=rank_auc([median if v is None else v for v in values], labels),
         categories=buckets + 1 if buckets else 0,
-        feature=F.bucket_name(name) if buckets else "",
+        feature=features.bucket_name(name) if buckets else "",
         imports=("NumberText",) if text else (),
         numbers=tuple(values) if text else (),
     )
@@ -357,7 +357,7 @@ def training_settings(rows: int) -> dict[str, int | float]:
 
 def label_name(label: str, positive: str) -> str:
     """The label feature's name, e.g. ``Status_is_bad``, made safe as feature names are."""
-    return F.safe_name(f"{label}_is_{positive}")
+    return features.safe_name(f"{label}_is_{positive}")
 
 
 def literal(text: str) -> str:

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from modules import features as F
+from modules import features
 from pipeline_ops.drafting.crosses import FOLD_SEED, FOLDS, category_codes, fold_of_each_row
 from pipeline_ops.drafting.rules import Choice
 
 MIN_LOSS_SHARE = 0.05
 # The tree leaves a draft declares: TreeLeaves' defaults.
-DRAFTED = F.TreeLeaves()
+DRAFTED = features.TreeLeaves()
 # The rows measured, at most: a sample of a larger table (FOLD_SEED) says as much.
 MAX_ROWS = 20_000
 # The additive trees: as many rounds of splits as the deep trees have levels in all.
@@ -46,7 +46,7 @@ class TreeGain:
         """The share of the additive trees' held-out log loss the deep trees take off."""
         return (self.additive_loss - self.deep_loss) / self.additive_loss
 
-    def leaves(self) -> F.TreeLeaves | None:
+    def leaves(self) -> features.TreeLeaves | None:
         """The draft's tree leaves: declared from a gain of MIN_LOSS_SHARE."""
         return DRAFTED if self.loss_share >= MIN_LOSS_SHARE else None
 

@@ -3,8 +3,7 @@
 The embedded default is ``<output-dir>/metadata.sqlite``. A team points every
 command at a shared MySQL-compatible server with ``--metadata mysql://...`` or the
 ``WIDE_DEEP_METADATA`` environment variable; the password may come from
-``WIDE_DEEP_METADATA_PASSWORD`` so that it never sits on a command line (their former
-``TAXI_`` names still work, with a note).
+``WIDE_DEEP_METADATA_PASSWORD`` so that it never sits on a command line.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from pipeline_def.config import (
     SqliteMetadata,
     metadata_connection,
 )
-from pipeline_ops.environment import env_value
 
 METADATA_FILE = "metadata.sqlite"
 METADATA_ENV = "WIDE_DEEP_METADATA"
@@ -62,7 +60,7 @@ def parse_metadata_uri(uri: str, env: Mapping[str, str] = os.environ) -> MysqlMe
         port = parts.port or MYSQL_DEFAULT_PORT
     except ValueError as err:
         raise MetadataUriError(f"metadata URI {_redact(uri)!r}: bad port ({err})") from None
-    password = unquote(parts.password) if parts.password else (env_value(PASSWORD_ENV, env) or "")
+    password = unquote(parts.password) if parts.password else env.get(PASSWORD_ENV, "")
     return MysqlMetadata(
         host=parts.hostname or "",
         port=port,
@@ -83,7 +81,7 @@ def metadata_for(
     output_dir: Path, uri: str | None, env: Mapping[str, str] = os.environ
 ) -> MetadataStore:
     """The store a command uses: the URI (or $WIDE_DEEP_METADATA), else SQLite in output_dir."""
-    uri = uri or env_value(METADATA_ENV, env)
+    uri = uri or env.get(METADATA_ENV)
     if uri:
         return parse_metadata_uri(uri, env)
     return SqliteMetadata(str(output_dir.resolve() / METADATA_FILE))

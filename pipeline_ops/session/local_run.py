@@ -77,7 +77,13 @@ def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
         from pipeline_def.orchestrate import run_locally  # isort: skip
         from pipeline_ops.metadata.runs import cancel_unfinished, record_on_run, run_of_execution
         from pipeline_ops.metadata.store import open_store
-        from pipeline_ops.session import summary as S
+        from pipeline_ops.session.summary import (
+            INTERRUPTED,
+            WAITING,
+            print_closing,
+            summarize,
+            write_json,
+        )
 
         ctrl_c = _watch_ctrl_c()
         try:
@@ -115,17 +121,17 @@ def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
             cancel_unfinished(store, run_record, failed)
         if run_record is not None:
             record_on_run(store, run_record.run_id, STACK_PROPERTY, json.dumps(ran_on))
-        summary = S.summarize(config.pipeline_name, run_record, progress.timings, failed)
+        summary = summarize(config.pipeline_name, run_record, progress.timings, failed)
     summary.error = error
     summary.stack = ran_on
     if interrupted:
-        summary.status = S.INTERRUPTED
+        summary.status = INTERRUPTED
     elif waiting:
-        summary.status = S.WAITING
+        summary.status = WAITING
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)
-    S.write_json(summary, output_dir)
-    S.print_closing(
+    write_json(summary, output_dir)
+    print_closing(
         summary, sys.stdout, review_command(config.metadata, summary.run_id, config.pipeline_name)
     )
     if interrupted:

@@ -54,13 +54,21 @@ def _example(cells: dict[str, str]) -> bytes:
 
 
 def test_trees_read_money_and_dates_as_numbers_as_the_model_does(bench):
-    from modules import features as F
+    from modules.features import (
+        DatasetDeclaration,
+        Label,
+        NumberText,
+        Numeric,
+        Scaling,
+        TimeFormat,
+        Timestamp,
+    )
 
-    dataset = F.DatasetDeclaration(
+    dataset = DatasetDeclaration(
         name="exported",
-        label=F.Label(name="paid_label", columns=("paid",), positive="yes"),
-        numeric=(F.Numeric("amount", F.Scaling.Z, text=F.NumberText.DECIMAL_POINT),),
-        timestamps=(F.Timestamp("opened", F.TimeFormat.YMD),),
+        label=Label(name="paid_label", columns=("paid",), positive="yes"),
+        numeric=(Numeric("amount", Scaling.Z, text=NumberText.DECIMAL_POINT),),
+        timestamps=(Timestamp("opened", TimeFormat.YMD),),
     )
     records = [
         _example({"amount": "$1,234.50", "opened": "2024-01-01 13:30:00", "paid": "yes"}),

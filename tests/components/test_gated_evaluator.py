@@ -13,7 +13,7 @@ import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis.proto import validation_result_pb2 as vr
 from tfx.types import standard_artifacts
 
-from components import gated_evaluator as G
+from components import gated_evaluator
 from components.gated_evaluator import passes_but_for_auc_change, tolerated_drop, write_verdict
 from data_layout.properties import AUC_CHANGE_INTERVAL, HELD_SLICES
 from modules import datasets
@@ -103,7 +103,10 @@ def test_the_failed_slices_are_named_as_the_comparisons_name_them(tmp_path):
     hour.slice_key.single_slice_keys.add(column="trip_start_hour", int64_value=7)
     hour_failure = hour.failures.add()
     hour_failure.metric_key.name, hour_failure.metric_key.is_diff = "auc", True
-    assert G.failed_slices(_written(tmp_path, result)) == {"payment_type=Cash", "trip_start_hour=7"}
+    assert gated_evaluator.failed_slices(_written(tmp_path, result)) == {
+        "payment_type=Cash",
+        "trip_start_hour=7",
+    }
 
 
 def _slice(value: str, rows: int, low: float, high: float) -> SliceComparison:
@@ -120,27 +123,27 @@ def test_a_slice_failure_stands_only_beyond_noise_on_a_large_enough_slice():
         _slice("passed", 300, -0.20, -0.08),  # TFMA did not fail it: not judged
     ]
     failed = {"company=beyond", "company=within", "company=small", "company=one class"}
-    judged = {s.value: s.held for s in G.judge_slices(slices, failed)}
+    judged = {s.value: s.held for s in gated_evaluator.judge_slices(slices, failed)}
     assert judged == {"beyond": True, "within": False, "small": False, "one class": False,
                       "passed": False}  # fmt: skip
 
 
 def test_a_failed_slice_nothing_compared_stands():
-    (unmatched,) = G.judge_slices([], {"company=New Cab Co"})
+    (unmatched,) = gated_evaluator.judge_slices([], {"company=New Cab Co"})
     assert unmatched.held and unmatched.name == "company=New Cab Co"
-    assert "company=New Cab Co (no paired comparison)" in G.describe_held([unmatched])
+    assert "company=New Cab Co (no paired comparison)" in gated_evaluator.describe_held([unmatched])
 
 
 def test_the_verdict_names_the_slices_that_held_the_candidate_back():
-    slices = G.judge_slices(
+    slices = gated_evaluator.judge_slices(
         [_slice("Flash Cab", 300, -0.2, -0.08), _slice("Yellow", 300, -0.1, 0.02)],
         {"company=Flash Cab", "company=Yellow"},
     )
-    assert G.describe_held(slices) == (
+    assert gated_evaluator.describe_held(slices) == (
         "held back on 1 slice: company=Flash Cab -0.0500 (95% interval -0.2000 to -0.0800, "
         "300 rows, bound -0.0500)"
     )
-    assert G.describe_held(slices[1:]) == ""
+    assert gated_evaluator.describe_held(slices[1:]) == ""
 
 
 @pytest.mark.parametrize(
@@ -159,10 +162,10 @@ def test_the_blessing_records_the_comparison_and_the_slices_that_held_it(
     blessing = standard_artifacts.ModelBlessing()
     blessing.uri = str(tmp_path / "blessing")
     overall = Comparison(800, 0.89, 0.9, -0.04, high, tolerance=0.01)
-    slices = G.judge_slices(
+    slices = gated_evaluator.judge_slices(
         [_slice("Flash Cab", 300, -0.2, -0.08 if held else 0.01)], {"company=Flash Cab"}
     )
-    G.bless(blessing, evaluation, overall, slices)
+    gated_evaluator.bless(blessing, evaluation, overall, slices)
     assert (tmp_path / "blessing" / ("BLESSED" if blessed else "NOT_BLESSED")).exists()
     assert blessing.get_int_custom_property("blessed") == int(blessed)
     recorded = blessing.get_string_custom_property(AUC_CHANGE_INTERVAL)
@@ -187,12 +190,12 @@ def _recorded(with_baseline: bool) -> Path:
 def _as_tfma_wrote_it(evaluation: Path, folder: Path) -> Path:
     """A copy of a lone model's evaluation with the model named "", as TFMA names it."""
     shutil.copytree(evaluation, folder)
-    for prefix, message in G._RECORD_FILES.items():
+    for prefix, message in gated_evaluator._RECORD_FILES.items():
         for path in folder.glob(f"{prefix}*"):
             records = [message.FromString(r.numpy()) for r in tf.data.TFRecordDataset(str(path))]
             with tf.io.TFRecordWriter(str(path)) as writer:
                 for record in records:
-                    G._rename_models(record, G.CANDIDATE_NAME, "")
+                    gated_evaluator._rename_models(record, gated_evaluator.CANDIDATE_NAME, "")
                     writer.write(record.SerializeToString())
     config = (folder / "eval_config.json").read_text().replace('"candidate"', '""')
     (folder / "eval_config.json").write_text(config.replace('"name": "",', ""))
@@ -203,13 +206,17 @@ def test_the_candidate_has_one_name_with_and_without_a_serving_model(tmp_path):
     alone, compared = _recorded(with_baseline=False), _recorded(with_baseline=True)
     raw = _as_tfma_wrote_it(alone, tmp_path / "alone")
     # As TFMA leaves it, the lone model cannot be followed across runs by its name.
-    found = tfma.load_eval_results([str(raw), str(compared)], model_name=G.CANDIDATE_NAME)
+    found = tfma.load_eval_results(
+        [str(raw), str(compared)], model_name=gated_evaluator.CANDIDATE_NAME
+    )
     assert [bool(r.slicing_metrics) for r in found.get_results()] == [False, True]
-    G.name_the_candidate(str(raw))
+    gated_evaluator.name_the_candidate(str(raw))
     for evaluation in (raw, alone, compared):  # renamed here, and as the fixtures recorded it
-        found = tfma.load_eval_results([str(evaluation)], model_name=G.CANDIDATE_NAME)
+        found = tfma.load_eval_results([str(evaluation)], model_name=gated_evaluator.CANDIDATE_NAME)
         (result,) = found.get_results()
         auc = dict(result.slicing_metrics)[()][""][""]["auc"]["doubleValue"]
         assert 0.5 < auc <= 1 and result.model_location.endswith("Format-Serving")
-    found = tfma.load_eval_results([str(raw), str(compared)], model_name=G.CANDIDATE_NAME)
+    found = tfma.load_eval_results(
+        [str(raw), str(compared)], model_name=gated_evaluator.CANDIDATE_NAME
+    )
     assert all(r.slicing_metrics for r in found.get_results())

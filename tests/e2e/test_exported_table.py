@@ -19,7 +19,7 @@ from exported_table import orders, write_export
 from project_copy import copy_project, run_in
 from run_commands import TEST_TRAIN_STEPS
 
-from modules import features as F
+from modules.features import DatasetDeclaration, transformed_name
 
 # Few rows, so that the run takes a few minutes: enough to split and judge.
 ROWS = 400
@@ -33,7 +33,7 @@ REQUEST = {
 }  # fmt: skip
 
 
-def _features(dataset: F.DatasetDeclaration) -> set[str]:
+def _features(dataset: DatasetDeclaration) -> set[str]:
     return {*dataset.dense_features(), *dataset.categorical_features(), *dataset.cross_features()}
 
 
@@ -85,7 +85,7 @@ def test_an_exported_table_runs_with_its_money_as_numbers_and_its_times_as_time(
     inputs = raw.structured_input_signature[1]
     assert inputs["amount"].dtype == inputs["ordered_at"].dtype == tf.string
     assert inputs["created"].dtype == tf.int64
-    names = {F.transformed_name(c).removesuffix("_xf"): value for c, value in REQUEST.items()}
+    names = {transformed_name(c).removesuffix("_xf"): value for c, value in REQUEST.items()}
     request = {n: tf.constant([value], inputs[n].dtype) for n, value in names.items()}
     probability = float(np.ravel(raw(**request)["probability"].numpy())[0])
     assert 0.0 < probability < 1.0

@@ -21,7 +21,7 @@ import tensorflow_model_analysis as tfma
 from conftest import write_head
 from tensorflow_model_analysis.proto import validation_result_pb2
 
-from pipeline_def import node_ids as P
+from pipeline_def import node_ids
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
@@ -65,7 +65,7 @@ def _candidate(serving: tuple[Path, Path], name: str, flags: tuple[str, ...], ru
 def _verdicts(output_dir: Path) -> tuple[dict, validation_result_pb2.ValidationResult, Comparison]:
     """The run's summary, TFMA's validation result and the paired comparison."""
     store = open_store(SqliteMetadata(str(output_dir / "metadata.sqlite")))
-    evaluation = latest_run(store, "taxi-wide-deep").output(P.EVALUATOR, "evaluation").uri
+    evaluation = latest_run(store, "taxi-wide-deep").output(node_ids.EVALUATOR, "evaluation").uri
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
     return summary, tfma.load_validation_result(evaluation), paired_comparison.read(evaluation)
 

@@ -112,7 +112,7 @@ def next_span(runs) -> tuple[subprocess.CompletedProcess, dict, list[str]]:
 
 def test_the_image_has_no_command_whose_module_it_lacks(runs):
     # The runners and pipeline_ops stay out of the image: so do their commands.
-    declared = importlib.metadata.distribution("taxi-wide-deep").entry_points
+    declared = importlib.metadata.distribution("wide-deep-tfx").entry_points
     commands = [e.name for e in declared if e.group == "console_scripts"]
     assert commands
     image_bin = runs[0] / f"image-env-{stack.name()}" / "bin"

@@ -3,7 +3,7 @@ import shutil
 
 import pytest
 
-from modules import features as F
+from modules import features
 from modules.datasets.taxi import DATASET as TAXI
 from modules.diagram import diagram_in, start_diagram
 from modules.hparams import HParams
@@ -13,7 +13,9 @@ from modules.model import build_model
 @pytest.fixture(scope="module")
 def model():
     sizes = TAXI.fixed_cardinalities()
-    sizes.update({F.transformed_name(v.name): 10 + v.num_oov_buckets for v in TAXI.vocabularies})
+    sizes.update(
+        {features.transformed_name(v.name): 10 + v.num_oov_buckets for v in TAXI.vocabularies}
+    )
     return build_model(TAXI, sizes, HParams(hidden_units=(8,)))
 
 

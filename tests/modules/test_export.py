@@ -8,8 +8,8 @@ import tensorflow as tf
 from transform_run import analyze_and_write
 
 from modules import export
-from modules import features as F
 from modules.datasets.taxi import DATASET as TAXI
+from modules.features import DatasetDeclaration, Label, Numeric, Scaling, Vocabulary
 from modules.hparams import HParams
 from modules.model import build_model
 from modules.preprocessing import transformed_features
@@ -172,11 +172,11 @@ def test_an_ensemble_export_serves_the_mean_of_its_towers(transformed, tmp_path)
 
 # Columns named as a table may name them (rwm1984's `self`: self-employed), which a
 # SavedModel signature cannot take as arguments as they are.
-AWKWARD = F.DatasetDeclaration(
+AWKWARD = DatasetDeclaration(
     "awkward",
-    F.Label("y", ("outcome",), "yes"),
-    numeric=(F.Numeric("self", F.Scaling.Z),),
-    vocabularies=(F.Vocabulary("_code", top_k=5),),
+    Label("y", ("outcome",), "yes"),
+    numeric=(Numeric("self", Scaling.Z),),
+    vocabularies=(Vocabulary("_code", top_k=5),),
 )
 
 
@@ -217,8 +217,8 @@ def test_columns_a_signature_cannot_take_as_named_are_served_with_a_prefix(tmp_p
 
 def test_columns_that_would_be_one_serving_argument_are_refused():
     with pytest.raises(ValueError, match=r"the same serving argument \['column_self'\]"):
-        F.DatasetDeclaration(
+        DatasetDeclaration(
             "clash",
-            F.Label("y", ("outcome",), "yes"),
-            numeric=(F.Numeric("self", F.Scaling.Z), F.Numeric("column_self", F.Scaling.Z)),
+            Label("y", ("outcome",), "yes"),
+            numeric=(Numeric("self", Scaling.Z), Numeric("column_self", Scaling.Z)),
         )

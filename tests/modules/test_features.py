@@ -2,8 +2,7 @@ import csv
 
 import pytest
 
-from modules import datasets
-from modules import features as F
+from modules import datasets, features
 from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def.config import sample_csv
 
@@ -17,15 +16,17 @@ def test_every_transformed_name_is_unique():
 def test_crosses_are_built_from_declared_categorical_features():
     categorical = set(TAXI.categorical_features())
     for cross in TAXI.crosses:
-        assert {F.transformed_name(s) for s in cross.sources} <= categorical
+        assert {features.transformed_name(s) for s in cross.sources} <= categorical
 
 
 def test_fixed_cardinalities_cover_everything_but_vocabularies():
     sizes = TAXI.fixed_cardinalities()
-    vocabularies = {F.transformed_name(v.name) for v in TAXI.vocabularies}
+    vocabularies = {features.transformed_name(v.name) for v in TAXI.vocabularies}
     assert set(sizes) | vocabularies == set(TAXI.categorical_features() + TAXI.cross_features())
-    assert sizes[F.transformed_name("trip_start_hour")] == 25  # 24 hours + out of range
-    assert sizes[F.transformed_name(F.bucket_name("pickup_latitude"))] == 11  # 10 + missing
+    assert sizes[features.transformed_name("trip_start_hour")] == 25  # 24 hours + out of range
+    assert (
+        sizes[features.transformed_name(features.bucket_name("pickup_latitude"))] == 11
+    )  # 10 + missing
 
 
 def test_raw_columns_exclude_label_and_unused(sample_rows):
@@ -36,21 +37,28 @@ def test_raw_columns_exclude_label_and_unused(sample_rows):
 
 
 def test_names_that_are_not_identifiers_become_valid_op_names():
-    assert F.transformed_name("loan amount ($)") == "loan_amount_____xf"
-    assert F.vocabulary_file("home-type") == "vocab_home_type"
+    assert features.transformed_name("loan amount ($)") == "loan_amount_____xf"
+    assert features.vocabulary_file("home-type") == "vocab_home_type"
 
 
 def test_names_that_clash_once_transformed_are_refused():
-    label = F.Label("bad", ("Status",), "bad")
+    label = features.Label("bad", ("Status",), "bad")
     with pytest.raises(ValueError, match=r"\['a_b_xf'\] are declared twice"):
-        F.DatasetDeclaration(
-            "t", label, numeric=(F.Numeric("a b", F.Scaling.Z), F.Numeric("a_b", F.Scaling.Z))
+        features.DatasetDeclaration(
+            "t",
+            label,
+            numeric=(
+                features.Numeric("a b", features.Scaling.Z),
+                features.Numeric("a_b", features.Scaling.Z),
+            ),
         )
 
 
 def test_the_pipeline_name_follows_the_dataset_unless_declared():
-    label = F.Label("bad", ("Status",), "bad")
-    assert F.DatasetDeclaration("credit_data", label).pipeline_name == "credit-data-wide-deep"
+    label = features.Label("bad", ("Status",), "bad")
+    assert (
+        features.DatasetDeclaration("credit_data", label).pipeline_name == "credit-data-wide-deep"
+    )
     assert TAXI.pipeline_name == "taxi-wide-deep"
 
 
@@ -69,38 +77,38 @@ def test_each_dataset_declares_every_column_of_its_sample(name):
 
 
 def test_piecewise_linear_parts_are_one_dense_feature_between_adjacent_boundaries():
-    spec = F.Numeric("loan amount", F.Scaling.Z, bucket_count=3, piecewise_bins=5)
+    spec = features.Numeric("loan amount", features.Scaling.Z, bucket_count=3, piecewise_bins=5)
     # 5 quantile intervals have 4 boundaries, so 3 intervals between adjacent ones: the
     # parts' count follows piecewise_bins, not the buckets'.
     assert spec.piecewise_name() == "loan amount_piecewise"
     assert spec.piecewise_width == 3
-    label = F.Label("bad", ("Status",), "bad")
-    dataset = F.DatasetDeclaration("t", label, numeric=(spec,))
+    label = features.Label("bad", ("Status",), "bad")
+    dataset = features.DatasetDeclaration("t", label, numeric=(spec,))
     assert dataset.dense_features() == ("loan_amount_xf", "loan_amount_piecewise_xf")
     assert dataset.dense_widths() == {"loan_amount_xf": 1, "loan_amount_piecewise_xf": 3}
-    plain = F.Numeric("x", F.Scaling.Z, bucket_count=5)
+    plain = features.Numeric("x", features.Scaling.Z, bucket_count=5)
     assert plain.piecewise_width == 0
-    assert F.DatasetDeclaration("t", label, numeric=(plain,)).dense_widths() == {"x_xf": 1}
+    assert features.DatasetDeclaration("t", label, numeric=(plain,)).dense_widths() == {"x_xf": 1}
     with pytest.raises(ValueError, match="piecewise_bins must be 0 or at least 3, got 2"):
-        F.Numeric("x", F.Scaling.Z, piecewise_bins=2)
+        features.Numeric("x", features.Scaling.Z, piecewise_bins=2)
 
 
 def test_a_datasets_hyperparameters_are_checked_by_name_and_type():
-    label = F.Label("bad", ("Status",), "bad")
-    assert F.DatasetDeclaration("t", label, hparams={"batch_size": 32}).hparams == {
+    label = features.Label("bad", ("Status",), "bad")
+    assert features.DatasetDeclaration("t", label, hparams={"batch_size": 32}).hparams == {
         "batch_size": 32
     }
     with pytest.raises(ValueError, match=r"dataset t: unknown hyperparameter\(s\) \['batch'\]"):
-        F.DatasetDeclaration("t", label, hparams={"batch": 32})
+        features.DatasetDeclaration("t", label, hparams={"batch": 32})
     with pytest.raises(ValueError, match="dataset t: hyperparameter 'dropout' must be float"):
-        F.DatasetDeclaration("t", label, hparams={"dropout": "0.4"})
+        features.DatasetDeclaration("t", label, hparams={"dropout": "0.4"})
 
 
 def test_a_timestamp_gives_circles_an_age_and_a_weekday_category():
-    label = F.Label("bad", ("Status",), "bad")
-    stamp = F.Timestamp("ordered at", F.TimeFormat.YMD, missing_indicator=True)
-    day = F.Timestamp("day", F.TimeFormat.DMY, time_of_day=False)
-    dataset = F.DatasetDeclaration("t", label, timestamps=(stamp, day))
+    label = features.Label("bad", ("Status",), "bad")
+    stamp = features.Timestamp("ordered at", features.TimeFormat.YMD, missing_indicator=True)
+    day = features.Timestamp("day", features.TimeFormat.DMY, time_of_day=False)
+    dataset = features.DatasetDeclaration("t", label, timestamps=(stamp, day))
     assert dataset.raw_feature_columns() == ("ordered at", "day")
     assert dataset.dense_features() == (
         "ordered_at_time_sin_xf", "ordered_at_time_cos_xf", "ordered_at_year_sin_xf",
@@ -113,32 +121,10 @@ def test_a_timestamp_gives_circles_an_age_and_a_weekday_category():
 
 
 def test_a_numeric_column_is_read_as_numbers_unless_it_says_it_is_text():
-    assert F.Numeric("x", F.Scaling.Z).text is None
-    money = F.Numeric("x", F.Scaling.Z, text=F.NumberText.DECIMAL_COMMA)
+    assert features.Numeric("x", features.Scaling.Z).text is None
+    money = features.Numeric("x", features.Scaling.Z, text=features.NumberText.DECIMAL_COMMA)
     assert money.text.value == ","
-    dataset = F.DatasetDeclaration("t", F.Label("bad", ("Status",), "bad"), numeric=(money,))
+    dataset = features.DatasetDeclaration(
+        "t", features.Label("bad", ("Status",), "bad"), numeric=(money,)
+    )
     assert dataset.dense_features() == ("x_xf",)
-
-
-def test_the_former_name_of_the_declaration_type_still_reads_with_a_warning():
-    with pytest.warns(DeprecationWarning, match="now DatasetDeclaration"):
-        from modules.features import Dataset
-    assert Dataset is F.DatasetDeclaration
-    with pytest.raises(AttributeError, match="no attribute 'Datasett'"):
-        F.Datasett  # noqa: B018 - the lookup is the test
-
-
-@pytest.mark.parametrize(
-    ("column", "safe", "argument"),
-    [
-        ("income ($)", "income____", "income____"),
-        ("_id", "column_id", "column_id"),
-        ("(x)", "column_x_", "column_x_"),
-        ("self", "self", "column_self"),
-        ("fare", "fare", "fare"),
-    ],
-)
-def test_a_column_name_becomes_one_tensorflow_takes(column, safe, argument):
-    assert F.safe_name(column) == safe
-    assert F.transformed_name(column) == f"{safe}_xf"
-    assert F.serving_argument(column) == argument

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modules import features as F
+from modules import features
 from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
 from modules.keras_setup import keras
@@ -16,7 +16,7 @@ def cardinalities() -> dict[str, int]:
     sizes = TAXI.fixed_cardinalities()
     sizes.update(
         {
-            F.transformed_name(v.name): VOCAB_SIZES[v.name] + v.num_oov_buckets
+            features.transformed_name(v.name): VOCAB_SIZES[v.name] + v.num_oov_buckets
             for v in TAXI.vocabularies
         }
     )
@@ -46,7 +46,7 @@ def test_wide_and_deep_parts_train_jointly_with_their_own_optimizers(cardinaliti
     model = build_model(TAXI, cardinalities, HParams(hidden_units=(16,)))
     x = _batch(cardinalities, 256)
     # A label the wide part alone can learn: one hour of the day tips well.
-    y = (x[F.transformed_name("trip_start_hour")] == 3).astype("float32")
+    y = (x[features.transformed_name("trip_start_hour")] == 3).astype("float32")
     wide_before = [w.numpy().copy() for w in model.linear_model.trainable_weights]
     deep_before = [w.numpy().copy() for w in model.dnn_model.trainable_weights]
     history = model.fit(x, y, epochs=5, batch_size=64, verbose=0)
@@ -68,7 +68,7 @@ def test_crosses_reach_the_deep_part_only_when_embedded(cardinalities, embed_cro
 
 def test_missing_cardinality_is_named(cardinalities):
     sizes = dict(cardinalities)
-    del sizes[F.transformed_name("company")]
+    del sizes[features.transformed_name("company")]
     with pytest.raises(ValueError, match="company_xf"):
         build_model(TAXI, sizes, HParams())
 
@@ -141,7 +141,7 @@ def test_a_towers_loss_reaches_none_of_the_other_towers_weights(
     )
     model = build_model(TAXI, cardinalities, hp)
     x = _batch(cardinalities, 64)
-    y = tf.constant((x[F.transformed_name("trip_start_hour")] == 3).astype("float32"))
+    y = tf.constant((x[features.transformed_name("trip_start_hour")] == 3).astype("float32"))
     with tf.GradientTape() as tape:
         towers = model.tower_probabilities(x, training=True)
         loss = keras.losses.binary_crossentropy(y, towers[:, 1:2])
@@ -163,7 +163,7 @@ def test_each_tower_trains_as_a_fit_of_its_own_would(cardinalities, cross_layers
         _tower_slice(name, values[name], 1, 2)[...] = value
     towered.set_weights([values[v.name] for v in towered.weights])
     x = _batch(cardinalities, 64)
-    y = (x[F.transformed_name("trip_start_hour")] < 12).astype("float32")
+    y = (x[features.transformed_name("trip_start_hour")] < 12).astype("float32")
     for _ in range(3):  # FTRL's and Adam's state after the first step matters too
         single.train_on_batch(x, y)
         towered.train_on_batch(x, y)
@@ -186,7 +186,7 @@ def test_each_towers_dense_kernel_starts_as_a_dense_layers_would():
 def test_loss_is_the_towers_mean_loss_and_metrics_judge_their_mean(cardinalities):
     model = build_model(TAXI, cardinalities, HParams(hidden_units=(8,), ensemble_members=3))
     x = _batch(cardinalities, 128)
-    y = (x[F.transformed_name("trip_start_hour")] < 12).astype("float32")
+    y = (x[features.transformed_name("trip_start_hour")] < 12).astype("float32")
     scores = model.evaluate(x, y, batch_size=128, return_dict=True, verbose=0)
     towers = model.tower_probabilities(x).numpy()
     each = [keras.losses.binary_crossentropy(y, towers[:, [k]]).numpy().mean() for k in range(3)]

@@ -15,7 +15,7 @@ import tensorflow_transform as tft
 import tensorflow_transform.beam as tft_beam
 from tensorflow_transform.tf_metadata import schema_utils
 
-from modules import features as F
+from modules import features
 from modules.datasets import taxi
 from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
@@ -32,7 +32,7 @@ from modules.preprocessing import (
 
 
 def _column(rows: list[dict], name: str) -> np.ndarray:
-    return np.array([r[F.transformed_name(name)] for r in rows])
+    return np.array([r[features.transformed_name(name)] for r in rows])
 
 
 def test_outputs_every_declared_feature_and_the_label(transformed):
@@ -68,15 +68,15 @@ def test_heavy_tailed_numerics_are_log_z_scored_over_present_values(transformed)
 def test_missing_indicators_mark_absent_values(transformed):
     raw, rows = transformed.raw, transformed.rows
     missing = [float(r["dropoff_latitude"] == "") for r in raw]
-    assert _column(rows, F.missing_name("dropoff_latitude")).tolist() == missing
+    assert _column(rows, features.missing_name("dropoff_latitude")).tolist() == missing
     company_missing = [float(r["company"].strip() == "") for r in raw]
-    assert _column(rows, F.missing_name("company")).tolist() == company_missing
+    assert _column(rows, features.missing_name("company")).tolist() == company_missing
     assert 0 < sum(company_missing) < len(raw)
 
 
 def test_quantile_buckets_keep_a_bucket_for_missing(transformed):
     raw, rows = transformed.raw, transformed.rows
-    buckets = _column(rows, F.bucket_name("dropoff_latitude"))
+    buckets = _column(rows, features.bucket_name("dropoff_latitude"))
     absent = np.array([r["dropoff_latitude"] == "" for r in raw])
     assert (buckets[absent] == 10).all()
     assert set(buckets[~absent]) <= set(range(10))
@@ -132,7 +132,7 @@ def test_piecewise_linear_parts_are_the_fraction_of_each_interval_passed():
 
 
 def test_piecewise_parts_are_cut_at_their_own_quantiles_not_the_buckets(tmp_path):
-    spec = F.Numeric("x", F.Scaling.Z, bucket_count=2, piecewise_bins=5)
+    spec = features.Numeric("x", features.Scaling.Z, bucket_count=2, piecewise_bins=5)
     values = [float(v) for v in range(1, 101)]
 
     def numerics(inputs: dict) -> dict:
@@ -146,7 +146,7 @@ def test_piecewise_parts_are_cut_at_their_own_quantiles_not_the_buckets(tmp_path
     # interval and has not reached the others, though the two buckets split at 50.
     np.testing.assert_allclose(parts[values.index(30.0)], [0.5, 0.0, 0.0], atol=0.06)
     np.testing.assert_allclose(parts[values.index(90.0)], [1.0, 1.0, 1.0])
-    assert sorted({r[F.transformed_name(F.bucket_name("x"))] for r in rows}) == [0, 1]
+    assert sorted({r[features.transformed_name(features.bucket_name("x"))] for r in rows}) == [0, 1]
 
 
 def _analyzed(fn, instances: list[dict], dtypes: dict, tmp_path) -> list[dict]:  # noqa: ANN001
@@ -168,9 +168,9 @@ def _analyzed_with_spec(
 
 
 def test_piecewise_parts_are_one_float_vector_feature_the_model_takes_whole(tmp_path):
-    spec = F.Numeric("x", F.Scaling.Z, bucket_count=2, piecewise_bins=6)
-    dataset = F.DatasetDeclaration("t", F.Label("y", ("y",), "1"), numeric=(spec,))
-    name = F.transformed_name(spec.piecewise_name())
+    spec = features.Numeric("x", features.Scaling.Z, bucket_count=2, piecewise_bins=6)
+    dataset = features.DatasetDeclaration("t", features.Label("y", ("y",), "1"), numeric=(spec,))
+    name = features.transformed_name(spec.piecewise_name())
     values = [float(v) for v in range(1, 101)] + [NAN]
 
     def numerics(inputs: dict) -> dict:
@@ -194,12 +194,12 @@ def test_piecewise_parts_are_one_float_vector_feature_the_model_takes_whole(tmp_
     model = build_model(dataset, dataset.fixed_cardinalities(), HParams(hidden_units=(4,)))
     assert model.dnn_model.input[name].shape.as_list() == [None, spec.piecewise_width]
     batch = {n: np.stack([r[n] for r in rows]) for n in dataset.dense_widths()}
-    bucket = F.transformed_name(F.bucket_name("x"))
+    bucket = features.transformed_name(features.bucket_name("x"))
     batch[bucket] = np.array([[r[bucket]] for r in rows])
     assert model.predict(batch, verbose=0).shape == (len(values), 1)
 
 
-def _quantile_analyzers(spec: F.Numeric) -> int:
+def _quantile_analyzers(spec: features.Numeric) -> int:
     """How many tft.quantiles analyzers ``_numerics`` builds for ``spec`` (each a name scope)."""
     graph = tf.Graph()
     with graph.as_default():
@@ -210,21 +210,31 @@ def _quantile_analyzers(spec: F.Numeric) -> int:
 
 
 def test_buckets_and_parts_of_one_count_share_one_quantiles_analyzer():
-    assert _quantile_analyzers(F.Numeric("x", F.Scaling.Z, bucket_count=5, piecewise_bins=5)) == 1
-    assert _quantile_analyzers(F.Numeric("x", F.Scaling.Z, bucket_count=5, piecewise_bins=8)) == 2
-    assert _quantile_analyzers(F.Numeric("x", F.Scaling.Z, piecewise_bins=8)) == 1
+    assert (
+        _quantile_analyzers(
+            features.Numeric("x", features.Scaling.Z, bucket_count=5, piecewise_bins=5)
+        )
+        == 1
+    )
+    assert (
+        _quantile_analyzers(
+            features.Numeric("x", features.Scaling.Z, bucket_count=5, piecewise_bins=8)
+        )
+        == 2
+    )
+    assert _quantile_analyzers(features.Numeric("x", features.Scaling.Z, piecewise_bins=8)) == 1
 
 
 NAN = float("nan")
 NUMBERS_AS_TEXT = {
-    F.NumberText.DECIMAL_POINT: {
+    features.NumberText.DECIMAL_POINT: {
         "12,345.67": 12345.67, "$12,345.67": 12345.67, "(1,234.00)": -1234.0,
         "USD 1,234": 1234.0, "12.5%": 12.5, "1 234": 1234.0, "1\u00a0234.5": 1234.5,
         "1'234.50": 1234.5, "-€3": -3.0, "1,234,567": 1234567.0, "0.5": 0.5, ".5": 0.5,
         # Not numbers: a separator that groups no thousands, text, a range, nothing.
         "1,5": NAN, "abc": NAN, "12-34": NAN, "": NAN,
     },
-    F.NumberText.DECIMAL_COMMA: {
+    features.NumberText.DECIMAL_COMMA: {
         "12.345,67": 12345.67, "1.234,56 €": 1234.56, "1\u202f234,5": 1234.5, "1,5": 1.5,
         "(3,25)": -3.25, "EUR 1.234": 1234.0,
         "12,345.67": NAN, "1.5": NAN,
@@ -245,17 +255,17 @@ def _days(date: str) -> int:
 
 
 DATES = {
-    F.TimeFormat.YMD: {
+    features.TimeFormat.YMD: {
         "2024-01-31": ("2024-01-31", None), "2024-01-31 13:45": ("2024-01-31", 49500),
         "2024-01-31T13:45:07Z": ("2024-01-31", 49507),
         "2024/02/29 23:59:59.5+01:00": ("2024-02-29", 86399),
         "2024-02-30": None, "2023-13-01": None, "2024-01-31 24:00": None, "01/31/2024": None,
     },
-    F.TimeFormat.MDY: {
+    features.TimeFormat.MDY: {
         "01/31/2024": ("2024-01-31", None), "1/31/2024 1:45 PM": ("2024-01-31", 49500),
         "12/01/2024 12:05 AM": ("2024-12-01", 300), "31/01/2024": None,
     },
-    F.TimeFormat.DMY: {
+    features.TimeFormat.DMY: {
         "31.01.2024": ("2024-01-31", None), "31/01/2024 13:45:07": ("2024-01-31", 49507),
         "01.31.2024": None, "2024-01-31": None,
     },
@@ -274,11 +284,11 @@ def test_dates_written_as_text_read_as_days_and_seconds(written):
 
 
 def test_text_numbers_and_timestamps_become_features_in_a_real_transform(tmp_path):
-    amount = F.Numeric(
-        "amount", F.Scaling.Z, missing_indicator=True, text=F.NumberText.DECIMAL_POINT
+    amount = features.Numeric(
+        "amount", features.Scaling.Z, missing_indicator=True, text=features.NumberText.DECIMAL_POINT
     )
-    ordered = F.Timestamp("ordered", F.TimeFormat.YMD, missing_indicator=True)
-    created = F.Timestamp("created", F.TimeFormat.UNIX_SECONDS, time_of_day=False)
+    ordered = features.Timestamp("ordered", features.TimeFormat.YMD, missing_indicator=True)
+    created = features.Timestamp("created", features.TimeFormat.UNIX_SECONDS, time_of_day=False)
 
     def fn(inputs: dict) -> dict:
         out: dict = {}
@@ -306,14 +316,14 @@ def test_text_numbers_and_timestamps_become_features_in_a_real_transform(tmp_pat
     rows = _analyzed(fn, instances, dtypes, tmp_path)
 
     def column(name: str) -> list:
-        return [r[F.transformed_name(name)] for r in rows]
+        return [r[features.transformed_name(name)] for r in rows]
 
     # The numbers read, z-scored over the two present: +-1; the others at the mean.
     assert column("amount") == pytest.approx([1.0, -1.0, 0.0, 0.0])
-    assert column(F.missing_name("amount")) == [0.0, 0.0, 1.0, 1.0]
+    assert column(features.missing_name("amount")) == [0.0, 0.0, 1.0, 1.0]
     assert column(ordered.weekday_name) == [2, 5, 7, 7]  # Monday is 0; 7: missing
     assert column(created.weekday_name) == [2, 6, 7, 7]
-    assert column(F.missing_name("ordered")) == [0.0, 0.0, 1.0, 1.0]
+    assert column(features.missing_name("ordered")) == [0.0, 0.0, 1.0, 1.0]
     turn = 2 * math.pi * (13 * 3600 + 45 * 60) / 86400
     assert column(ordered.part_name("time_sin")) == pytest.approx(
         [math.sin(turn), 0, 0, 0], abs=1e-6
@@ -330,10 +340,10 @@ def test_text_numbers_and_timestamps_become_features_in_a_real_transform(tmp_pat
     )
     # The earlier of two dates is one standard deviation below their mean age.
     assert column(ordered.part_name("years")) == pytest.approx([-1.0, 1.0, 0.0, 0.0], abs=1e-3)
-    assert F.transformed_name(created.part_name("time_sin")) not in rows[0]
+    assert features.transformed_name(created.part_name("time_sin")) not in rows[0]
     assert set(rows[0]) == {
-        F.transformed_name(n)
-        for n in ("amount", F.missing_name("amount"))
+        features.transformed_name(n)
+        for n in ("amount", features.missing_name("amount"))
         + ordered.dense_names() + (ordered.weekday_name,)
         + created.dense_names() + (created.weekday_name,)
     }  # fmt: skip

@@ -28,7 +28,7 @@ from modules import watch
 from modules.hparams import HParams
 from modules.keras_setup import keras
 from pipeline_def import node_ids
-from pipeline_ops.session import summary as S
+from pipeline_ops.session.summary import SUCCEEDED, SUMMARY_FILE, RunSummary, print_closing
 
 
 def _scalars(folder: Path) -> dict[str, list[tuple[int, float]]]:
@@ -77,15 +77,15 @@ def test_hparams_are_logged_as_plain_values():
     assert all(isinstance(v, bool | int | float | str) for v in logged.values())
 
 
-def _closing(summary: S.RunSummary) -> list[str]:
+def _closing(summary: RunSummary) -> list[str]:
     out = io.StringIO()
-    S.print_closing(summary, out)
+    print_closing(summary, out)
     return out.getvalue().splitlines()
 
 
-def _summary(diagram: str | None) -> S.RunSummary:
-    return S.RunSummary(
-        pipeline_name="p", run_id="r", status=S.SUCCEEDED, components={}, metrics={},
+def _summary(diagram: str | None) -> RunSummary:
+    return RunSummary(
+        pipeline_name="p", run_id="r", status=SUCCEEDED, components={}, metrics={},
         blessed=True, pushed_model_path="/x/serving/1", model_diagram=diagram,
     )  # fmt: skip
 
@@ -211,5 +211,5 @@ def test_a_run_names_its_model_diagram(first_run):
     output_dir, result = first_run
     (diagram,) = (output_dir / "pipeline" / node_ids.TRAINER / "model_run").glob("*/model.png")
     assert f"  model diagram: {diagram}" in result.stdout.splitlines()
-    assert json.loads((output_dir / S.SUMMARY_FILE).read_text())["model_diagram"] == str(diagram)
+    assert json.loads((output_dir / SUMMARY_FILE).read_text())["model_diagram"] == str(diagram)
     assert diagram.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -11,22 +11,31 @@ import tensorflow as tf
 from sklearn.ensemble import GradientBoostingClassifier
 from transform_run import analyze_and_write
 
-from modules import features as F
-from modules import tree_leaves as T
+from modules import tree_leaves
+from modules.features import (
+    DatasetDeclaration,
+    Hashed,
+    Label,
+    Numeric,
+    Scaling,
+    TreeLeaves,
+    Vocabulary,
+    transformed_name,
+)
 from modules.hparams import HParams
 from modules.model import build_model
 from modules.preprocessing import transformed_features
 
-LEAVES = F.TreeLeaves(trees=4, depth=3)
+LEAVES = TreeLeaves(trees=4, depth=3)
 # A churn-like rule: many minutes without a plan, or many calls.
-PLANTED = F.DatasetDeclaration(
+PLANTED = DatasetDeclaration(
     "planted",
-    F.Label("churned", ("churn",), "yes"),
-    numeric=(F.Numeric("minutes", F.Scaling.Z), F.Numeric("calls", F.Scaling.Z)),
-    vocabularies=(F.Vocabulary("plan", top_k=5),),
+    Label("churned", ("churn",), "yes"),
+    numeric=(Numeric("minutes", Scaling.Z), Numeric("calls", Scaling.Z)),
+    vocabularies=(Vocabulary("plan", top_k=5),),
     tree_leaves=LEAVES,
 )
-LEAVES_XF = F.transformed_name(F.TreeLeaves.NAME)
+LEAVES_XF = transformed_name(TreeLeaves.NAME)
 
 
 def _planted_rows(n: int = 600) -> list[dict]:
@@ -101,7 +110,7 @@ def test_serving_finds_the_same_leaves_without_the_label(analyzed):
 
 
 def test_the_wide_part_has_a_weight_per_leaf_and_the_model_predicts(analyzed):
-    sizes = {**PLANTED.fixed_cardinalities(), F.transformed_name("plan"): 3}
+    sizes = {**PLANTED.fixed_cardinalities(), transformed_name("plan"): 3}
     model = build_model(PLANTED, sizes, HParams(hidden_units=(4,)))
     (kernel,) = [v for v in model.weights if v.name.startswith("linear/kernel")]
     assert kernel.shape[0] == 3 + LEAVES.cardinality
@@ -115,12 +124,15 @@ def test_leaves_split_rows_as_the_fitted_trees_do():
     x = rng.normal(size=(2000, 4)).astype(np.float32)
     x[:, 3] = rng.integers(0, 2, 2000)  # binary: its branches end above the last level
     y = ((x[:, 0] * x[:, 1] > 0.2) ^ (x[:, 3] == 1)).astype(np.int64)
-    spec = F.TreeLeaves(trees=6, depth=4)
-    features, thresholds = T.fit(x, y, spec)
-    ids = T.leaves(tf.constant(x), tf.constant(features), tf.constant(thresholds)).numpy()
+    spec = TreeLeaves(trees=6, depth=4)
+    features, thresholds = tree_leaves.fit(x, y, spec)
+    ids = tree_leaves.leaves(tf.constant(x), tf.constant(features), tf.constant(thresholds)).numpy()
     order = np.lexsort(np.column_stack([x, y]).T)
     fitted = GradientBoostingClassifier(
-        n_estimators=6, max_depth=4, learning_rate=T.LEARNING_RATE, random_state=T.SEED
+        n_estimators=6,
+        max_depth=4,
+        learning_rate=tree_leaves.LEARNING_RATE,
+        random_state=tree_leaves.SEED,
     ).fit(x[order], y[order])
     theirs = fitted.apply(x)[:, :, 0]
     for t in range(spec.trees):
@@ -142,15 +154,17 @@ def test_a_value_next_to_a_threshold_goes_the_way_scikit_learn_sends_it():
         feature=np.array([0, -2, -2]),
         threshold=np.array([midpoint, -2.0, -2.0]),
     )
-    features, thresholds = T.heap_arrays(stump, depth=1)
-    ids = T.leaves(tf.constant([[low], [high]]), tf.constant([features]), tf.constant([thresholds]))
+    features, thresholds = tree_leaves.heap_arrays(stump, depth=1)
+    ids = tree_leaves.leaves(
+        tf.constant([[low], [high]]), tf.constant([features]), tf.constant([thresholds])
+    )
     assert ids.numpy().tolist() == [[0], [1]]
 
 
 def test_a_label_of_one_class_gives_trees_that_send_every_row_to_one_leaf():
     x = np.arange(20, dtype=np.float32).reshape(10, 2)
-    features, thresholds = T.fit(x, np.ones(10, np.int64), LEAVES)
-    ids = T.leaves(tf.constant(x), tf.constant(features), tf.constant(thresholds)).numpy()
+    features, thresholds = tree_leaves.fit(x, np.ones(10, np.int64), LEAVES)
+    ids = tree_leaves.leaves(tf.constant(x), tf.constant(features), tf.constant(thresholds)).numpy()
     assert (ids == np.arange(LEAVES.trees) * LEAVES.leaves).all()
 
 
@@ -158,7 +172,7 @@ def test_the_sample_is_the_same_rows_however_they_are_batched_and_ordered():
     rng = np.random.default_rng(2)
     x = rng.normal(size=(1000, 3)).astype(np.float32)
     y = rng.integers(0, 2, 1000)
-    sampler = T._Sample(max_rows=100)
+    sampler = tree_leaves._Sample(max_rows=100)
 
     def sampled(order: np.ndarray, batch: int) -> set[tuple]:
         halves = []
@@ -187,7 +201,7 @@ def _trees_in_beam(batches: list[tuple[np.ndarray, np.ndarray]], expected: tuple
     from apache_beam.testing.util import assert_that, equal_to
 
     with beam.Pipeline() as pipeline:
-        fitted = pipeline | beam.Create(batches) | T._FitTrees(LEAVES)
+        fitted = pipeline | beam.Create(batches) | tree_leaves._FitTrees(LEAVES)
         for name, arrays, want in zip(("features", "thresholds"), fitted, expected, strict=True):
             as_lists = arrays | f"{name} as lists" >> beam.Map(lambda a: a.tolist())
             assert_that(as_lists, equal_to([want.tolist()]), label=name)
@@ -199,7 +213,7 @@ def test_beam_fits_the_trees_of_the_rows_whatever_their_batches():
     y = (x[:, 0] * x[:, 1] > 0).astype(np.int64)
     order = rng.permutation(300)
     batches = [(x[rows], y[rows]) for rows in np.array_split(order, 7)]
-    _trees_in_beam(batches, T.fit(x, y, LEAVES))
+    _trees_in_beam(batches, tree_leaves.fit(x, y, LEAVES))
 
 
 def test_an_empty_train_split_gives_trees_that_send_every_row_to_one_leaf():
@@ -210,8 +224,8 @@ def test_an_empty_train_split_gives_trees_that_send_every_row_to_one_leaf():
 
 def test_a_declaration_with_leaves_needs_a_feature_the_trees_can_read():
     with pytest.raises(ValueError, match="tree leaves need a column the trees can read"):
-        F.DatasetDeclaration(
-            "ids", F.Label("y", ("y",), "1"), hashed=(F.Hashed("id", 100),), tree_leaves=LEAVES
+        DatasetDeclaration(
+            "ids", Label("y", ("y",), "1"), hashed=(Hashed("id", 100),), tree_leaves=LEAVES
         )
     assert PLANTED.tree_columns() == ("minutes", "calls", "plan")
 

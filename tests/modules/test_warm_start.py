@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from modules import features as F
-from modules import warm_start
+from modules import features, warm_start
 from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
 from modules.keras_setup import keras
@@ -63,7 +62,7 @@ def test_another_tower_count_trains_from_scratch_and_says_why(spaces, tmp_path, 
 
 def test_the_towers_embedding_rows_follow_their_tokens_to_new_ids(spaces, tmp_path):
     served = _serving(spaces, 2, tmp_path)
-    name = F.transformed_name("company")
+    name = features.transformed_name("company")
     tokens = spaces.tokens[name]
     # The next period's vocabulary: the same tokens, in the reverse order.
     new = dataclasses.replace(spaces, tokens={**spaces.tokens, name: tokens[::-1]})
@@ -98,7 +97,7 @@ def test_members_exported_apart_before_towers_are_not_taken(spaces, tmp_path):
 
 def test_the_wide_weights_of_tree_leaves_start_fresh_and_the_others_are_taken(spaces, tmp_path):
     # The trees are fit anew each period: a leaf id names another rule than before.
-    leaves = F.TreeLeaves(trees=2, depth=2)
+    leaves = features.TreeLeaves(trees=2, depth=2)
     declared = dataclasses.replace(TAXI, tree_leaves=leaves)
     hp = HParams(hidden_units=(8,), seed=1)
     serving = build_model(declared, spaces.sizes, hp)

@@ -13,19 +13,21 @@ from components.gated_evaluator import GATED_METRIC, GatedEvaluatorExecutor, wit
 from components.steps_trainer import StepsTrainerExecutor
 from modules.datasets.taxi import DATASET as TAXI
 from modules.features import DatasetDeclaration
-from pipeline_def import evaluation as E
+from pipeline_def import evaluation
 from review.evaluation import SLICE_COLUMNS
 
 
 def test_slices_are_raw_columns_and_the_label_is_derived():
-    config = E.eval_config(TAXI, min_auc=0.9, max_auc_drop=0.01)
+    config = evaluation.eval_config(TAXI, min_auc=0.9, max_auc_drop=0.01)
     assert set(TAXI.slices) <= set(TAXI.raw_feature_columns())
     assert [list(s.feature_keys) for s in config.slicing_specs] == [[]] + [[c] for c in TAXI.slices]
     assert config.model_specs[0].label_key == TAXI.label_key
 
 
 def _gated(dataset: DatasetDeclaration) -> list[dict]:
-    config = json_format.MessageToDict(E.eval_config(dataset, min_auc=0.9, max_auc_drop=0.01))
+    config = json_format.MessageToDict(
+        evaluation.eval_config(dataset, min_auc=0.9, max_auc_drop=0.01)
+    )
     gated = [m for m in config["metricsSpecs"][0]["metrics"] if "perSliceThresholds" in m]
     assert [json.loads(m["config"])["name"] for m in gated] == [GATED_METRIC]
     return gated[0]["perSliceThresholds"]
@@ -62,7 +64,7 @@ def test_a_slice_bound_out_of_range_is_refused(change, message):
 
 
 def test_the_run_time_bound_replaces_the_compiled_one_on_auc_only():
-    compiled = E.eval_config(TAXI, min_auc=0.9, max_auc_drop=0.01)
+    compiled = evaluation.eval_config(TAXI, min_auc=0.9, max_auc_drop=0.01)
     at_run_time = json_format.MessageToDict(with_min_auc(compiled, 0.97))
     thresholds = {
         json.loads(m["config"])["name"]: m["perSliceThresholds"][0]["threshold"]
@@ -76,7 +78,7 @@ def test_the_run_time_bound_replaces_the_compiled_one_on_auc_only():
 
 
 def test_every_metric_the_reviews_show_is_computed():
-    computed = {name for _, name in E.METRICS}
+    computed = {name for _, name in evaluation.METRICS}
     assert {c.metric for c in SLICE_COLUMNS} <= computed
 
 

@@ -28,7 +28,7 @@ from pipeline_def import node_ids
 from pipeline_def.config import DEFAULT_RESOURCES, PipelineConfig
 from pipeline_def.orchestrate import KFP_COMMAND
 from pipeline_def.pipeline import create_pipeline
-from pipeline_ops import commands, environment
+from pipeline_ops import commands
 
 IMAGE = "registry.example.com/taxi-wide-deep:1.0"
 PROJECT = Path(__file__).resolve().parents[2]
@@ -269,19 +269,6 @@ def test_bad_flags_exit_2_with_one_line(args, message, capsys, monkeypatch, tmp_
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert not list(tmp_path.iterdir())  # nothing compiled
-
-
-def test_the_former_variable_names_still_work_with_a_note(monkeypatch, capsys):
-    monkeypatch.setattr(environment, "_noted", set())  # as in a new process
-    monkeypatch.delenv("WIDE_DEEP_KFP_IMAGE", raising=False)
-    monkeypatch.setenv("TAXI_KFP_IMAGE", IMAGE)
-    assert kubeflow_runner.parse_args([]).image == IMAGE
-    assert capsys.readouterr().err == (
-        "note: TAXI_KFP_IMAGE is deprecated: set WIDE_DEEP_KFP_IMAGE instead\n"
-    )
-    monkeypatch.setenv("WIDE_DEEP_KFP_IMAGE", "registry/new:2")  # the new name wins, quietly
-    assert kubeflow_runner.parse_args([]).image == "registry/new:2"
-    assert capsys.readouterr().err == ""
 
 
 def test_flags_come_from_the_environment(monkeypatch):

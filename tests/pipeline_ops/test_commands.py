@@ -15,7 +15,7 @@ from pipeline_ops.cli import inspect_metadata
 # The console scripts the installed project declares ([project.scripts]).
 SCRIPTS = {
     e.name: e.value
-    for e in distribution("taxi-wide-deep").entry_points
+    for e in distribution("wide-deep-tfx").entry_points
     if e.group == "console_scripts"
 }
 NAMES = (

@@ -13,8 +13,8 @@ import pytest
 
 from modules import datasets
 from pipeline_ops import commands
-from pipeline_ops.cli import draft_dataset as D
-from pipeline_ops.drafting import rules as R
+from pipeline_ops.cli import draft_dataset
+from pipeline_ops.drafting import rules
 
 ROWS = 200
 
@@ -44,7 +44,9 @@ def out(tmp_path) -> tuple[Path, Path]:
 
 def _draft(out: tuple[Path, Path], *args: str) -> int:
     datasets_dir, data_dir = out
-    return D.main([*args, "--datasets-dir", str(datasets_dir), "--data-dir", str(data_dir)])
+    return draft_dataset.main(
+        [*args, "--datasets-dir", str(datasets_dir), "--data-dir", str(data_dir)]
+    )
 
 
 def _nothing_written(out: tuple[Path, Path]) -> bool:
@@ -110,7 +112,7 @@ def test_a_label_that_cannot_be_found_is_named(table, out, capsys, label, positi
 def test_a_taken_or_invalid_name_is_refused(table, tmp_path, capsys, name, message):
     # The project's own datasets folder, where taxi exists; the data folder a copy.
     data_dir = tmp_path / "data"
-    code = D.main([name, str(table), "Status", "bad", "--data-dir", str(data_dir)])
+    code = draft_dataset.main([name, str(table), "Status", "bad", "--data-dir", str(data_dir)])
     assert code == commands.EXIT_BAD_INPUT
     assert message in capsys.readouterr().err
     assert not data_dir.exists()
@@ -170,14 +172,14 @@ def test_a_file_that_is_not_utf8_is_refused_by_name(table, out, capsys):
 
 def test_small_tables_train_in_small_batches_an_epoch_a_pass_with_more_dropout(table, out):
     # credit_data: 4,454 rows, 3/5 of them (2,672) to train on, in batches of 32.
-    assert R.training_settings(4454) == {
+    assert rules.training_settings(4454) == {
         "batch_size": 32, "steps_per_epoch": 84, "dropout": 0.4, "ensemble_members": 5,
         "wide_learning_rate": 0.1,
     }  # fmt: skip
-    assert R.training_settings(100)["steps_per_epoch"] == 2
+    assert rules.training_settings(100)["steps_per_epoch"] == 2
     # The taxi sample's size and above: HParams' defaults.
-    assert R.training_settings(R.SMALL_TABLE_ROWS) == {}
-    assert R.training_settings(15_002) == {}
+    assert rules.training_settings(rules.SMALL_TABLE_ROWS) == {}
+    assert rules.training_settings(15_002) == {}
     # The draft declares them (200 rows: 120 to train on, 4 batches of 32).
     assert _draft(out, "loans", str(table), "Status", "bad") == commands.EXIT_OK
     source = (out[0] / "loans" / "__init__.py").read_text()
@@ -201,7 +203,7 @@ def _ruled_table(path: Path) -> Path:
 def _drafted_lines(out: tuple[Path, Path], *args: str | Path) -> tuple[list[str], str]:
     """What the draft printed, and the declaration it wrote."""
     printed = io.StringIO()
-    D.draft(*args, datasets_dir=out[0], data_dir=out[1], out=printed)
+    draft_dataset.draft(*args, datasets_dir=out[0], data_dir=out[1], out=printed)
     return printed.getvalue().splitlines(), (out[0] / args[0] / "__init__.py").read_text()
 
 

@@ -20,9 +20,9 @@ from tensorflow_metadata.proto.v0 import schema_pb2
 
 from components.arrow_csv_example_gen import encode_blocks, file_kinds
 from components.gating_validator import describe
-from modules import features as F
+from modules.features import DatasetDeclaration, NumberText, TimeFormat
 from pipeline_ops import commands
-from pipeline_ops.cli import draft_dataset as D
+from pipeline_ops.cli import draft_dataset
 from pipeline_ops.drafting.table import MIN_ROWS
 
 ROWS = 300
@@ -30,7 +30,7 @@ ROWS = 300
 
 def _draft(tmp_path: Path, csv_path: Path) -> int:
     """``make dataset`` of ``csv_path`` (label: late status) into tmp_path; its exit code."""
-    return D.main(
+    return draft_dataset.main(
         [
             "orders", str(csv_path), "status", "late",
             "--datasets-dir", str(tmp_path / "datasets"), "--data-dir", str(tmp_path / "data"),
@@ -46,7 +46,9 @@ def drafted(tmp_path_factory):
     path = write_export(tmp_path / "orders.csv", rows)
     datasets_dir, data_dir = tmp_path / "datasets", tmp_path / "data"
     out = io.StringIO()
-    D.draft("orders", path, "status", "late", datasets_dir=datasets_dir, data_dir=data_dir, out=out)
+    draft_dataset.draft(
+        "orders", path, "status", "late", datasets_dir=datasets_dir, data_dir=data_dir, out=out
+    )
     return rows, path, out.getvalue().splitlines(), datasets_dir / "orders", data_dir / "orders"
 
 
@@ -123,7 +125,7 @@ def test_money_written_as_text_is_numeric_in_its_habit(drafted):
     ), euros
     dataset = _declared(folder)
     text = {n.name: n.text for n in dataset.numeric}
-    assert text == {"amount": F.NumberText.DECIMAL_POINT, "betrag": F.NumberText.DECIMAL_COMMA}
+    assert text == {"amount": NumberText.DECIMAL_POINT, "betrag": NumberText.DECIMAL_COMMA}
 
 
 def test_dates_and_timestamps_give_time_features_in_their_order(drafted):
@@ -145,11 +147,11 @@ def test_dates_and_timestamps_give_time_features_in_their_order(drafted):
     assert "unix seconds (its name says so): time of day" in created
     stamps = {t.name: (t.written, t.time_of_day) for t in _declared(folder).timestamps}
     assert stamps == {
-        "ordered at": (F.TimeFormat.YMD, True),
-        "shipped": (F.TimeFormat.MDY, False),
-        "geliefert": (F.TimeFormat.DMY, False),
-        "billed": (F.TimeFormat.YMD, False),
-        "created": (F.TimeFormat.UNIX_SECONDS, True),
+        "ordered at": (TimeFormat.YMD, True),
+        "shipped": (TimeFormat.MDY, False),
+        "geliefert": (TimeFormat.DMY, False),
+        "billed": (TimeFormat.YMD, False),
+        "created": (TimeFormat.UNIX_SECONDS, True),
     }
 
 
@@ -161,7 +163,7 @@ def test_numbers_and_dates_written_as_text_have_no_list_of_values_in_the_schema(
     assert [f.name for f in schema.feature if f.HasField("domain")] == ["status", "channel"]
 
 
-def _declared(folder: Path) -> F.DatasetDeclaration:
+def _declared(folder: Path) -> DatasetDeclaration:
     namespace: dict = {}
     exec((folder / "__init__.py").read_text(), namespace)  # noqa: S102 - the draft
     return namespace["DATASET"]

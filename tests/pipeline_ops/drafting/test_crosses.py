@@ -9,9 +9,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline_ops.cli import draft_dataset as D
-from pipeline_ops.drafting import crosses as X
-from pipeline_ops.drafting import rules as R
+from pipeline_ops.cli import draft_dataset
+from pipeline_ops.drafting import rules
+from pipeline_ops.drafting.crosses import (
+    MIN_GAIN,
+    NEXT_BEST,
+    additive_probabilities,
+    bucket_codes,
+    candidates,
+    choose_crosses,
+    fold_of_each_row,
+    interaction,
+    summary,
+)
 
 ROWS = 3000
 
@@ -34,9 +44,9 @@ def _columns(interaction: float, seed: int = 0) -> tuple[dict[str, list[str]], l
     return columns, labels
 
 
-def _choices(columns: dict[str, list[str]], labels: list[int]) -> list[R.Choice]:
+def _choices(columns: dict[str, list[str]], labels: list[int]) -> list[rules.Choice]:
     return [
-        R.choose(name, values, labels, "FLOAT" if name in "xyz" else "STRING")
+        rules.choose(name, values, labels, "FLOAT" if name in "xyz" else "STRING")
         for name, values in columns.items()
     ]
 
@@ -54,8 +64,10 @@ def test_a_planted_numeric_interaction_is_crossed_and_the_draft_says_why(tmp_pat
     columns, labels = _columns(interaction=16.0)
     table = _csv(tmp_path / "planted.csv", columns, labels)
     printed = io.StringIO()
-    folder = D.draft("planted", table, "Status", "bad", datasets_dir=tmp_path / "datasets",
-                     data_dir=tmp_path / "data", out=printed)  # fmt: skip
+    folder = draft_dataset.draft(
+        "planted", table, "Status", "bad",
+        datasets_dir=tmp_path / "datasets", data_dir=tmp_path / "data", out=printed,
+    )  # fmt: skip
     source = (folder / "__init__.py").read_text()
     namespace: dict = {}
     exec(source, namespace)  # noqa: S102 - the draft
@@ -67,35 +79,35 @@ def test_a_planted_numeric_interaction_is_crossed_and_the_draft_says_why(tmp_pat
     assert crossed[0].startswith("crossed x_bucket x y_bucket: interaction +0.")
     assert "AUC beyond both alone" in crossed[0]
     # The next best pairs are named as left out, and why.
-    assert out.count("left out (log-likelihood gain under 10) ") == X.NEXT_BEST
+    assert out.count("left out (log-likelihood gain under 10) ") == NEXT_BEST
     # The declaration says the same above the cross.
     assert "        # x_bucket x y_bucket: interaction +0." in source
 
 
 def test_a_table_without_interactions_gets_no_crosses():
     columns, labels = _columns(interaction=0.0)
-    crosses = X.choose_crosses(columns, labels, _choices(columns, labels))
+    crosses = choose_crosses(columns, labels, _choices(columns, labels))
     assert crosses.chosen == ()
-    assert all(m.gain < X.MIN_GAIN for m in crosses.left_out)
-    assert X.summary(crosses)[1] == "  none crossed: no pair reaches both thresholds"
+    assert all(m.gain < MIN_GAIN for m in crosses.left_out)
+    assert summary(crosses)[1] == "  none crossed: no pair reaches both thresholds"
 
 
 def test_the_interaction_is_measured_beyond_both_features_added_up():
     columns, labels = _columns(interaction=16.0)
     choices = _choices(columns, labels)
     y = np.asarray(labels, dtype=float)
-    found = {c.feature: c for c in X.candidates(columns, choices)}
-    folds = X.fold_of_each_row(ROWS)
-    planted = X.interaction(found["x_bucket"], found["y_bucket"], y, folds)
+    found = {c.feature: c for c in candidates(columns, choices)}
+    folds = fold_of_each_row(ROWS)
+    planted = interaction(found["x_bucket"], found["y_bucket"], y, folds)
     # x and y alone say nothing of the label; their cells do.
     assert abs(planted.additive_auc - 0.5) < 0.03 and planted.auc_gain > 0.1
-    assert planted.gain > 10 * X.MIN_GAIN
+    assert planted.gain > 10 * MIN_GAIN
     # segment predicts the label strongly, but added up with z it needs no cross: the
     # cells, shrunk to the additive model as far as they spread no more than noise,
     # gain nothing on held-out rows and lose little (their own shares lose 10 nats).
-    alone = X.interaction(found["segment"], found["z_bucket"], y, folds)
+    alone = interaction(found["segment"], found["z_bucket"], y, folds)
     assert alone.additive_auc > 0.75 and abs(alone.auc_gain) < 0.005
-    assert -5 < alone.gain < X.MIN_GAIN
+    assert -5 < alone.gain < MIN_GAIN
 
 
 def test_a_pair_of_many_valued_columns_does_not_win_by_fitting_its_noise():
@@ -103,13 +115,13 @@ def test_a_pair_of_many_valued_columns_does_not_win_by_fitting_its_noise():
     rng = np.random.default_rng(1)
     for name in ("store", "clerk"):  # 60 values each: 3,600 cells for 3,000 rows
         columns[name] = [f"{name}{v}" for v in rng.integers(0, 60, ROWS)]
-    crosses = X.choose_crosses(columns, labels, _choices(columns, labels))
+    crosses = choose_crosses(columns, labels, _choices(columns, labels))
     assert crosses.chosen == ()
 
 
 def test_buckets_are_cut_at_quantiles_with_missing_cells_in_a_bucket_of_their_own():
     values = [str(v) for v in range(101)] + ["", "n/a"]
-    codes = X.bucket_codes(values, 10)
+    codes = bucket_codes(values, 10)
     # As Transform's buckets: a value on a boundary (10, 20, ...) opens the next bucket.
     assert np.bincount(codes).tolist() == [10] * 9 + [11, 2]
     assert codes[9:12].tolist() == [0, 1, 1]
@@ -120,10 +132,10 @@ def test_a_numeric_written_as_money_text_is_crossed_by_its_numbers():
     # x as an export writes money: a currency sign and thousands separators.
     columns["x"] = [f"${float(v) * 10_000:,.2f}" for v in columns["x"]]
     choices = [
-        R.choose(name, values, labels, "FLOAT" if name in "yz" else "STRING")
+        rules.choose(name, values, labels, "FLOAT" if name in "yz" else "STRING")
         for name, values in columns.items()
     ]
-    crosses = X.choose_crosses(columns, labels, choices)
+    crosses = choose_crosses(columns, labels, choices)
     assert [m.features for m in crosses.chosen] == [("x_bucket", "y_bucket")]
 
 
@@ -148,7 +160,7 @@ NEAR_EMPTY_POSITIVES = [
 
 def test_the_additive_fit_converges_where_a_value_has_almost_no_positive():
     rows, positives = np.array(NEAR_EMPTY_ROWS), np.array(NEAR_EMPTY_POSITIVES, dtype=float)
-    p = X.additive_probabilities(positives, rows)
+    p = additive_probabilities(positives, rows)
     assert np.isfinite(p).all()
     # The unpenalized intercept's score equation: as many positives fitted as counted.
     assert (rows * p).sum() == pytest.approx(positives.sum(), rel=1e-6)

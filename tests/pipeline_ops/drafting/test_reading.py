@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from modules import features as F
-from pipeline_ops.drafting import reading
-from pipeline_ops.drafting import rules as R
+from modules import features
+from pipeline_ops.drafting import reading, rules
 
-POINT, COMMA = F.NumberText.DECIMAL_POINT, F.NumberText.DECIMAL_COMMA
+POINT, COMMA = features.NumberText.DECIMAL_POINT, features.NumberText.DECIMAL_COMMA
 
 
 def _labels(n: int) -> list[int]:
@@ -62,7 +61,7 @@ def test_text_that_is_not_numbers_stays_text_and_a_few_bad_cells_are_missing():
 
 def test_a_money_column_is_drafted_numeric_with_its_text_format():
     cells = [f"${1.07**i:,.2f}" for i in range(200)]
-    choice = R.choose("amount", cells, _labels(200), "STRING")
+    choice = rules.choose("amount", cells, _labels(200), "STRING")
     assert choice.source == (
         'Numeric("amount", Scaling.LOG_Z, text=NumberText.DECIMAL_POINT, bucket_count=10, '
         "piecewise_bins=20)"
@@ -74,12 +73,20 @@ def test_a_money_column_is_drafted_numeric_with_its_text_format():
 @pytest.mark.parametrize(
     ("cells", "written", "order"),
     [
-        (["2024-01-31 13:45", "2024-02-01 08:00:05"], F.TimeFormat.YMD, "year first"),
-        (["01/31/2024", "02/01/2024"], F.TimeFormat.MDY, "month first (01/31/2024 reads no"),
-        (["31/01/2024", "01/02/2024"], F.TimeFormat.DMY, "day first (31/01/2024 reads no"),
+        (["2024-01-31 13:45", "2024-02-01 08:00:05"], features.TimeFormat.YMD, "year first"),
+        (["01/31/2024", "02/01/2024"], features.TimeFormat.MDY, "month first (01/31/2024 reads no"),
+        (["31/01/2024", "01/02/2024"], features.TimeFormat.DMY, "day first (31/01/2024 reads no"),
         # No field above 12: dots are the day-first habit, slashes the US's.
-        (["01.02.2024", "03.04.2024"], F.TimeFormat.DMY, "day first (no cell tells; as dates"),
-        (["01/02/2024", "03/04/2024"], F.TimeFormat.MDY, "month first (no cell tells; as dates"),
+        (
+            ["01.02.2024", "03.04.2024"],
+            features.TimeFormat.DMY,
+            "day first (no cell tells; as dates",
+        ),
+        (
+            ["01/02/2024", "03/04/2024"],
+            features.TimeFormat.MDY,
+            "month first (no cell tells; as dates",
+        ),
     ],
 )
 def test_dates_are_read_in_their_order_by_the_values_evidence(cells, written, order):
@@ -100,7 +107,9 @@ def test_a_time_of_day_is_used_where_the_times_hold_one():
 
 def test_unix_seconds_are_times_where_the_name_or_the_values_say_so():
     seconds = [str(1_700_000_000 + 3607 * i) for i in range(200)]
-    assert reading.read_times("created_at", seconds, "INT").written is F.TimeFormat.UNIX_SECONDS
+    assert (
+        reading.read_times("created_at", seconds, "INT").written is features.TimeFormat.UNIX_SECONDS
+    )
     assert reading.read_times("amount", seconds, "INT") is None
     whole_minutes = [str(1_700_000_040 + 900 * i) for i in range(200)]
     assert reading.read_times("x", whole_minutes, "INT").why.startswith(
@@ -115,7 +124,7 @@ def test_unix_seconds_are_times_where_the_name_or_the_values_say_so():
 def test_a_timestamp_column_is_drafted_as_time_not_an_id():
     cells = [f"2024-01-{1 + i % 28:02d} {i % 24:02d}:{i % 60:02d}" for i in range(400)]
     cells[7] = ""
-    choice = R.choose("ordered", cells, _labels(400), "STRING")
+    choice = rules.choose("ordered", cells, _labels(400), "STRING")
     assert choice.kind == "time"
     assert choice.source == 'Timestamp("ordered", TimeFormat.YMD, missing_indicator=True)'
     assert choice.why.endswith("; 1 of 400 cells missing: missing indicator")

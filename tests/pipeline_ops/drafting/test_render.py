@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from drafted import drafted
 
-from modules import features as F
-from pipeline_ops.drafting import render
-from pipeline_ops.drafting import rules as R
+from modules import features
+from pipeline_ops.drafting import render, rules
 
 
 def test_a_long_declaration_is_split_as_ruff_formats_it():
@@ -29,8 +28,8 @@ def test_a_draft_declares_the_slice_bound_on_its_slices():
     labels = [i % 3 == 0 for i in range(400)]
     dataset = drafted({"kind": ["yes" if y else "no" for y in labels]}, labels)
     assert dataset.slices == ("kind",)
-    assert dataset.slice_max_auc_drop == R.SLICE_MAX_AUC_DROP == 0.05
-    assert dataset.slice_min_rows == F.SLICE_MIN_ROWS == 100
+    assert dataset.slice_max_auc_drop == rules.SLICE_MAX_AUC_DROP == 0.05
+    assert dataset.slice_min_rows == features.SLICE_MIN_ROWS == 100
 
 
 def test_a_draft_without_slices_declares_no_slice_bound():
@@ -45,5 +44,7 @@ def test_a_draft_imports_the_kinds_of_numbers_and_dates_written_as_text():
     amounts = [f"${1.05**i:,.2f}" for i in range(400)]
     days = [f"{1 + i % 28:02d}.{1 + i % 12:02d}.2024" for i in range(400)]
     dataset = drafted({"amount": amounts, "day": days}, labels)
-    assert dataset.numeric[0].text is F.NumberText.DECIMAL_POINT
-    assert dataset.timestamps == (F.Timestamp("day", F.TimeFormat.DMY, time_of_day=False),)
+    assert dataset.numeric[0].text is features.NumberText.DECIMAL_POINT
+    assert dataset.timestamps == (
+        features.Timestamp("day", features.TimeFormat.DMY, time_of_day=False),
+    )

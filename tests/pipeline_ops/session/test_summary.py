@@ -10,24 +10,31 @@ import pytest
 from pipeline_def.config import SqliteMetadata
 from pipeline_ops.metadata.runs import find_run
 from pipeline_ops.metadata.store import open_store
-from pipeline_ops.session import summary as S
 from pipeline_ops.session.progress import ComponentTiming
+from pipeline_ops.session.summary import (
+    FAILED,
+    SUCCEEDED,
+    RunSummary,
+    print_closing,
+    summarize,
+    write_json,
+)
 
 
 @pytest.fixture
 def summary_of(recorded_runs):
     store = open_store(SqliteMetadata(str(recorded_runs.output_dir / "metadata.sqlite")))
 
-    def summarize(run_id: str, failed: str | None = None) -> S.RunSummary:
+    def summary(run_id: str, failed: str | None = None) -> RunSummary:
         run = find_run(store, "taxi-wide-deep", run_id)
-        return S.summarize("taxi-wide-deep", run, {"Trainer": ComponentTiming("ran", 1.5)}, failed)
+        return summarize("taxi-wide-deep", run, {"Trainer": ComponentTiming("ran", 1.5)}, failed)
 
-    return summarize
+    return summary
 
 
 def test_the_first_run_is_blessed_on_the_bound_and_pushed(recorded_runs, summary_of):
     summary = summary_of(recorded_runs.good)
-    assert summary.status == S.SUCCEEDED and summary.blessed and summary.baseline is None
+    assert summary.status == SUCCEEDED and summary.blessed and summary.baseline is None
     assert summary.pushed_model_path.startswith(str(recorded_runs.output_dir / "serving"))
     assert not summary.already_serving
     assert 0.9 < summary.metrics["auc"] <= 1 and summary.metrics["example_count"] > 500
@@ -40,7 +47,7 @@ def test_the_rerun_names_the_version_it_was_compared_with(recorded_runs, summary
     assert rerun.pushed_model_path == first.pushed_model_path
     assert first.pushed_model_path.endswith(f"/{rerun.baseline}")
     out = io.StringIO()
-    S.print_closing(rerun, out)
+    print_closing(rerun, out)
     assert f"model blessed against serving version {rerun.baseline}" in out.getvalue()
     assert "pushed: nothing new, this model already serves as " in out.getvalue()
 
@@ -50,14 +57,14 @@ def test_a_worse_model_is_neither_blessed_nor_pushed(recorded_runs, summary_of):
     assert not summary.blessed and summary.pushed_model_path is None and summary.baseline
     assert summary.metrics["auc"] < 0.8
     out = io.StringIO()
-    S.print_closing(summary, out)
+    print_closing(summary, out)
     assert "model NOT blessed against serving version" in out.getvalue()
     assert "pushed: nothing pushed" in out.getvalue()
 
 
 def test_a_failed_run_has_no_metrics_and_is_written_as_json(recorded_runs, summary_of, tmp_path):
     summary = summary_of(recorded_runs.broken, failed="ExampleValidator")
-    assert summary.status == S.FAILED and summary.metrics == {} and not summary.blessed
-    written = json.loads(S.write_json(summary, tmp_path).read_text())
+    assert summary.status == FAILED and summary.metrics == {} and not summary.blessed
+    written = json.loads(write_json(summary, tmp_path).read_text())
     assert written["failed_component"] == "ExampleValidator"
     assert written["run_id"] == recorded_runs.broken
