@@ -27,9 +27,9 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends graphviz g++ \
     && rm -rf /var/lib/apt/lists/*
 
-# Keras 2 (tf_keras) for TFX, TFT and TFMA. The project's code sets it when imported
-# (modules/__init__.py); Beam workers started by the SDK's boot entrypoint may
-# unpickle TFT and TFMA code before any of it, so the image sets it too.
+# Keras 2 (tf_keras) for TFX, TFT and TFMA: what modules/process.py's prepare() sets
+# in every process the product starts, here for what starts outside its code (Beam's
+# workers, booted by the SDK's entrypoint). tests/test_process_start.py keeps the two equal.
 ENV TF_USE_LEGACY_KERAS=1 \
     PYTHONUNBUFFERED=1
 

@@ -78,7 +78,7 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
             f"--output {args.output} must end in .yaml: KFP uploads a PipelineSpec YAML"
         )
     root = object_store_uri("pipeline-root", args.pipeline_root)
-    return PipelineConfig(
+    return PipelineConfig.resolve(
         **run_settings(args),
         pipeline_root=root,
         data_root=object_store_uri("data-root", args.data_root),

@@ -21,23 +21,20 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from data_layout.spans import SpanNotReady
 from modules import datasets
-from pipeline_def.config import (
-    PipelineConfig,
-    beam_args_for,
-    data_root_of,
-    output_dir_for,
-    split_for,
-)
+from pipeline_def.config import PipelineConfig
+from pipeline_def.project_paths import data_root_of, output_dir_for
 from pipeline_ops.cli.run_options import add_run_options, run_settings
 from pipeline_ops.cli.scaffold import add_store_options, bad_input, execute, parser_for
 from pipeline_ops.commands import EXIT_OK, RUN
 from pipeline_ops.metadata.store import metadata_for
 from pipeline_ops.session.data_check import check_spans
 from pipeline_ops.session.local_run import run_session
+from pipeline_ops.session.local_run_settings import beam_args_for, split_buckets_for
 from pipeline_ops.session.period import input_digest, nothing_to_do, one_run_at_a_time
 
 
@@ -65,30 +62,50 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def data_root(args: argparse.Namespace) -> Path:
-    """The folder the run reads: --data-root, else the dataset's own (data/NAME/)."""
-    return args.data_root if args.data_root is not None else data_root_of(args.dataset)
+@dataclass(frozen=True)
+class RunPaths:
+    """Where a local run reads and writes, worked out once from the flags and passed down."""
+
+    data_root: Path  # as given (messages name it so); the config gets it resolved
+    output_dir: Path  # absolute: the store, pipeline/ (artifacts), serving/, logs/, the lock
+
+    @property
+    def pipeline_root(self) -> Path:
+        """Where TFX keeps the artifacts."""
+        return self.output_dir / "pipeline"
+
+    @property
+    def serving_dir(self) -> Path:
+        """Where blessed models are pushed."""
+        return self.output_dir / "serving"
 
 
-def build_config(args: argparse.Namespace, input_bytes: int, flat: bool) -> PipelineConfig:
+def run_paths(args: argparse.Namespace) -> RunPaths:
+    """--data-root (else the dataset's own, data/NAME/) and the dataset's output dir."""
+    root = args.data_root if args.data_root is not None else data_root_of(args.dataset)
+    return RunPaths(root, output_dir_for(args.dataset, args.output_dir).resolve())
+
+
+def build_config(
+    args: argparse.Namespace, paths: RunPaths, input_bytes: int, flat: bool
+) -> PipelineConfig:
     """The config of a local run, everything under the output dir; ValueError for bad input.
 
     A ``flat`` data root (no span folders) is one span: no model of older spans can
     serve, so the Trainer does not take the serving model, and a rerun reuses it.
     """
-    out = output_dir_for(args.dataset, args.output_dir).resolve()
     beam_args = args.beam_arg
     if beam_args is None:
         beam_args = beam_args_for(input_bytes, os.cpu_count() or 1)
     settings = run_settings(args)
-    return PipelineConfig(
+    return PipelineConfig.resolve(
         **{**settings, "warm_start": settings["warm_start"] and not flat},
         beam_pipeline_args=tuple(beam_args),
-        split_buckets=split_for(input_bytes),
-        pipeline_root=str(out / "pipeline"),
-        data_root=str(data_root(args).resolve()),
-        serving_dir=str(out / "serving"),
-        metadata=metadata_for(out, args.metadata),
+        split_buckets=split_buckets_for(input_bytes),
+        pipeline_root=str(paths.pipeline_root),
+        data_root=str(paths.data_root.resolve()),
+        serving_dir=str(paths.serving_dir),
+        metadata=metadata_for(paths.output_dir, args.metadata),
         eval_steps=args.eval_steps,
     )
 
@@ -102,25 +119,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     with bad_input():  # bad flags, an unknown dataset, unreadable data
         datasets.load(args.dataset)  # an unknown name is named before any file is looked for
-        root = data_root(args)
+        paths = run_paths(args)
         try:
-            window, files = check_spans(root, args.span, args.window)
+            window, files = check_spans(paths.data_root, args.span, args.window)
         except SpanNotReady as waiting:
             print(f"{waiting}; nothing to do")
             return EXIT_OK
-        config = build_config(args, sum(f.stat().st_size for f in files), window.flat)
+        config = build_config(args, paths, sum(f.stat().st_size for f in files), window.flat)
     for note in (window.unfinished, window.note):
         if note:
             print(f"note: {note}")
-    output_dir = Path(config.pipeline_root).parent
-    output_dir.mkdir(parents=True, exist_ok=True)
-    with one_run_at_a_time(output_dir):
-        done = None if window.flat else nothing_to_do(config, input_digest(root, window))
+    paths.output_dir.mkdir(parents=True, exist_ok=True)
+    with one_run_at_a_time(paths.output_dir):
+        done = None if window.flat else nothing_to_do(config, input_digest(paths.data_root, window))
         if done is not None:
             spans_read = ", ".join(map(str, window.spans))
             print(f"span {window.span}: {done} (window {spans_read}); nothing to do")
             return EXIT_OK
-        return run_session(config, output_dir, args.verbose)
+        return run_session(config, paths.output_dir, args.verbose)
 
 
 if __name__ == "__main__":

@@ -58,5 +58,6 @@ _.updated_at
 _.SUPPORTED_SCHEMES
 _.onerror
 _.is_directory
-# pytest: a conftest hook, called by name.
+# pytest: conftest hooks, called by name.
 _.pytest_collection_modifyitems
+_.pytest_configure

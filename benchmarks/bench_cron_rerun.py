@@ -12,6 +12,12 @@ last, then the figures as JSON (also ``<out>/bench_cron_rerun.json``).
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import csv
 import json
@@ -24,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from data_layout.spans import SUCCESS_MARKER
-from pipeline_def.config import sample_csv
+from pipeline_def.project_paths import sample_csv
 from pipeline_ops.commands import RUN
 
 

@@ -17,6 +17,12 @@ strength the planted pair's gain and whether the draft crosses it. Then times
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import json
 import time

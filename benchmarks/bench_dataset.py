@@ -45,18 +45,20 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from modules import process
 from pipeline_ops.cli.quiet import quiet_libraries
 
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 import numpy as np  # noqa: E402
 
 from data_layout.splits import TEST, TRAIN, VALIDATION  # noqa: E402
-from modules import datasets, keras_setup  # noqa: E402, F401 - Keras 2 before TF loads
+from modules import datasets  # noqa: E402
 from modules.features import DatasetDeclaration  # noqa: E402
 from modules.hparams import CUSTOM_CONFIG_KEY, HParams, parse_pairs  # noqa: E402
 from pipeline_def import node_ids  # noqa: E402
-from pipeline_def.config import DEFAULT_OUTPUT_DIR, output_dir_for  # noqa: E402
+from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, output_dir_for  # noqa: E402
 from pipeline_ops.metadata.runs import PipelineRun, latest_run  # noqa: E402
 from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
 from review.paired_comparison import (  # noqa: E402

@@ -18,6 +18,12 @@ then the figures as JSON (also ``<out>/bench_example_gen_window.json``).
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import json
 import shutil
@@ -60,7 +66,9 @@ def write_spans(data: Path, rows: int) -> None:
 
 
 def _config(data: Path, root: Path) -> PipelineConfig:
-    return PipelineConfig(pipeline_root=str(root / "pipeline"), data_root=str(data), serving_dir="")
+    return PipelineConfig.resolve(
+        pipeline_root=str(root / "pipeline"), data_root=str(data), serving_dir=""
+    )
 
 
 def timed_run(data: Path, root: Path, window: int, encoded: Path | None) -> dict[str, Any]:

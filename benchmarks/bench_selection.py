@@ -33,8 +33,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from modules import process
 from pipeline_ops.cli.quiet import quiet_libraries
 
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 from bench_dataset import split_records  # noqa: E402 - benchmarks/, beside this file
@@ -47,6 +49,11 @@ from pipeline_ops.metadata.runs import latest_run  # noqa: E402
 from pipeline_ops.metadata.store import SqliteMetadata, open_store  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parent.parent
+# The variants trained for every seed: what chose the weights, and with which values.
+ON_VALIDATION = "defaults, chosen on validation"
+ON_TEST = "defaults, chosen on test"
+TUNED = "tuned, chosen on validation"
+OPTION = "option, chosen on validation"
 
 
 def _latest(folder: Path) -> Path:
@@ -103,15 +110,20 @@ def _mean(values: list[float]) -> float:
     return statistics.fmean(values)
 
 
-def main() -> None:
-    """Train every variant for every seed, print the figures, write the JSON."""
+def _parse_args() -> argparse.Namespace:
+    """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--tune-trials", type=int, default=10)
     parser.add_argument("--tune-minutes", type=float, default=15.0)
     parser.add_argument("--hparam", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--out", type=Path, default=PROJECT / "outputs" / "bench_selection")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    """Train every variant for every seed, print the figures, write the JSON."""
+    args = _parse_args()
     from modules.hparams import parse_pairs
 
     option = parse_pairs(args.hparam)
@@ -121,15 +133,24 @@ def main() -> None:
     root = args.out / "run" / "pipeline"
     examples_uri = _latest(root / node_ids.EXAMPLE_GEN / "examples")
     rows = {split: split_records(examples_uri, split) for split in (VALIDATION, TEST)}
-    variants = {
-        "defaults, chosen on validation": (VALIDATION, {}),
-        "defaults, chosen on test": (TEST, {}),
-        "tuned, chosen on validation": (VALIDATION, tuned),
-    }
+    variants = {ON_VALIDATION: (VALIDATION, {}), ON_TEST: (TEST, {}), TUNED: (VALIDATION, tuned)}
     if option:
-        variants["option, chosen on validation"] = (VALIDATION, option)
+        variants[OPTION] = (VALIDATION, option)
+    results = _train_variants(root, rows, args.seeds, variants)
+    summary = _summary(results, args.seeds, tuned, tuning_seconds, option)
+    (args.out / "selection.json").write_text(json.dumps(summary, indent=2) + "\n")
+    _print_figures(summary, args.out / "selection.json")
+
+
+def _train_variants(
+    root: Path,
+    rows: dict[str, list[bytes]],
+    seeds: list[int],
+    variants: dict[str, tuple[str, dict]],
+) -> list[dict]:
+    """Each seed's and variant's model scored on ``rows``' splits, printed as it comes."""
     results = []
-    for seed in args.seeds:
+    for seed in seeds:
         for name, (chooser, overrides) in variants.items():
             with tempfile.TemporaryDirectory(prefix="bench-selection-") as scratch:
                 train(root, chooser, {**overrides, "seed": seed}, Path(scratch))
@@ -146,29 +167,41 @@ def main() -> None:
                 ),
                 flush=True,
             )
+    return results
 
-    def figure(variant: str, split: str, metric: str) -> list[float]:
-        return [r[split][metric] for r in results if r["variant"] == variant]
 
-    on_val = "defaults, chosen on validation"
-    on_test = "defaults, chosen on test"
+def _figure(results: list[dict], variant: str, split: str, metric: str) -> list[float]:
+    """``metric`` on ``split`` of ``variant``'s models, a seed each."""
+    return [r[split][metric] for r in results if r["variant"] == variant]
+
+
+def _summary(
+    results: list[dict], seeds: list[int], tuned: dict, tuning_seconds: float, option: dict
+) -> dict:
+    """The figures of selection.json: each way's AUC, the optimism, tuned against defaults."""
     gap_val = [
         v - t
-        for v, t in zip(figure(on_val, VALIDATION, "auc"), figure(on_val, TEST, "auc"), strict=True)
+        for v, t in zip(
+            _figure(results, ON_VALIDATION, VALIDATION, "auc"),
+            _figure(results, ON_VALIDATION, TEST, "auc"),
+            strict=True,
+        )
     ]
     gap_test = [
         t - v
         for v, t in zip(
-            figure(on_test, VALIDATION, "auc"), figure(on_test, TEST, "auc"), strict=True
+            _figure(results, ON_TEST, VALIDATION, "auc"),
+            _figure(results, ON_TEST, TEST, "auc"),
+            strict=True,
         )
     ]
     optimism = [(a + b) / 2 for a, b in zip(gap_val, gap_test, strict=True)]
-    summary = {
-        "seeds": args.seeds,
+    return {
+        "seeds": seeds,
         "tuned_values": tuned,
         "tuning_seconds": tuning_seconds,
-        "old_way_validation_auc": _mean(figure(on_val, VALIDATION, "auc")),
-        "new_way_test_auc": _mean(figure(on_val, TEST, "auc")),
+        "old_way_validation_auc": _mean(_figure(results, ON_VALIDATION, VALIDATION, "auc")),
+        "new_way_test_auc": _mean(_figure(results, ON_VALIDATION, TEST, "auc")),
         "gap_chosen_on_validation": gap_val,
         "gap_chosen_on_test": gap_test,
         "optimism_auc_per_seed": optimism,
@@ -176,16 +209,20 @@ def main() -> None:
         "validation_easier_than_test_auc": _mean(
             [(a - b) / 2 for a, b in zip(gap_val, gap_test, strict=True)]
         ),
-        "test_auc_defaults": figure(on_val, TEST, "auc"),
-        "test_auc_tuned": figure("tuned, chosen on validation", TEST, "auc"),
-        "test_accuracy_defaults": figure(on_val, TEST, "binary_accuracy"),
-        "test_accuracy_tuned": figure("tuned, chosen on validation", TEST, "binary_accuracy"),
+        "test_auc_defaults": _figure(results, ON_VALIDATION, TEST, "auc"),
+        "test_auc_tuned": _figure(results, TUNED, TEST, "auc"),
+        "test_accuracy_defaults": _figure(results, ON_VALIDATION, TEST, "binary_accuracy"),
+        "test_accuracy_tuned": _figure(results, TUNED, TEST, "binary_accuracy"),
         "option": option,
-        "test_auc_option": figure("option, chosen on validation", TEST, "auc"),
-        "test_accuracy_option": figure("option, chosen on validation", TEST, "binary_accuracy"),
+        "test_auc_option": _figure(results, OPTION, TEST, "auc"),
+        "test_accuracy_option": _figure(results, OPTION, TEST, "binary_accuracy"),
         "runs": results,
     }
-    (args.out / "selection.json").write_text(json.dumps(summary, indent=2) + "\n")
+
+
+def _print_figures(summary: dict, written: Path) -> None:
+    """The summary for people: optimism, tuned against defaults, the option's figures."""
+    optimism, option = summary["optimism_auc_per_seed"], summary["option"]
     print(
         f"\nold way (validation chose and judged): AUC {summary['old_way_validation_auc']:.4f}; "
         f"new way (test judged): {summary['new_way_test_auc']:.4f}\n"
@@ -197,8 +234,8 @@ def main() -> None:
         f"{_mean(summary['test_auc_tuned']):.4f} "
         f"({', '.join(f'{a:.4f}' for a in summary['test_auc_tuned'])})\n"
         f"test accuracy defaults {_mean(summary['test_accuracy_defaults']):.4f}, tuned "
-        f"{_mean(summary['test_accuracy_tuned']):.4f}; search {tuning_seconds:.0f} s\n"
-        f"wrote {args.out / 'selection.json'}"
+        f"{_mean(summary['test_accuracy_tuned']):.4f}; search {summary['tuning_seconds']:.0f} s\n"
+        f"wrote {written}"
     )
     if option:
         print(

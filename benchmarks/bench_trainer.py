@@ -21,16 +21,29 @@ import argparse
 import json
 import statistics
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from modules import process
 from pipeline_ops.cli.quiet import quiet_libraries
 
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
-from modules import keras_setup  # noqa: E402, F401 - selects Keras 2 before TF loads
 from pipeline_def import node_ids  # noqa: E402
-from pipeline_def.config import DEFAULT_OUTPUT_DIR, DEFAULT_PIPELINE_NAME  # noqa: E402
+from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR  # noqa: E402
 from pipeline_ops.metadata.runs import latest_run  # noqa: E402
 from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
+
+# isort: split
+# The taxi pipeline's name; bench_warm_start (beside this) imports TF: after keras_setup.
+from bench_warm_start import PIPELINE as DEFAULT_PIPELINE_NAME  # noqa: E402
+
+if TYPE_CHECKING:
+    import tensorflow as tf
+    import tensorflow_transform as tft
+
+    from modules.features import DatasetDeclaration
+    from modules.hparams import HParams
 
 
 def _rate(model, data, steps: int, epochs: int, batch: int) -> float:  # noqa: ANN001
@@ -55,22 +68,23 @@ def _parse_rate(batches, count: int) -> float:  # noqa: ANN001
     return examples / (time.monotonic() - started)
 
 
-def main() -> None:
-    """Measure both inputs and print the figures as JSON."""
+def _parse_args() -> argparse.Namespace:
+    """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--parse-batches", type=int, default=2000)
-    args = parser.parse_args()
-    import tensorflow as tf
+    return parser.parse_args()
+
+
+def main() -> None:
+    """Measure both inputs and print the figures as JSON."""
+    args = _parse_args()
     import tensorflow_transform as tft
-    from tfx_bsl.public import tfxio
 
     from modules import datasets, input_pipeline
     from modules.hparams import HParams
-    from modules.model import build_model
-    from modules.training import cardinalities
 
     run = latest_run(open_store(metadata_for(args.output_dir, None)), DEFAULT_PIPELINE_NAME)
     if run is None or node_ids.TRANSFORM not in run.nodes:
@@ -84,35 +98,10 @@ def main() -> None:
         files, graph, hp.batch_size, label=taxi.label_key, training=True, cache=True,
         shuffle_buffer=hp.shuffle_buffer, seed=hp.seed,
     )  # fmt: skip
-    # The ceiling: the same transformed batches, materialized once as tensors in
-    # memory and replayed with no reading, parsing, transforming or shuffling.
-    batches = list(piped.take(hp.steps_per_epoch * 4))
-    in_memory = tf.data.Dataset.from_tensor_slices(
-        (
-            {k: tf.stack([b[0][k] for b in batches]) for k in batches[0][0]},
-            tf.stack([b[1] for b in batches]),
-        )
-    ).repeat()
-    rates: dict[str, list[float]] = {"pipeline": [], "in_memory": []}
-    for _ in range(args.rounds):  # alternate, so that machine noise hits both alike
-        for name, data in (("pipeline", piped), ("in_memory", in_memory)):
-            model = build_model(taxi, cardinalities(taxi, graph), hp)
-            rates[name].append(_rate(model, data, hp.steps_per_epoch, args.epochs, hp.batch_size))
+    inputs = {"pipeline": piped, "in_memory": _in_memory(piped, hp.steps_per_epoch * 4)}
+    rates = _training_rates(taxi, graph, hp, inputs, args.rounds, args.epochs)
     pipeline_rate, ceiling = (statistics.median(rates[k]) for k in ("pipeline", "in_memory"))
-    options = tfxio.TensorFlowDatasetOptions(batch_size=hp.batch_size, num_epochs=1, shuffle=False)
-    readers = {
-        "tfx_bsl": lambda: tfxio.TFExampleRecord(
-            file_pattern=files, schema=graph.raw_metadata.schema
-        ).TensorFlowDataset(options),
-        "parallel": lambda: input_pipeline.raw_batches(
-            files, graph.raw_feature_spec(), hp.batch_size, shuffle_buffer=0, seed=0,
-            drop_remainder=False,
-        ),
-    }  # fmt: skip
-    parsing: dict[str, list[float]] = {name: [] for name in readers}
-    for _ in range(args.rounds):
-        for name, reader in readers.items():
-            parsing[name].append(_parse_rate(reader(), args.parse_batches))
+    parsing = _parsing_rates(files, graph, hp, args.rounds, args.parse_batches)
     print(json.dumps({
         "pipeline_input_examples_per_s": round(pipeline_rate),
         "in_memory_examples_per_s": round(ceiling),
@@ -124,6 +113,65 @@ def main() -> None:
         "epochs_measured": args.epochs - 1,
         "rounds": args.rounds,
     }))  # fmt: skip
+
+
+def _in_memory(piped: tf.data.Dataset, batches: int) -> tf.data.Dataset:
+    """The ceiling: ``piped``'s first batches as tensors in memory, replayed forever."""
+    import tensorflow as tf
+
+    # Materialized once, then replayed with no reading, parsing, transforming or shuffling.
+    taken = list(piped.take(batches))
+    return tf.data.Dataset.from_tensor_slices(
+        (
+            {k: tf.stack([b[0][k] for b in taken]) for k in taken[0][0]},
+            tf.stack([b[1] for b in taken]),
+        )
+    ).repeat()
+
+
+def _training_rates(
+    dataset: DatasetDeclaration,
+    graph: tft.TFTransformOutput,
+    hp: HParams,
+    inputs: dict[str, tf.data.Dataset],
+    rounds: int,
+    epochs: int,
+) -> dict[str, list[float]]:
+    """Each input's training examples/s, a fresh model a round."""
+    from modules.model import build_model
+    from modules.training import cardinalities
+
+    rates: dict[str, list[float]] = {name: [] for name in inputs}
+    for _ in range(rounds):  # alternate, so that machine noise hits both alike
+        for name, data in inputs.items():
+            model = build_model(dataset, cardinalities(dataset, graph), hp)
+            rates[name].append(_rate(model, data, hp.steps_per_epoch, epochs, hp.batch_size))
+    return rates
+
+
+def _parsing_rates(
+    files: list[str], graph: tft.TFTransformOutput, hp: HParams, rounds: int, count: int
+) -> dict[str, list[float]]:
+    """Raw examples read and parsed per second by tfx_bsl's reader and by the Trainer's."""
+    from tfx_bsl.public import tfxio
+
+    from modules import input_pipeline
+
+    options = tfxio.TensorFlowDatasetOptions(batch_size=hp.batch_size, num_epochs=1, shuffle=False)
+    readers = {
+        "tfx_bsl": lambda: tfxio.TFExampleRecord(
+            file_pattern=files, schema=graph.raw_metadata.schema
+        ).TensorFlowDataset(options),
+        "parallel": lambda: input_pipeline.raw_batches(
+            files, graph.raw_feature_spec(), hp.batch_size, shuffle_buffer=0, seed=0,
+            drop_remainder=False,
+        ),
+    }  # fmt: skip
+    parsing: dict[str, list[float]] = {name: [] for name in readers}
+    for _ in range(rounds):
+        for name, reader in readers.items():
+            parsing[name].append(_parse_rate(reader(), count))
+    return parsing
 
 
 if __name__ == "__main__":

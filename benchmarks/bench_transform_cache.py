@@ -16,6 +16,12 @@ window's train rows, and a feature on which they disagree is named.
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import json
 import shutil
@@ -130,7 +136,7 @@ def _differences(one: str, other: str, examples: Any) -> list[str]:
 def run(args: argparse.Namespace, out: Path) -> list[dict[str, Any]]:
     """Each span's rows, both Transforms' seconds, and what the cache served."""
     first, last = (int(s) for s in args.spans.split("-"))
-    config = PipelineConfig(
+    config = PipelineConfig.resolve(
         pipeline_root=str(out / "pipeline"), data_root=str(args.data_root), serving_dir=""
     )
     schema = _types.Schema()

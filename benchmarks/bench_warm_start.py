@@ -15,6 +15,12 @@ span and then the figures as JSON.
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import json
 import subprocess
@@ -26,7 +32,7 @@ import tensorflow as tf
 
 from data_layout.properties import span_record, warm_start_of
 from pipeline_def import node_ids
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.commands import RUN
 from pipeline_ops.metadata.runs import PipelineRun, latest_run, list_runs
 from pipeline_ops.metadata.store import open_store

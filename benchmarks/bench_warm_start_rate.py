@@ -17,6 +17,12 @@ figures as JSON (also ``<out>/bench_warm_start_rate.json``).
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import json
 import shutil
@@ -32,7 +38,7 @@ from bench_warm_start import PIPELINE, curve, reached, run_of_span  # benchmarks
 from data_layout.properties import span_record, warm_start_of
 from modules.hparams import HParams
 from pipeline_def import node_ids as ids
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.commands import RUN
 from pipeline_ops.metadata.runs import PipelineRun, latest_run, list_runs
 from pipeline_ops.metadata.store import open_store

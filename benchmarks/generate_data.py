@@ -21,6 +21,12 @@ Writes ``part-00000-of-0000K.csv`` files and ``MANIFEST.json``.
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import csv
 import datetime
@@ -46,7 +52,8 @@ from components.arrow_csv_example_gen import (  # noqa: E402
     file_kinds,
     merge_kinds,
 )
-from pipeline_def.config import CSV_BYTES_PER_ROW, DEFAULT_SPLIT, split_for  # noqa: E402
+from pipeline_def.config import DEFAULT_SPLIT  # noqa: E402
+from pipeline_ops.session.local_run_settings import CSV_BYTES_PER_ROW, split_buckets_for  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parent.parent
 SAMPLE = PROJECT / "data" / "taxi" / "taxi.csv"
@@ -196,14 +203,14 @@ def generate(rows: int, out: Path, shards: int, seed: int) -> dict:
     paths = [out / f"part-{i:05d}-of-{shards:05d}.csv" for i in range(shards)]
     # The pipeline picks its split buckets from the bytes it is given; the first guess
     # from the row count is rarely off, and then a second pass uses the real ones.
-    buckets = split_for(rows * CSV_BYTES_PER_ROW)
+    buckets = split_buckets_for(rows * CSV_BYTES_PER_ROW)
     for _ in range(3):
         size = _write(
             paths, per_shard, copies(sample, router_for(buckets), random.Random(seed)), sample
         )
-        if split_for(size) == buckets:
+        if split_buckets_for(size) == buckets:
             break
-        buckets = split_for(size)
+        buckets = split_buckets_for(size)
     else:
         raise RuntimeError(f"the split buckets for {rows} rows do not settle: {buckets}")
     kinds = merge_kinds(file_kinds(str(p), sample.columns) for p in paths)
@@ -236,7 +243,7 @@ def is_current(manifest: dict) -> bool:
     return (
         manifest.get("layout") == LAYOUT
         and manifest.get("noise") == NOISE
-        and manifest.get("split_buckets") == dict(split_for(manifest.get("bytes", 0)))
+        and manifest.get("split_buckets") == dict(split_buckets_for(manifest.get("bytes", 0)))
     )
 
 

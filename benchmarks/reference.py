@@ -15,6 +15,12 @@ from its ML-Metadata.
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import importlib.util
 import json
@@ -25,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
 
@@ -90,7 +96,7 @@ def run_reference(data_root: Path) -> dict:
         wall = timed_run(
             [sys.executable, __file__, "--child", str(data), out],
             "the reference example",
-            env={**os.environ, "TF_USE_LEGACY_KERAS": "1"},
+            env={**os.environ, **process.ENVIRONMENT},
         )
         return {"wall_seconds": wall, "components": component_seconds(Path(out) / "metadata.db")}
 

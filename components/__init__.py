@@ -1,3 +1,1 @@
-"""Custom TFX components for what TFX itself does not provide."""
-
-import modules  # noqa: F401 - Keras 2 before TensorFlow loads (modules/__init__.py)
+"""Custom TFX components for what TFX itself does not provide, and their executors."""

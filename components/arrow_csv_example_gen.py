@@ -644,6 +644,20 @@ class WindowedSpans:
             span: encoded_spans.encoding_key(digests[span], [], [("int_columns", int_columns)])
             for span in self.files
         }
+        kinds = self._window_kinds(int_columns)
+        buckets = list(zip(self.router.names, self.router.buckets, strict=True))
+        for span, digest in digests.items():
+            key = encoded_spans.encoding_key(digest, kinds[span], buckets)
+            self.encoded[span] = encoded_spans.lookup(self.cache, span, key)
+        missing = [s for s, e in sorted(self.encoded.items()) if e.rows is None]
+        self.encoded_now = set(missing)
+        if missing:
+            self._encode_missing(make_pipeline, missing, kinds)
+        rows = {s: sum(e.rows.values()) for s, e in self.encoded.items()}
+        return rows, [s for s in sorted(self.encoded) if s not in missing]
+
+    def _window_kinds(self, int_columns: list[str]) -> dict[int, tuple[ColumnKind, ...]]:
+        """Each span's column kinds: the window's widest, where the span has values."""
         # Each span's own kinds are inferred once per content; the window takes the widest.
         own = {
             span: encoded_spans.cached_kinds(
@@ -659,33 +673,32 @@ class WindowedSpans:
         widest = merge_kinds(own.values())
         # A column with no value in a span is written the same whatever its kind: it
         # stays untyped there, so the span's encoding does not depend on its window.
-        kinds = {
+        return {
             span: tuple(ColumnKind(w if o else o) for o, w in zip(own[span], widest, strict=True))
             for span in own
         }
-        buckets = list(zip(self.router.names, self.router.buckets, strict=True))
-        for span, digest in digests.items():
-            key = encoded_spans.encoding_key(digest, kinds[span], buckets)
-            self.encoded[span] = encoded_spans.lookup(self.cache, span, key)
-        missing = [s for s, e in sorted(self.encoded.items()) if e.rows is None]
-        self.encoded_now = set(missing)
-        if missing:
-            with tempfile.TemporaryDirectory(prefix="encoded-spans-") as staging:
-                targets = {s: self._target(s, staging) for s in missing}
-                with make_pipeline() as pipeline:
-                    for span in missing:
-                        _encode_span(
-                            pipeline, span, self.files[span], self.names, kinds[span],
-                            self.router, targets[span],
-                        )  # fmt: skip
+
+    def _encode_missing(
+        self,
+        make_pipeline: Callable[[], beam.Pipeline],
+        missing: list[int],
+        kinds: dict[int, tuple[ColumnKind, ...]],
+    ) -> None:
+        """Encode the ``missing`` spans in one Beam pipeline, publish them, look them up again."""
+        with tempfile.TemporaryDirectory(prefix="encoded-spans-") as staging:
+            targets = {s: self._target(s, staging) for s in missing}
+            with make_pipeline() as pipeline:
                 for span in missing:
-                    if targets[span] != self.encoded[span].uri:
-                        encoded_spans.publish(targets[span], self.encoded[span].uri)
+                    _encode_span(
+                        pipeline, span, self.files[span], self.names, kinds[span],
+                        self.router, targets[span],
+                    )  # fmt: skip
             for span in missing:
-                e = self.encoded[span]
-                self.encoded[span] = encoded_spans.lookup(self.cache, span, os.path.basename(e.uri))
-        rows = {s: sum(e.rows.values()) for s, e in self.encoded.items()}
-        return rows, [s for s in sorted(self.encoded) if s not in missing]
+                if targets[span] != self.encoded[span].uri:
+                    encoded_spans.publish(targets[span], self.encoded[span].uri)
+        for span in missing:
+            e = self.encoded[span]
+            self.encoded[span] = encoded_spans.lookup(self.cache, span, os.path.basename(e.uri))
 
     def _target(self, span: int, staging: str) -> str:
         """Where the span is encoded: its cache folder, or a local one to copy there."""

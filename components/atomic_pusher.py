@@ -97,13 +97,7 @@ def push_model(
     """
     existing = serving_layout.versions(base_dir)
     if existing and span is not None and not allow_older:
-        serving_span = serving_layout.span_of(existing[-1])
-        if serving_span is not None and span < serving_span:
-            raise OlderModelError(
-                f"the candidate was trained up to span {span}, the serving "
-                f"version {existing[-1].number} up to span {serving_span} (--allow-older "
-                "pushes it anyway)"
-            )
+        _check_not_older(existing[-1], span)
     if existing:
         served = existing[-1]
         candidate_print = _fingerprint(model_dir)
@@ -114,26 +108,50 @@ def push_model(
     )
     staging = os.path.join(base_dir, f".push-{version}-{uuid.uuid4().hex}")
     try:
-        serving_layout.copy_tree(model_dir, staging)
-        if train_statistics_dir is not None:
-            serving_layout.copy_tree(
-                train_statistics_dir,
-                os.path.join(
-                    staging, serving_layout.TRAINING_STATISTICS, serving_layout.TRAIN_SPLIT_DIR
-                ),
-            )
-        if span is not None:
-            serving_layout.write_span(staging, span)
-        target = os.path.join(base_dir, str(version))
-        # Another push may have taken this version since we looked: never overwrite.
-        while fileio.exists(target):
-            version += 1
-            target = os.path.join(base_dir, str(version))
-        fileio.rename(staging, target, overwrite=False)
+        _stage(model_dir, staging, train_statistics_dir, span)
+        version, target = _rename_into_place(staging, base_dir, version)
     finally:
         if fileio.exists(staging):
             fileio.rmtree(staging)
     return Push(str(version), target, already_serving=False)
+
+
+def _check_not_older(served: serving_layout.Version, span: int) -> None:
+    """OlderModelError when the ``served`` version was trained on a later span than ``span``."""
+    serving_span = serving_layout.span_of(served)
+    if serving_span is not None and span < serving_span:
+        raise OlderModelError(
+            f"the candidate was trained up to span {span}, the serving "
+            f"version {served.number} up to span {serving_span} (--allow-older "
+            "pushes it anyway)"
+        )
+
+
+def _stage(
+    model_dir: str, staging: str, train_statistics_dir: str | None, span: int | None
+) -> None:
+    """Copy into ``staging`` what the version holds: the model, its training statistics, span."""
+    serving_layout.copy_tree(model_dir, staging)
+    if train_statistics_dir is not None:
+        serving_layout.copy_tree(
+            train_statistics_dir,
+            os.path.join(
+                staging, serving_layout.TRAINING_STATISTICS, serving_layout.TRAIN_SPLIT_DIR
+            ),
+        )
+    if span is not None:
+        serving_layout.write_span(staging, span)
+
+
+def _rename_into_place(staging: str, base_dir: str, version: int) -> tuple[int, str]:
+    """Rename ``staging`` to the first free version from ``version``; that version, its path."""
+    target = os.path.join(base_dir, str(version))
+    # Another push may have taken this version since we looked: never overwrite.
+    while fileio.exists(target):
+        version += 1
+        target = os.path.join(base_dir, str(version))
+    fileio.rename(staging, target, overwrite=False)
+    return version, target
 
 
 class AtomicPushExecutor(pusher_executor.Executor):

@@ -149,14 +149,33 @@ class GatingValidatorExecutor(validator_executor.Executor):
         )
         splits = artifact_utils.decode_split_names(statistics.split_names)
         by_split = dict(zip(splits, self._validated, strict=True))
+        anomalies_out = output_dict[standard_component_specs.ANOMALIES_KEY]
         problems = [
             line
             for split, (_, anomalies) in by_split.items()
             for line in describe(anomalies, split)
         ]
-        anomalies_out = output_dict[standard_component_specs.ANOMALIES_KEY]
-        held_out = [s for s in (VALIDATION, TEST) if s in by_split] if TRAIN in by_split else []
-        for split in held_out:
+        problems += self._held_out_drift(by_split, anomalies_out)
+        previous = input_dict.get(PREVIOUS_STATISTICS_KEY) or []
+        problems += self._serving_drift(by_split, anomalies_out, previous, statistics)
+        problems += self._span_drift(by_split, anomalies_out)
+        if problems:
+            raise DataValidationError(
+                f"{len(problems)} data anomal{'y' if len(problems) == 1 else 'ies'} "
+                f"against the curated schema: {' | '.join(problems)}"
+            )
+        return result
+
+    def _held_out_drift(
+        self,
+        by_split: dict[str, tuple[Any, anomalies_pb2.Anomalies]],
+        anomalies_out: list[tfx.dsl.Artifact],
+    ) -> list[str]:
+        """Each held-out split's drift from the train split, beyond the samples' noise."""
+        if TRAIN not in by_split:
+            return []
+        problems = []
+        for split in (s for s in (VALIDATION, TEST) if s in by_split):
             # Two samples of the same rows: what they differ by beyond noise is drift.
             current, train = by_split[split][0], by_split[TRAIN][0]
             problems += self._drift(
@@ -167,32 +186,44 @@ class GatingValidatorExecutor(validator_executor.Executor):
                 DRIFT_FILE,
                 widened(self._schema, span_noise(_rows(current), _rows(train))),
             )
-        previous = input_dict.get(PREVIOUS_STATISTICS_KEY) or []
-        if TRAIN in by_split and _holds_other_train_split(previous, statistics):
-            problems += self._drift(
-                by_split[TRAIN][0],
-                stats_artifact_utils.load_statistics(previous[0], TRAIN).proto(),
-                "train vs the serving model's training data",
-                artifact_utils.get_split_uri(anomalies_out, TRAIN),
-                PREVIOUS_DRIFT_FILE,
-            )
-        if NEWEST_SPAN in by_split and PREVIOUS_SPAN in by_split:
-            newest, previous_span = by_split[NEWEST_SPAN][0], by_split[PREVIOUS_SPAN][0]
-            noise = span_noise(_rows(newest), _rows(previous_span))
-            problems += self._drift(
-                newest,
-                previous_span,
-                "span vs previous span",
-                artifact_utils.get_split_uri(anomalies_out, NEWEST_SPAN),
-                SPAN_DRIFT_FILE,
-                widened(self._schema, noise),
-            )
-        if problems:
-            raise DataValidationError(
-                f"{len(problems)} data anomal{'y' if len(problems) == 1 else 'ies'} "
-                f"against the curated schema: {' | '.join(problems)}"
-            )
-        return result
+        return problems
+
+    def _serving_drift(
+        self,
+        by_split: dict[str, tuple[Any, anomalies_pb2.Anomalies]],
+        anomalies_out: list[tfx.dsl.Artifact],
+        previous: list[Any],
+        statistics: Any,
+    ) -> list[str]:
+        """The train split's drift from the serving model's training data, when it has some."""
+        if TRAIN not in by_split or not _holds_other_train_split(previous, statistics):
+            return []
+        return self._drift(
+            by_split[TRAIN][0],
+            stats_artifact_utils.load_statistics(previous[0], TRAIN).proto(),
+            "train vs the serving model's training data",
+            artifact_utils.get_split_uri(anomalies_out, TRAIN),
+            PREVIOUS_DRIFT_FILE,
+        )
+
+    def _span_drift(
+        self,
+        by_split: dict[str, tuple[Any, anomalies_pb2.Anomalies]],
+        anomalies_out: list[tfx.dsl.Artifact],
+    ) -> list[str]:
+        """The run's span's drift from the span before it, beyond the samples' noise."""
+        if NEWEST_SPAN not in by_split or PREVIOUS_SPAN not in by_split:
+            return []
+        newest, previous_span = by_split[NEWEST_SPAN][0], by_split[PREVIOUS_SPAN][0]
+        noise = span_noise(_rows(newest), _rows(previous_span))
+        return self._drift(
+            newest,
+            previous_span,
+            "span vs previous span",
+            artifact_utils.get_split_uri(anomalies_out, NEWEST_SPAN),
+            SPAN_DRIFT_FILE,
+            widened(self._schema, noise),
+        )
 
 
 def _holds_other_train_split(previous: list[Any], statistics: Any) -> bool:

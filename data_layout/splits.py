@@ -2,7 +2,9 @@
 
 Kept apart from the components (no TFX or TensorFlow import), so that the tools
 which read runs name the splits without importing TensorFlow. How many rows each
-split gets is the pipeline config's business (``pipeline_def.config.split_for``).
+split gets is the pipeline config's business (``PipelineConfig.split_buckets``), which
+the local runner sizes by its input
+(``pipeline_ops.session.local_run_settings.split_buckets_for``).
 """
 
 # Fits the weights: Transform analyzes it and the Trainer (and the Tuner) learn on it.

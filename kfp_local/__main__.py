@@ -33,9 +33,9 @@ import yaml
 from data_layout import spans
 from kfp_local import SetupError, backend_rules, image_env, object_store, tasks
 from kfp_local.metadata import KfpMetadata, session_info
-from modules import datasets
+from modules import datasets, process
 from pipeline_def import node_ids, stack
-from pipeline_def.config import DEFAULT_OUTPUT_DIR, data_root_of
+from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, data_root_of
 from pipeline_ops.cli.run_options import span_value
 from pipeline_ops.session.data_check import DataRootError, check_spans
 from pipeline_ops.session.progress import format_component_line, logs_to_file
@@ -108,15 +108,7 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
 
     started = time.monotonic()
     logs = out / "logs"
-    # One per stack: an environment's interpreter is its stack's (Python 3.13 or 3.10).
-    folder = out / f"image-env-{stack.name()}"
-    print(f"Installing the image environment in {folder}", flush=True)
-    try:
-        image = image_env.install(folder, logs / "install.log")
-    except subprocess.CalledProcessError as err:
-        raise SetupError(
-            f"installing the image failed ({err}): see {logs / 'install.log'}"
-        ) from err
+    image = _install(out, logs)
     values = run_parameters(args)
     with object_store.running_store(out / "bucket", logs / "s3-server.log") as store:
         store.replace_folder(args.data_root, f"{PREFIX}/data")
@@ -131,26 +123,8 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
             return EXIT_BAD_INPUT
         run_id = time.strftime("run-%Y%m%d-%H%M%S")
         print(f"Pipeline {spec['pipelineInfo']['name']}: run {run_id} of {package}", flush=True)
-        declared = spec["root"].get("inputDefinitions", {}).get("parameters", {})
         with tempfile.TemporaryDirectory(prefix="kfp-local-pods-") as pods:
-            run = tasks.Run(
-                spec=spec,
-                platform=platform[0]["platforms"]["kubernetes"] if platform else {},
-                root=store.uri(f"{PREFIX}/root"),
-                parameters={k: values.get(k, p.get("defaultValue")) for k, p in declared.items()},
-                metadata=KfpMetadata(
-                    out / "metadata.sqlite",
-                    spec["pipelineInfo"]["name"],
-                    run_id,
-                    session_info(store.endpoint),
-                ),
-                image_env=image.variables(),
-                secrets={SECRET: dict(zip(("accesskey", "secretkey"), store.keys(), strict=True))},
-                pods=Path(pods),
-                logs=logs,
-                upload=store.upload_to_uri,
-                download=store.download_uri,
-            )
+            run = _task_run(spec, platform, values, store, image, out, run_id, Path(pods))
             results, failed = _execute(run, people)
         summary = summarize(run, results, failed, store)
     summary.stack = image.stack()
@@ -160,6 +134,54 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
     write_json(summary, out)
     print_closing(summary, sys.stdout)
     return EXIT_FAILED if summary.status == FAILED else EXIT_OK
+
+
+def _install(out: Path, logs: Path) -> image_env.ImageEnv:
+    """The image environment, installed under ``out``; SetupError naming its log if it fails."""
+    # One per stack: an environment's interpreter is its stack's (Python 3.13 or 3.10).
+    folder = out / f"image-env-{stack.name()}"
+    print(f"Installing the image environment in {folder}", flush=True)
+    try:
+        return image_env.install(folder, logs / "install.log")
+    except subprocess.CalledProcessError as err:
+        raise SetupError(
+            f"installing the image failed ({err}): see {logs / 'install.log'}"
+        ) from err
+
+
+def _task_run(
+    spec: dict[str, Any],
+    platform: list[dict[str, Any]],
+    values: dict[str, Any],
+    store: object_store.ObjectStore,
+    image: image_env.ImageEnv,
+    out: Path,
+    run_id: str,
+    pods: Path,
+) -> tasks.Run:
+    """What the tasks of run ``run_id`` share: its spec, parameters, store, metadata, image.
+
+    ``platform`` is the package's documents after the spec: its Kubernetes settings, if any.
+    """
+    declared = spec["root"].get("inputDefinitions", {}).get("parameters", {})
+    return tasks.Run(
+        spec=spec,
+        platform=platform[0]["platforms"]["kubernetes"] if platform else {},
+        root=store.uri(f"{PREFIX}/root"),
+        parameters={k: values.get(k, p.get("defaultValue")) for k, p in declared.items()},
+        metadata=KfpMetadata(
+            out / "metadata.sqlite",
+            spec["pipelineInfo"]["name"],
+            run_id,
+            session_info(store.endpoint),
+        ),
+        image_env=image.variables(),
+        secrets={SECRET: dict(zip(("accesskey", "secretkey"), store.keys(), strict=True))},
+        pods=pods,
+        logs=out / "logs",
+        upload=store.upload_to_uri,
+        download=store.download_uri,
+    )
 
 
 def run_parameters(args: argparse.Namespace) -> dict[str, Any]:
@@ -174,6 +196,7 @@ def run_parameters(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: check the input, then install, compile, check and run."""
+    process.prepare()
     args = parse_args(argv)
     try:
         check_spans(args.data_root, spans.LATEST if args.span is None else args.span, 1)

@@ -4,10 +4,10 @@ pyarrow before 14.0.1 reads an Arrow IPC, Feather or Parquet column of type
 ``arrow.py_extension_type`` by unpickling what the file carries: an untrusted file
 runs its code when read. TFX 1.16's tfx-bsl holds pyarrow at 10.0.1. The fix for
 those releases, ``pyarrow_hotfix`` (by pyarrow's maintainer), refuses the type once
-imported; apache_beam happens to import it, which no process of this product should
-depend on. ``modules`` imports this module, and every process of the product imports
-``modules`` before anything reads data (components and the definition import it
-first; Beam's workers, unpickling a step's code).
+imported; apache_beam imports it too (Beam 2.60's ``apache_beam/__init__.py``), which
+covers Beam's own worker processes, but no other process of this product should
+depend on that: ``modules.process.prepare``, which each process calls first, calls
+``close``.
 
 A version difference is why this exists: from pyarrow 14.0.1 the type is not loaded
 unless asked for, and ``close`` does nothing there.

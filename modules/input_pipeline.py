@@ -37,33 +37,51 @@ def make_dataset(
         seed=seed,
         drop_remainder=training,
     )
+    dataset = _sharded_by_element(_transformed(dataset, tf_transform_output, label))
+    if cache:
+        dataset = dataset.cache()
+        if training:
+            dataset = _reshuffled(dataset, batch_size, shuffle_buffer=shuffle_buffer, seed=seed)
+    return dataset.repeat().prefetch(AUTOTUNE)
+
+
+def _transformed(
+    dataset: tf.data.Dataset, tf_transform_output: tft.TFTransformOutput, label: str
+) -> tf.data.Dataset:
+    """Raw batches through Transform's layer: (transformed features, ``label``'s values)."""
     transform = tf_transform_output.transform_features_layer()
 
     def apply_transform(raw: dict) -> tuple[dict, tf.Tensor]:
         features = transform(raw)
         return features, features.pop(label)
 
-    dataset = dataset.map(apply_transform, num_parallel_calls=AUTOTUNE)
+    return dataset.map(apply_transform, num_parallel_calls=AUTOTUNE)
+
+
+def _sharded_by_element(dataset: tf.data.Dataset) -> tf.data.Dataset:
+    """``dataset`` sharded by element among distributed workers, not by file."""
     # Several workers may read the same single file: shard by element, not by file.
     dist = tf.data.Options()
     dist.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
-    dataset = dataset.with_options(dist)
-    if cache:
-        dataset = dataset.cache()
-        if training:
-            # The cache holds batches in file order; unbatching before the shuffle
-            # gives every epoch fresh batches, not the same ones reordered. Each
-            # example is packed into one tensor per dtype first: tf.data's per-element
-            # cost grows with the number of tensors (one per feature, unpacked).
-            pack, unpack = packing(dataset.element_spec[0])
-            dataset = (
-                dataset.map(pack, num_parallel_calls=AUTOTUNE)
-                .unbatch()
-                .shuffle(shuffle_buffer, seed=seed)
-                .batch(batch_size, drop_remainder=True)
-                .map(unpack, num_parallel_calls=AUTOTUNE)
-            )
-    return dataset.repeat().prefetch(AUTOTUNE)
+    return dataset.with_options(dist)
+
+
+def _reshuffled(
+    dataset: tf.data.Dataset, batch_size: int, *, shuffle_buffer: int, seed: int
+) -> tf.data.Dataset:
+    """The cached batches of ``dataset`` dealt into fresh, shuffled batches every epoch."""
+    # The cache holds batches in file order; unbatching before the shuffle
+    # gives every epoch fresh batches, not the same ones reordered. Each
+    # example is packed into one tensor per dtype first: tf.data's per-element
+    # cost grows with the number of tensors (one per feature, unpacked).
+    pack, unpack = packing(dataset.element_spec[0])
+    return (
+        dataset.map(pack, num_parallel_calls=AUTOTUNE)
+        .unbatch()
+        .shuffle(shuffle_buffer, seed=seed)
+        .batch(batch_size, drop_remainder=True)
+        .map(unpack, num_parallel_calls=AUTOTUNE)
+    )
 
 
 def raw_batches(

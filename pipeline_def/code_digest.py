@@ -24,7 +24,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from modules import datasets
-from pipeline_def.config import PROJECT_ROOT, PipelineConfig
+from pipeline_def.config import PipelineConfig
+from pipeline_def.project_paths import PROJECT_ROOT
 
 # The custom_config key of ExampleGen, Transform, the Tuner and the Trainer holding the
 # digest of the code they run.

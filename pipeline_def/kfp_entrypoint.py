@@ -38,14 +38,13 @@ import os
 import sys
 import traceback
 from pathlib import Path
+from types import ModuleType
 
 from absl import app
 from google.protobuf import json_format
 from kfp.pipeline_spec import pipeline_spec_pb2
 
-# TFX's entry point for Kubeflow V2 steps; not in tfx.v1.
-from tfx.orchestration.kubeflow.v2.container import kubeflow_v2_run_executor
-
+from modules import process
 from pipeline_def import s3_fileio
 from pipeline_def.launcher_paths import POD_ROOT_ENV, local_path
 
@@ -112,9 +111,20 @@ def restore_uris(output_file: str, remote: dict[str, str]) -> None:
     path.write_text(json.dumps(written))
 
 
+def _tfx_entry_point() -> ModuleType:
+    """TFX's entry point for Kubeflow V2 steps (not in tfx.v1), once the process is prepared.
+
+    It imports TensorFlow: the Keras choice comes first (modules/process.py).
+    """
+    process.prepare()
+    from tfx.orchestration.kubeflow.v2.container import kubeflow_v2_run_executor
+
+    return kubeflow_v2_run_executor
+
+
 def parse_flags(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     """TFX's entry-point flags, the executor input's artifacts typed and at local paths."""
-    args, beam_args = kubeflow_v2_run_executor._parse_flags(argv)  # noqa: SLF001
+    args, beam_args = _tfx_entry_point()._parse_flags(argv)  # noqa: SLF001
     typed = typed_executor_input(
         args.json_serialized_invocation_args, args.json_serialized_inputs_spec_args
     )
@@ -137,7 +147,7 @@ def main(parsed: tuple[argparse.Namespace, list[str]]) -> None:
     register_ui_artifact_types()
     args = parsed[0]
     try:
-        kubeflow_v2_run_executor.main(parsed)
+        _tfx_entry_point().main(parsed)
         output_file = json.loads(args.json_serialized_invocation_args)["outputs"]["outputFile"]
         restore_uris(output_file, args.remote_uris)
     except Exception:  # noqa: BLE001 - any executor error fails the step, with its trace

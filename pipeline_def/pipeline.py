@@ -21,8 +21,9 @@ from modules.preprocessing import DATASET_KEY
 from modules.tuning import TUNING_KEY
 from pipeline_def import node_ids
 from pipeline_def.code_digest import CODE_DIGEST_KEY, run_fingerprint, step_code_digest
-from pipeline_def.config import PipelineConfig, metadata_connection
+from pipeline_def.config import PipelineConfig
 from pipeline_def.evaluation import eval_config
+from pipeline_def.metadata_stores import metadata_connection
 
 _artifacts = tfx.types.standard_artifacts
 RuntimeParameter = tfx.dsl.experimental.RuntimeParameter

@@ -19,6 +19,12 @@ rather than deleted. The default ``<out>`` is ``data/taxi-spans`` in the project
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import csv
 import datetime

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline_def.config import sample_csv
+from pipeline_def.project_paths import sample_csv
 
 ROWS = 1500  # enough for statistics, small enough for a quick ExampleGen
 Rows = list[dict[str, str]]

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from modules import process
+
+# The test process, as every process of the product, chooses Keras 2 before TensorFlow loads.
+process.prepare()
+
+# ruff: noqa: E402 - the imports below come after that choice
+
 import csv
 import itertools
 import math
@@ -23,7 +30,7 @@ from transform_run import analyze_and_write
 from modules import features
 from modules.datasets.taxi import DATASET as TAXI
 from modules.preprocessing import preprocessing_fn
-from pipeline_def.config import sample_csv
+from pipeline_def.project_paths import sample_csv
 
 SHIPPED_CSV = sample_csv("taxi")
 RunPipeline = Callable[..., subprocess.CompletedProcess]
@@ -243,7 +250,7 @@ def recorded_runs(tmp_path_factory) -> RecordedRuns:
     """The recorded runs, copied to a temporary output dir and their paths pointed there."""
     from fixtures.make_runs import ROOT, relocate
 
-    from pipeline_def.config import SqliteMetadata
+    from pipeline_def.metadata_stores import SqliteMetadata
     from pipeline_ops.metadata.runs import list_runs
     from pipeline_ops.metadata.store import open_store
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline_def.config import sample_csv
+from pipeline_def.project_paths import sample_csv
 
 
 def table() -> tuple[list[str], list[list[str]]]:

@@ -20,7 +20,7 @@ from review.paired_comparison import Comparison, SliceComparison
 def evaluation_of(recorded_runs, run_id: str, folder: Path) -> Path:
     """A copy of the Evaluator's output of the recorded run ``run_id`` in ``folder``."""
     from pipeline_def import node_ids
-    from pipeline_def.config import SqliteMetadata
+    from pipeline_def.metadata_stores import SqliteMetadata
     from pipeline_ops.metadata.runs import find_run
     from pipeline_ops.metadata.store import open_store
 

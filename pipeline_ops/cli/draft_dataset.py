@@ -38,15 +38,21 @@ from pathlib import Path
 from typing import TextIO
 
 from modules import datasets
-from pipeline_def.config import DEFAULT_DATA_ROOT
+from pipeline_def.project_paths import DEFAULT_DATA_ROOT
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.quiet import quiet_libraries
-from pipeline_ops.drafting.crosses import choose_crosses, summary
+from pipeline_ops.drafting.crosses import Crosses, choose_crosses, summary
 from pipeline_ops.drafting.render import curated_schema, render, statistics, tfdv_types
-from pipeline_ops.drafting.rules import choose, training_settings
-from pipeline_ops.drafting.table import DraftError, check_label, check_name, read_table
-from pipeline_ops.drafting.trees import measure
+from pipeline_ops.drafting.rules import Choice, choose, training_settings
+from pipeline_ops.drafting.table import (
+    DraftError,
+    Labelled,
+    check_label,
+    check_name,
+    read_table,
+)
+from pipeline_ops.drafting.trees import TreeGain, measure
 from pipeline_ops.drafting.trees import summary as trees_summary
 
 # The kinds a text column may be read as (numbers, dates): no list of values in the schema.
@@ -80,38 +86,66 @@ def draft(
         plain = Path(tmp) / f"{name}.csv"
         plain.write_text(table.text, encoding="utf-8")
         stats = statistics(plain)
-        types = tfdv_types(stats)
-        choices = [
-            choose(column, table.cells[column], labels, types.get(column, "STRING"))
-            for column in table.columns
-            if column != label
-        ]
+        choices = _choices(labelled, label, tfdv_types(stats))
         crosses = choose_crosses(table.cells, labels, choices)
         trees = measure(table.cells, labels, choices)
         source = render(name, table, label, positive, choices, crosses, trees)
-        try:
-            exec(compile(source, f"{name}/__init__.py", "exec"), {})  # noqa: S102 - our own draft
-        except ValueError as err:
-            raise DraftError(f"{csv_path}: {err} (rename the columns)") from None
+        _check_declaration(source, name, csv_path)
         read = [c.column for c in choices if c.kind in READ]
         schema = curated_schema(stats, label, positive, table, read)
         folder = _write(name, source, schema, plain, csv_path, datasets_dir, data_dir)
     sample = data_dir / name / f"{name}.csv"
+    _print_columns(labelled, label, positive, choices, sample, out)
+    _print_measures(crosses, trees, table.rows, out)
+    print(f"wrote {folder}/ and {sample}", file=out)
+    return folder
+
+
+def _choices(labelled: Labelled, label: str, types: dict[str, str]) -> list[Choice]:
+    """Each column's kind but the label's, by the drafting rules, from TFDV's ``types``."""
+    table = labelled.table
+    return [
+        choose(column, table.cells[column], labelled.labels, types.get(column, "STRING"))
+        for column in table.columns
+        if column != label
+    ]
+
+
+def _check_declaration(source: str, name: str, csv_path: Path) -> None:
+    """Run the drafted ``source``: DraftError when the declaration refuses the columns."""
+    try:
+        exec(compile(source, f"{name}/__init__.py", "exec"), {})  # noqa: S102 - our own draft
+    except ValueError as err:
+        raise DraftError(f"{csv_path}: {err} (rename the columns)") from None
+
+
+def _print_columns(
+    labelled: Labelled,
+    label: str,
+    positive: str,
+    choices: Sequence[Choice],
+    sample: Path,
+    out: TextIO,
+) -> None:
+    """The rows and positives, the rows set aside, then each column's kind and why."""
+    table, labels = labelled.table, labelled.labels
     width = max(len(c.column) for c in choices)
     print(f"{table.rows} rows; label {label} == {positive!r}: {sum(labels)} positive", file=out)
     if labelled.unlabelled:
         print(f"  {_set_aside(label, labelled.unlabelled)}, not in {sample}", file=out)
     for c in choices:
         print(f"  {c.column:<{width}}  {c.kind:<13} {c.why}", file=out)
+
+
+def _print_measures(crosses: Crosses, trees: TreeGain | None, rows: int, out: TextIO) -> None:
+    """The crosses chosen and left out, the trees' verdict, a small table's settings."""
     for line in summary(crosses):
         print(f"  {line}", file=out)
     print(f"  {trees_summary(trees)}", file=out)
-    settings = training_settings(table.rows)
+    settings = training_settings(rows)
     if settings:
         pairs = ", ".join(f"{k}={v}" for k, v in settings.items())
         print(f"  training settings for a small table: {pairs}", file=out)
-    print(f"wrote {folder}/ and {sample}", file=out)
-    return folder
 
 
 def _set_aside(label: str, lines: Sequence[int]) -> str:

@@ -26,6 +26,16 @@ def span_value(text: str) -> int:
 
 def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEFAULT) -> None:
     """The options of a run: data, span and window, pushing and warm start, training, console."""
+    # In this order: the order --help lists them in.
+    _add_data_options(parser, dataset)
+    _add_model_history_options(parser)
+    _add_training_options(parser)
+    _add_tuning_options(parser)
+    parser.add_argument("--verbose", action="store_true", help="also show the TFX/TF/Beam log")
+
+
+def _add_data_options(parser: argparse.ArgumentParser, dataset: str) -> None:
+    """What a run reads: the dataset, the span, and the window of spans it trains on."""
     add_dataset_option(parser, dataset)
     parser.add_argument(
         "--span",
@@ -41,6 +51,10 @@ def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEF
         metavar="K",
         help="train on the newest K spans up to the run's span (default: %(default)s)",
     )
+
+
+def _add_model_history_options(parser: argparse.ArgumentParser) -> None:
+    """How a run relates to the serving model: pushing over it, starting from its weights."""
     parser.add_argument(
         "--allow-older",
         action="store_true",
@@ -51,6 +65,10 @@ def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEF
         action="store_true",
         help="train from scratch, not from the weights of a serving model of older spans",
     )
+
+
+def _add_training_options(parser: argparse.ArgumentParser) -> None:
+    """How a run encodes and trains, and the bound its model must reach."""
     parser.add_argument(
         "--analyzer-cache",
         action="store_true",
@@ -72,6 +90,10 @@ def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEF
         help="override a hyperparameter (modules/hparams.py), VALUE in JSON, e.g. "
         "dropout=0.2 or hidden_units=[64,32]; repeat the flag for several",
     )
+
+
+def _add_tuning_options(parser: argparse.ArgumentParser) -> None:
+    """Whether a run searches hyperparameters before training, and for how long."""
     parser.add_argument(
         "--tune",
         action="store_true",
@@ -90,7 +112,6 @@ def add_run_options(parser: argparse.ArgumentParser, dataset: str = datasets.DEF
         default=PipelineConfig.tune_minutes,
         help="no trial starts after this many minutes of search",
     )
-    parser.add_argument("--verbose", action="store_true", help="also show the TFX/TF/Beam log")
 
 
 def run_settings(args: argparse.Namespace) -> dict[str, Any]:

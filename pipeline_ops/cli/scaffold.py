@@ -16,8 +16,9 @@ from pathlib import Path
 
 from ml_metadata.metadata_store import metadata_store
 
-from modules import datasets
-from pipeline_def.config import DEFAULT_OUTPUT_DIR, MetadataStore, SqliteMetadata, output_dir_for
+from modules import datasets, process
+from pipeline_def.metadata_stores import MetadataStore, SqliteMetadata
+from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, output_dir_for
 from pipeline_ops.cli.quiet import quiet_libraries
 from pipeline_ops.commands import EXIT_BAD_INPUT, EXIT_INTERRUPTED
 from pipeline_ops.metadata.store import (
@@ -144,7 +145,12 @@ def open_existing_store(args: argparse.Namespace) -> tuple[metadata_store.Metada
 
 
 def execute(body: Callable[[], int], quiet: bool = True) -> int:
-    """Run a command's body; an error line on stderr and its exit code if it stops."""
+    """Run a command's body; an error line on stderr and its exit code if it stops.
+
+    The process is prepared first (Keras 2 before TensorFlow loads, modules/process.py):
+    the commands import TFX and TensorFlow only in their bodies.
+    """
+    process.prepare()
     if quiet:
         quiet_libraries()
     try:

@@ -133,86 +133,106 @@ def _crosses(crosses: Crosses) -> list[str]:
     return [*lines, "    ),"]
 
 
-def render(
-    name: str,
-    table: Table,
-    label: str,
-    positive: str,
+# The declaration's groups of columns, in the order it lists them, and the kinds
+# (modules/features.py) each group's lines name, so that the module imports them.
+_GROUP_KINDS = {
+    "numeric": ("Numeric", "Scaling"),
+    "integer_ranges": ("IntegerRange",),
+    "vocabularies": ("Vocabulary",),
+    "hashed": ("Hashed",),
+    "timestamps": ("Timestamp", "TimeFormat"),
+}
+
+
+def _groups(choices: Sequence[Choice]) -> dict[str, list[Choice]]:
+    """The choices by declaration group, every group present (empty when none chose it)."""
+    return {group: [c for c in choices if c.group == group] for group in _GROUP_KINDS}
+
+
+def _imports(
+    groups: dict[str, list[Choice]],
     choices: Sequence[Choice],
     crosses: Crosses,
-    trees: TreeGain | None,
-) -> str:
-    """The declaration module's source, formatted as ruff formats it, with ``crosses``.
-
-    With tree leaves when ``trees`` measured a gain that asks for them.
-    """
-    groups = {
-        group: [c for c in choices if c.group == group]
-        for group in ("numeric", "integer_ranges", "vocabularies", "hashed", "timestamps")
-    }
-    kinds = {
-        "numeric": ("Numeric", "Scaling"),
-        "integer_ranges": ("IntegerRange",),
-        "timestamps": ("Timestamp", "TimeFormat"),
-    }
-    kinds |= {"vocabularies": ("Vocabulary",), "hashed": ("Hashed",)}
+    tree_leaves: bool,
+) -> set[str]:
+    """The names the module imports from modules.features: only those its lines use."""
     used = {"DatasetDeclaration", "Label"} | ({"Cross"} if crosses.chosen else set())
-    leaves = trees.leaves() if trees else None
-    used |= {"TreeLeaves"} if leaves else set()
+    used |= {"TreeLeaves"} if tree_leaves else set()
     for group, members in groups.items():
         if members:
-            used |= set(kinds[group])
-    used |= {name for c in choices for name in c.imports}
-    body = [
-        f"    name={literal(name)},",
-        f"    label=Label({literal(label_name(label, positive))}, ({literal(label)},), "
-        f"positive={literal(positive)}),",
-    ]
+            used |= set(_GROUP_KINDS[group])
+    return used | {name for c in choices for name in c.imports}
+
+
+def _group_lines(groups: dict[str, list[Choice]]) -> list[str]:
+    """Each non-empty group's tuple: every column's declaration after the reason for it."""
+    lines = []
     for group, members in groups.items():
         if members:
-            body.append(f"    {group}=(")
+            lines.append(f"    {group}=(")
             for c in members:
-                body += _comment(c.why, "        ")
-                body += _call(c.source, "        ")
-            body.append("    ),")
-    body += _crosses(crosses)
+                lines += _comment(c.why, "        ")
+                lines += _call(c.source, "        ")
+            lines.append("    ),")
+    return lines
+
+
+def _slice_lines(choices: Sequence[Choice]) -> list[str]:
+    """The ``slices=`` line, and the slice bound when there are slices to bound."""
     slices = [literal(s) for s in slices_of(choices)]
-    body.append("    # Low-cardinality categorical columns, strongest first.")
-    body.append(f"    slices=({', '.join(slices)}{',' if len(slices) == 1 else ''}),")
+    lines = [
+        "    # Low-cardinality categorical columns, strongest first.",
+        # A one-element tuple needs its trailing comma.
+        f"    slices=({', '.join(slices)}{',' if len(slices) == 1 else ''}),",
+    ]
     if slices:
-        body += _comment(
+        lines += _comment(
             f"The slice bound: no slice of {SLICE_MIN_ROWS} test rows or more may lose more than "
             f"{SLICE_MAX_AUC_DROP} AUC against the serving model beyond its noise (the drafting "
             "rules).",
             "    ",
         )
-        body.append(f"    slice_max_auc_drop={SLICE_MAX_AUC_DROP},")
+        lines.append(f"    slice_max_auc_drop={SLICE_MAX_AUC_DROP},")
+    return lines
+
+
+def _unused_lines(choices: Sequence[Choice]) -> list[str]:
+    """The ``unused_columns=`` dict, each column left out with why; none if none is."""
     unused = [c for c in choices if c.kind == "unused"]
-    if unused:
-        body.append("    unused_columns={")
-        body += [f"        {literal(c.column)}: {literal(c.why)}," for c in unused]
-        body.append("    },")
-    body.append("    # The best single column's AUC, rounded down: the model must do better.")
-    body.append(f"    min_auc={min_auc_of(choices)},")
-    if leaves:
-        why = trees_summary(trees)
-        body += _comment(f"{why[:1].upper()}{why[1:]} (pipeline_ops/drafting/trees.py).", "    ")
-        body.append("    tree_leaves=TreeLeaves(),")
-    settings = training_settings(table.rows)
-    if settings:
-        body += _comment(
-            f"{table.rows} rows, fewer than {SMALL_TABLE_ROWS:,}: small batches, an epoch of "
-            "about one pass over the train split, stronger dropout, an average of models trained "
-            "apart, a faster wide part (the drafting rules).",
-            "    ",
-        )
-        pairs = [f"{literal(k)}: {v!r}" for k, v in settings.items()]
-        line = f"    hparams={{{', '.join(pairs)}}},"
-        if len(line) > 100:  # as ruff splits it: an entry a line
-            body += ["    hparams={", *(f"        {pair}," for pair in pairs), "    },"]
-        else:
-            body.append(line)
-    head = [
+    if not unused:
+        return []
+    entries = [f"        {literal(c.column)}: {literal(c.why)}," for c in unused]
+    return ["    unused_columns={", *entries, "    },"]
+
+
+def _tree_lines(trees: TreeGain) -> list[str]:
+    """The ``tree_leaves=`` line, after the measured gain that asks for it."""
+    why = trees_summary(trees)
+    lines = _comment(f"{why[:1].upper()}{why[1:]} (pipeline_ops/drafting/trees.py).", "    ")
+    return [*lines, "    tree_leaves=TreeLeaves(),"]
+
+
+def _settings_lines(rows: int) -> list[str]:
+    """A small table's ``hparams=`` (the drafting rules' training settings); none if large."""
+    settings = training_settings(rows)
+    if not settings:
+        return []
+    lines = _comment(
+        f"{rows} rows, fewer than {SMALL_TABLE_ROWS:,}: small batches, an epoch of "
+        "about one pass over the train split, stronger dropout, an average of models trained "
+        "apart, a faster wide part (the drafting rules).",
+        "    ",
+    )
+    pairs = [f"{literal(k)}: {v!r}" for k, v in settings.items()]
+    line = f"    hparams={{{', '.join(pairs)}}},"
+    if len(line) > 100:  # as ruff splits it: an entry a line
+        return [*lines, "    hparams={", *(f"        {pair}," for pair in pairs), "    },"]
+    return [*lines, line]
+
+
+def _head(name: str, table: Table, label: str, positive: str, used: set[str]) -> list[str]:
+    """The module's docstring and imports, up to the opening of the declaration."""
+    return [
         f'"""The {name} dataset: drafted by `make dataset` from {table.path.name}; review it.',
         "",
         f"The label is 1 where {label} == {positive!r}. Each column's kind was chosen by",
@@ -226,4 +246,35 @@ def render(
         "",
         "DATASET = DatasetDeclaration(",
     ]
+
+
+def render(
+    name: str,
+    table: Table,
+    label: str,
+    positive: str,
+    choices: Sequence[Choice],
+    crosses: Crosses,
+    trees: TreeGain | None,
+) -> str:
+    """The declaration module's source, formatted as ruff formats it, with ``crosses``.
+
+    With tree leaves when ``trees`` measured a gain that asks for them.
+    """
+    groups = _groups(choices)
+    leaves = trees.leaves() if trees else None
+    body = [
+        f"    name={literal(name)},",
+        f"    label=Label({literal(label_name(label, positive))}, ({literal(label)},), "
+        f"positive={literal(positive)}),",
+        *_group_lines(groups),
+        *_crosses(crosses),
+        *_slice_lines(choices),
+        *_unused_lines(choices),
+        "    # The best single column's AUC, rounded down: the model must do better.",
+        f"    min_auc={min_auc_of(choices)},",
+        *(_tree_lines(trees) if leaves else []),
+        *_settings_lines(table.rows),
+    ]
+    head = _head(name, table, label, positive, _imports(groups, choices, crosses, bool(leaves)))
     return "\n".join([*head, *body, ")"]) + "\n"

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from ml_metadata.metadata_store import metadata_store
 
-from pipeline_def.config import (
+from pipeline_def.metadata_stores import (
     MetadataStore,
     MysqlMetadata,
     SqliteMetadata,

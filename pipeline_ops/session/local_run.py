@@ -13,11 +13,16 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING, TextIO
 
 from data_layout.spans import SpanNotReady
-from pipeline_def.config import DEFAULT_PIPELINE_NAME, MetadataStore, PipelineConfig
+from modules import datasets
+from pipeline_def.config import PipelineConfig
+from pipeline_def.metadata_stores import MetadataStore
 from pipeline_def.stack import STACK_PROPERTY, stack
 from pipeline_ops.commands import (
     EXIT_FAILED,
@@ -26,8 +31,17 @@ from pipeline_ops.commands import (
     REVIEW,
     command_line,
 )
-from pipeline_ops.metadata.store import store_flags
-from pipeline_ops.session.progress import component_progress, logs_to_file
+from pipeline_ops.metadata.runs import (
+    PipelineRun,
+    cancel_unfinished,
+    record_on_run,
+    run_of_execution,
+)
+from pipeline_ops.metadata.store import open_store, store_flags
+from pipeline_ops.session.progress import ComponentProgress, component_progress, logs_to_file
+
+if TYPE_CHECKING:  # the summary imports TensorFlow: only after TFX (see run_session)
+    from pipeline_ops.session.summary import RunSummary
 
 log = logging.getLogger("local_run")
 
@@ -40,10 +54,12 @@ def _one_line(err: BaseException) -> str:
 def review_command(store: MetadataStore, run_id: str | None, pipeline_name: str) -> str:
     """The command that reviews a run, naming its store, its pipeline and the run itself.
 
-    The run is named because a shared store's newest run may be someone else's.
+    The run is named because a shared store's newest run may be someone else's. The
+    pipeline is named unless it is the one the review takes by default, the default
+    dataset's.
     """
     command = f"{command_line(REVIEW)} {store_flags(store)}"
-    if pipeline_name != DEFAULT_PIPELINE_NAME:
+    if pipeline_name != datasets.load(datasets.DEFAULT).pipeline_name:
         command += f" --pipeline-name {pipeline_name}"
     return f"{command} --run {run_id}" if run_id else command
 
@@ -60,14 +76,86 @@ def _watch_ctrl_c() -> threading.Event:
     return pressed
 
 
+@dataclass
+class _Ending:
+    """How the pipeline's run ended, as the summary and the exit code tell it."""
+
+    failed: str | None = None  # the step that failed or was interrupted
+    error: str | None = None  # one line on why
+    interrupted: bool = False  # Ctrl-C
+    waiting: bool = False  # a span still being written stopped it: not a failure
+
+    def exit_code(self) -> int:
+        """The process exit code of a run that ended so."""
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        return EXIT_FAILED if self.failed and not self.waiting else EXIT_OK
+
+
+def _run_pipeline(
+    run: Callable[[PipelineConfig], None],
+    config: PipelineConfig,
+    progress: ComponentProgress,
+    people: TextIO,
+) -> _Ending:
+    """``run`` the pipeline; how it ended, each way of stopping told on the console and log."""
+    ending = _Ending()
+    ctrl_c = _watch_ctrl_c()
+    try:
+        run(config)
+    except Exception as err:  # noqa: BLE001 - any component error ends the run here
+        ending.failed = progress.fail_current() or "pipeline"
+        if ctrl_c.is_set():
+            # Ctrl-C raised inside TF or Beam code can surface as another error.
+            ending.interrupted = True
+            log.warning("interrupted by the user during %s (%s)", ending.failed, _one_line(err))
+        elif isinstance(err, SpanNotReady):
+            # Not bad data: a writer is still at work on the span; the next run takes it.
+            log.warning("%s stopped: %s", ending.failed, err)
+            ending.waiting, ending.error = True, str(err)
+            print(f"waiting: {ending.failed} stopped: {ending.error}", file=people)
+        else:
+            log.exception("component %s failed", ending.failed)
+            ending.error = _one_line(err)
+            print(f"error: {ending.failed} failed: {ending.error}", file=people)
+    except KeyboardInterrupt:
+        ending.failed = progress.fail_current() or "pipeline"
+        ending.interrupted = True
+        log.warning("interrupted by the user during %s", ending.failed)
+    if ending.interrupted:
+        ending.error = f"interrupted during {ending.failed}"
+        print(
+            f"interrupted: stopped during {ending.failed}; the next run reuses what finished",
+            file=people,
+            flush=True,
+        )
+    return ending
+
+
+def _record_run(
+    config: PipelineConfig, progress: ComponentProgress, ending: _Ending, ran_on: dict[str, str]
+) -> PipelineRun | None:
+    """The run this process made, in ML-Metadata, with its stack (and an interruption) recorded.
+
+    None when no step started an execution.
+    """
+    store = open_store(config.metadata)
+    ours = progress.execution_ids
+    run_record = run_of_execution(store, config.pipeline_name, ours[0]) if ours else None
+    if run_record is None:
+        return None
+    if ending.interrupted:
+        cancel_unfinished(store, run_record, ending.failed)
+    record_on_run(store, run_record.run_id, STACK_PROPERTY, json.dumps(ran_on))
+    return run_record
+
+
 def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     """Run the pipeline, print progress and the summary; the process exit code."""
     log_file = output_dir / "logs" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.log"
     ran_on = stack()  # this process runs every step
     print(f"Pipeline {config.pipeline_name}: data {config.data_root}", flush=True)
     started = time.monotonic()
-    failed = error = None
-    interrupted = waiting = False
     with logs_to_file(log_file, verbose) as people, component_progress() as progress:
         # Imported here, not at the top: TFX takes seconds to import, and argument or
         # data errors are reported before that; its import noise goes to the log.
@@ -75,65 +163,28 @@ def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
         # exit, and Beam's shared-object cache, which holds the Evaluator's models,
         # must go before TensorFlow or each model function prints an error.
         from pipeline_def.orchestrate import run_locally  # isort: skip
-        from pipeline_ops.metadata.runs import cancel_unfinished, record_on_run, run_of_execution
-        from pipeline_ops.metadata.store import open_store
-        from pipeline_ops.session.summary import (
-            INTERRUPTED,
-            WAITING,
-            print_closing,
-            summarize,
-            write_json,
-        )
+        from pipeline_ops.session.summary import summarize
 
-        ctrl_c = _watch_ctrl_c()
-        try:
-            run_locally(config)
-        except Exception as err:  # noqa: BLE001 - any component error ends the run here
-            failed = progress.fail_current() or "pipeline"
-            if ctrl_c.is_set():
-                # Ctrl-C raised inside TF or Beam code can surface as another error.
-                interrupted = True
-                log.warning("interrupted by the user during %s (%s)", failed, _one_line(err))
-            elif isinstance(err, SpanNotReady):
-                # Not bad data: a writer is still at work on the span; the next run takes it.
-                log.warning("%s stopped: %s", failed, err)
-                waiting, error = True, str(err)
-                print(f"waiting: {failed} stopped: {error}", file=people)
-            else:
-                log.exception("component %s failed", failed)
-                error = _one_line(err)
-                print(f"error: {failed} failed: {error}", file=people)
-        except KeyboardInterrupt:
-            failed = progress.fail_current() or "pipeline"
-            interrupted = True
-            log.warning("interrupted by the user during %s", failed)
-        if interrupted:
-            error = f"interrupted during {failed}"
-            print(
-                f"interrupted: stopped during {failed}; the next run reuses what finished",
-                file=people,
-                flush=True,
-            )
-        store = open_store(config.metadata)
-        ours = progress.execution_ids
-        run_record = run_of_execution(store, config.pipeline_name, ours[0]) if ours else None
-        if interrupted and run_record is not None:
-            cancel_unfinished(store, run_record, failed)
-        if run_record is not None:
-            record_on_run(store, run_record.run_id, STACK_PROPERTY, json.dumps(ran_on))
-        summary = summarize(config.pipeline_name, run_record, progress.timings, failed)
-    summary.error = error
+        ending = _run_pipeline(run_locally, config, progress, people)
+        run_record = _record_run(config, progress, ending, ran_on)
+        summary = summarize(config.pipeline_name, run_record, progress.timings, ending.failed)
     summary.stack = ran_on
-    if interrupted:
-        summary.status = INTERRUPTED
-    elif waiting:
-        summary.status = WAITING
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)
+    _close(config, summary, ending, output_dir)
+    return ending.exit_code()
+
+
+def _close(config: PipelineConfig, summary: RunSummary, ending: _Ending, output_dir: Path) -> None:
+    """Complete the summary with how the run ended, write run_summary.json, print the close."""
+    # Imported by run_session already, after TFX (the summary imports TensorFlow).
+    from pipeline_ops.session.summary import INTERRUPTED, WAITING, print_closing, write_json
+
+    summary.error = ending.error
+    if ending.interrupted:
+        summary.status = INTERRUPTED
+    elif ending.waiting:
+        summary.status = WAITING
     write_json(summary, output_dir)
-    print_closing(
-        summary, sys.stdout, review_command(config.metadata, summary.run_id, config.pipeline_name)
-    )
-    if interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_FAILED if failed and not waiting else EXIT_OK
+    command = review_command(config.metadata, summary.run_id, config.pipeline_name)
+    print_closing(summary, sys.stdout, command)

@@ -149,26 +149,40 @@ def write_json(summary: RunSummary, output_dir: Path) -> Path:
 
 def print_closing(summary: RunSummary, out: TextIO, review_command: str | None = None) -> None:
     """The closing lines people read after the per-component lines."""
-    m = summary.metrics
-    print("", file=out)
+    # Part by part, so that the lines already printed stay if a later part fails.
+    for part in (_status_lines, _data_lines, _outcome_lines):
+        for line in part(summary):
+            print(line, file=out)
+    if review_command and summary.metrics:
+        print(f"  review: {review_command}", file=out)
+    print(f"  full log: {summary.log_file}", file=out)
+
+
+def _status_lines(summary: RunSummary) -> list[str]:
+    """A blank line, then how the run ended and where it stopped."""
     if summary.status == FAILED:
-        print(f"Run {summary.run_id} FAILED in {summary.failed_component}.", file=out)
+        status = f"Run {summary.run_id} FAILED in {summary.failed_component}."
     elif summary.status == INTERRUPTED:
-        print(f"Run {summary.run_id} interrupted during {summary.failed_component}.", file=out)
+        status = f"Run {summary.run_id} interrupted during {summary.failed_component}."
     elif summary.status == WAITING:
-        print(
+        status = (
             f"Run {summary.run_id} stopped in {summary.failed_component}, its data still "
-            "being written: nothing trained or pushed; a later run takes it.",
-            file=out,
+            "being written: nothing trained or pushed; a later run takes it."
         )
     else:
-        print(f"Run {summary.run_id} succeeded in {summary.seconds:.1f} s.", file=out)
+        status = f"Run {summary.run_id} succeeded in {summary.seconds:.1f} s."
+    return ["", status]
+
+
+def _data_lines(summary: RunSummary) -> list[str]:
+    """The test metrics, the spans trained on, and what training started from."""
+    lines = []
+    m = summary.metrics
     if m:
-        print(
+        lines.append(
             f"  test AUC {m.get('auc', float('nan')):.4f}, "
             f"binary accuracy {m.get('binary_accuracy', float('nan')):.4f} "
-            f"on {int(m.get('example_count', 0))} examples",
-            file=out,
+            f"on {int(m.get('example_count', 0))} examples"
         )
     if summary.window:
         rows = " + ".join(f"{w['rows']:,}" for w in summary.window)
@@ -178,33 +192,35 @@ def print_closing(summary: RunSummary, out: TextIO, review_command: str | None =
             if summary.reused_spans
             else ""
         )
-        print(f"  span {summary.span}: trained on span(s) {spans} ({rows} rows){reused}", file=out)
+        lines.append(f"  span {summary.span}: trained on span(s) {spans} ({rows} rows){reused}")
     if summary.warm_started_from:
-        print(f"  warm-started from serving version {summary.warm_started_from}", file=out)
+        lines.append(f"  warm-started from serving version {summary.warm_started_from}")
     elif summary.warm_start_note and summary.warm_start_note != "nothing serves":
-        print(f"  trained from scratch: {summary.warm_start_note}", file=out)
-    if summary.status == SUCCEEDED:
-        against = (
-            f"against serving version {summary.baseline}"
-            if summary.baseline
-            else "on the absolute bound (nothing served)"
-        )
-        print(f"  model {'blessed' if summary.blessed else 'NOT blessed'} {against}", file=out)
-        if summary.comparison:
-            print(f"  {summary.comparison}", file=out)
-        if summary.already_serving:
-            print(
-                f"  pushed: nothing new, this model already serves as {summary.pushed_model_path}",
-                file=out,
-            )
-        else:
-            reason = f"nothing, {summary.not_pushed_reason}" if summary.not_pushed_reason else ""
-            print(f"  pushed: {summary.pushed_model_path or reason or 'nothing pushed'}", file=out)
-        if summary.model_diagram:
-            print(f"  model diagram: {summary.model_diagram}", file=out)
-        elif shutil.which("dot") is None:
-            print("  model diagram: none, graphviz's dot is missing (Debian: graphviz)", file=out)
+        lines.append(f"  trained from scratch: {summary.warm_start_note}")
+    return lines
 
-    if review_command and summary.metrics:
-        print(f"  review: {review_command}", file=out)
-    print(f"  full log: {summary.log_file}", file=out)
+
+def _outcome_lines(summary: RunSummary) -> list[str]:
+    """A succeeded run's verdict, push and model diagram; none for a run that stopped."""
+    if summary.status != SUCCEEDED:
+        return []
+    against = (
+        f"against serving version {summary.baseline}"
+        if summary.baseline
+        else "on the absolute bound (nothing served)"
+    )
+    lines = [f"  model {'blessed' if summary.blessed else 'NOT blessed'} {against}"]
+    if summary.comparison:
+        lines.append(f"  {summary.comparison}")
+    if summary.already_serving:
+        lines.append(
+            f"  pushed: nothing new, this model already serves as {summary.pushed_model_path}"
+        )
+    else:
+        reason = f"nothing, {summary.not_pushed_reason}" if summary.not_pushed_reason else ""
+        lines.append(f"  pushed: {summary.pushed_model_path or reason or 'nothing pushed'}")
+    if summary.model_diagram:
+        lines.append(f"  model diagram: {summary.model_diagram}")
+    elif shutil.which("dot") is None:
+        lines.append("  model diagram: none, graphviz's dot is missing (Debian: graphviz)")
+    return lines

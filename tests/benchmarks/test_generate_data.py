@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from components.arrow_csv_example_gen import encode_blocks, file_kinds, merge_kinds
-from pipeline_def.config import PipelineConfig, sample_csv
+from pipeline_def.config import PipelineConfig
+from pipeline_def.project_paths import sample_csv
 from pipeline_ops.session.data_check import check_data_root
 
 

@@ -38,8 +38,9 @@ from components.arrow_csv_example_gen import (
 from data_layout import csv_files
 from modules import datasets
 from pipeline_def import node_ids
-from pipeline_def.config import PipelineConfig, sample_csv
+from pipeline_def.config import PipelineConfig
 from pipeline_def.pipeline import create_pipeline
+from pipeline_def.project_paths import sample_csv
 
 INT_COLUMNS = integer_columns(datasets.schema_path(datasets.DEFAULT))
 
@@ -284,7 +285,7 @@ def test_only_csv_and_gzipped_csv_files_are_data():
 
 
 def test_the_pipeline_gives_example_gen_the_curated_schemas_int_columns(tmp_path):
-    config = PipelineConfig(
+    config = PipelineConfig.resolve(
         pipeline_root=str(tmp_path / "root"),
         data_root=str(tmp_path / "data"),
         serving_dir=str(tmp_path / "serving"),

@@ -6,7 +6,7 @@ import pytest
 from tfx import v1 as tfx
 
 from components.curated_schema import PACKAGES_ROOT, SCHEMA_FILE, CuratedSchema, sha256_of
-from pipeline_def.config import curated_schema_of
+from pipeline_def.project_paths import curated_schema_of
 
 SOURCE = curated_schema_of("taxi")
 

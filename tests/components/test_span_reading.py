@@ -35,7 +35,7 @@ from components.arrow_csv_example_gen import (
 )
 from data_layout import spans
 from data_layout.properties import INPUT_DIGEST_PROPERTY, WINDOW_PROPERTY
-from pipeline_def.config import sample_csv
+from pipeline_def.project_paths import sample_csv
 
 ROWS = 200
 FINGERPRINT = example_gen_utils.FINGERPRINT_PROPERTY_NAME

@@ -16,6 +16,12 @@ killed step would leave it. It ends with ``os._exit``, as the step's entry point
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import json
 import os
 import sys

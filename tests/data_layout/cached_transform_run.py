@@ -15,6 +15,12 @@ step's entry point does.
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import importlib.util
 import json
 import os
@@ -47,7 +53,9 @@ def _bench() -> ModuleType:
 def main(pipeline_root: str, data_root: str, span: int, window: int) -> dict:
     """ExampleGen and CachedTransform on ``span``; what the cache served and holds."""
     bench = _bench()
-    config = PipelineConfig(pipeline_root=pipeline_root, data_root=data_root, serving_dir="")
+    config = PipelineConfig.resolve(
+        pipeline_root=pipeline_root, data_root=data_root, serving_dir=""
+    )
     with tempfile.TemporaryDirectory() as folder:
         schema = tfx.types.standard_artifacts.Schema()
         schema.uri = f"{folder}/schema"

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from kfp_local import object_store
-from pipeline_def.config import sample_csv
 from pipeline_def.orchestrate import S3Access
+from pipeline_def.project_paths import sample_csv
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,7 @@ import pytest
 from bad_data import Case, cash_to_card, one_file, ragged, set_every, taxi_rows
 
 from pipeline_def import node_ids
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run, list_runs
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.summary import SUMMARY_FILE

@@ -28,7 +28,7 @@ from run_commands import PROJECT, inspect_cli
 
 from data_layout.spans import SUCCESS_MARKER
 from pipeline_def import node_ids
-from pipeline_def.config import sample_csv
+from pipeline_def.project_paths import sample_csv
 from pipeline_ops import commands
 from pipeline_ops.session.summary import SUMMARY_FILE
 

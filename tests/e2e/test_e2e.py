@@ -14,7 +14,7 @@ from run_commands import inspect_cli
 
 from data_layout.splits import TEST
 from pipeline_def import node_ids
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_def.stack import STACK_PROPERTY
 from pipeline_ops.metadata.runs import PipelineRun, latest_run, list_runs
 from pipeline_ops.metadata.store import open_store

@@ -16,7 +16,7 @@ from components.gated_evaluator import CANDIDATE_NAME
 from data_layout.properties import HELD_SLICES
 from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.summary import SUMMARY_FILE

@@ -22,7 +22,7 @@ from conftest import write_head
 from tensorflow_model_analysis.proto import validation_result_pb2
 
 from pipeline_def import node_ids
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.summary import SUMMARY_FILE

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from run_commands import inspect_cli, runner_command
 
-from pipeline_def.config import sample_csv
+from pipeline_def.project_paths import sample_csv
 from pipeline_ops.session.summary import SUMMARY_FILE
 
 pytestmark = pytest.mark.slow

@@ -11,7 +11,7 @@ from run_commands import review_cli
 from data_layout.properties import HPARAMS, TUNED_HPARAMS, TUNING_TRIALS
 from modules.hparams import SEARCH_SPACE, HParams
 from pipeline_def import node_ids
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.summary import SUMMARY_FILE

@@ -58,7 +58,13 @@ def test_the_payload_runs_where_nothing_guards_it(payload):
     assert marker.exists()
 
 
-@pytest.mark.parametrize("product", ["import modules; ", "import local_runner; "])
+@pytest.mark.parametrize(
+    "product",
+    [
+        "from modules import process; process.prepare(); ",
+        "from pipeline_ops.cli.scaffold import execute; execute(lambda: 0); ",
+    ],
+)
 def test_a_process_of_the_product_refuses_it(payload, product):
     path, marker = payload
     read = _read(path, product)

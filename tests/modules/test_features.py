@@ -4,7 +4,7 @@ import pytest
 
 from modules import datasets, features
 from modules.datasets.taxi import DATASET as TAXI
-from pipeline_def.config import sample_csv
+from pipeline_def.project_paths import sample_csv
 
 
 def test_every_transformed_name_is_unique():

@@ -11,6 +11,12 @@ the model to OUT_DIR/model and the logs to OUT_DIR/run, as the Trainer would.
 
 from __future__ import annotations
 
+from modules import process
+
+process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+
+# ruff: noqa: E402 - the imports below follow that choice
+
 import argparse
 import logging
 from pathlib import Path

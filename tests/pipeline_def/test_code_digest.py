@@ -12,8 +12,10 @@ from pipeline_def.code_digest import (
     run_fingerprint,
     step_code_digest,
 )
-from pipeline_def.config import PROJECT_ROOT, PipelineConfig, SqliteMetadata
+from pipeline_def.config import PipelineConfig
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_def.pipeline import create_pipeline
+from pipeline_def.project_paths import PROJECT_ROOT
 
 MODULES_DIR = datasets.DATASETS_DIR.parent
 
@@ -55,7 +57,7 @@ def test_another_datasets_declaration_and_bytecode_leave_it(modules_copy):
 
 
 def test_the_steps_that_run_project_code_carry_its_digest(tmp_path):
-    config = PipelineConfig(
+    config = PipelineConfig.resolve(
         pipeline_root=str(tmp_path / "root"),
         data_root=str(tmp_path / "data"),
         serving_dir=str(tmp_path / "serving"),
@@ -83,7 +85,7 @@ def project_copy(tmp_path):
 
 def _config(**settings) -> PipelineConfig:
     paths = {"pipeline_root": "/o/pipeline", "data_root": "/d", "serving_dir": "/o/serving"}
-    return PipelineConfig(**{**paths, **settings})
+    return PipelineConfig.resolve(**{**paths, **settings})
 
 
 def test_the_run_fingerprint_holds_what_shapes_a_run_and_not_how_it_is_carried_out(project_copy):

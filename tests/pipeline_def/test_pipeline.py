@@ -9,7 +9,8 @@ from components.gated_evaluator import SLICE_MIN_ROWS_KEY
 from data_layout import spans
 from modules import datasets
 from pipeline_def import node_ids
-from pipeline_def.config import PipelineConfig, Resources, SqliteMetadata
+from pipeline_def.config import PipelineConfig, Resources
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_def.orchestrate import local_ir
 from pipeline_def.pipeline import create_pipeline
 
@@ -17,7 +18,7 @@ from pipeline_def.pipeline import create_pipeline
 @pytest.fixture(scope="module")
 def config(tmp_path_factory) -> PipelineConfig:
     root = tmp_path_factory.mktemp("pipeline")
-    return PipelineConfig(
+    return PipelineConfig.resolve(
         pipeline_root=str(root / "root"),
         data_root=str(root / "data"),
         serving_dir=str(root / "serving"),

@@ -8,11 +8,21 @@ from pathlib import Path
 import pytest
 
 import local_runner
-from pipeline_def.config import DEFAULT_PIPELINE_NAME, MysqlMetadata, SqliteMetadata
+from modules import datasets
+from pipeline_def.config import PipelineConfig
+from pipeline_def.metadata_stores import MysqlMetadata, SqliteMetadata
+from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR
 from pipeline_ops import commands
 from pipeline_ops.cli import review
-from pipeline_ops.metadata.store import PASSWORD_ENV, metadata_for
+from pipeline_ops.metadata.store import METADATA_ENV, PASSWORD_ENV, metadata_for
 from pipeline_ops.session.local_run import review_command
+
+_DEFAULT_PIPELINE = datasets.load(datasets.DEFAULT).pipeline_name
+
+
+def _config(flags: list[str], input_bytes: int, flat: bool) -> PipelineConfig:
+    args = local_runner.parse_args(flags)
+    return local_runner.build_config(args, local_runner.run_paths(args), input_bytes, flat)
 
 
 def test_an_empty_data_root_is_waited_for_not_refused(tmp_path, capsys):
@@ -74,7 +84,7 @@ def test_non_positive_steps_are_bad_input(tmp_path, capsys, small_data_root):
 )
 def test_beam_arguments_by_data_size_or_flags(flags, input_bytes, expected, monkeypatch):
     monkeypatch.setattr(local_runner.os, "cpu_count", lambda: 4)
-    config = local_runner.build_config(local_runner.parse_args(flags), input_bytes, flat=True)
+    config = _config(flags, input_bytes, flat=True)
     assert len(config.beam_pipeline_args) == len(expected)
     for arg, start in zip(config.beam_pipeline_args, expected, strict=True):
         assert arg.startswith(start)
@@ -83,10 +93,7 @@ def test_beam_arguments_by_data_size_or_flags(flags, input_bytes, expected, monk
 
 
 def test_hyperparameters_from_the_command_line(small_data_root):
-    args = local_runner.parse_args(
-        ["--hparam", "dropout=0.25", "--hparam", "hidden_units=[64, 32]"]
-    )
-    config = local_runner.build_config(args, 1000, flat=True)
+    config = _config(["--hparam", "dropout=0.25", "--hparam", "hidden_units=[64, 32]"], 1000, True)
     assert config.hparams.dropout == 0.25 and config.hparams.hidden_units == (64, 32)
 
 
@@ -96,7 +103,7 @@ def test_hyperparameters_from_the_command_line(small_data_root):
     ids=["spans", "spans-cold-start", "flat-root"],
 )
 def test_the_trainer_takes_the_serving_model_only_where_older_spans_can_serve(flags, flat, warm):
-    config = local_runner.build_config(local_runner.parse_args(flags), 1000, flat=flat)
+    config = _config(flags, 1000, flat=flat)
     assert config.warm_start is warm
 
 
@@ -121,7 +128,7 @@ def test_bad_hyperparameters_are_bad_input(pair, message, small_data_root, tmp_p
 def test_validation_and_test_are_a_fifth_each_but_at_most_about_25k_rows(
     input_bytes, held_out_share
 ):
-    config = local_runner.build_config(local_runner.parse_args([]), input_bytes, flat=True)
+    config = _config([], input_bytes, flat=True)
     buckets = dict(config.split_buckets)
     assert list(buckets) == ["train", "validation", "test"]
     total = sum(buckets.values())
@@ -138,7 +145,7 @@ def test_validation_and_test_are_a_fifth_each_but_at_most_about_25k_rows(
     ids=["sqlite", "mysql"],
 )
 def test_the_review_hint_names_the_store_and_run_but_no_password(store):
-    command = review_command(store, "2026-11-21T12:48:37.177284", DEFAULT_PIPELINE_NAME)
+    command = review_command(store, "2026-11-21T12:48:37.177284", _DEFAULT_PIPELINE)
     assert "s3cret" not in command
     words = shlex.split(command)
     # This environment's console script, as the shell finds it or by its path.
@@ -155,5 +162,34 @@ def test_the_review_hint_names_the_store_and_run_but_no_password(store):
 
 @pytest.mark.parametrize(("flags", "on"), [([], False), (["--analyzer-cache"], True)])
 def test_transforms_analyzer_cache_is_turned_on_by_its_flag(flags, on):
-    config = local_runner.build_config(local_runner.parse_args(flags), 1000, flat=False)
+    config = _config(flags, 1000, flat=False)
     assert config.transform_cache is on
+
+
+def test_the_output_dir_is_worked_out_once_and_handed_down(tmp_path, small_data_root, monkeypatch):
+    monkeypatch.delenv(METADATA_ENV, raising=False)
+    seen = {}
+
+    def session(config, output_dir, verbose):
+        seen.update(config=config, output_dir=output_dir)
+        return commands.EXIT_OK
+
+    monkeypatch.setattr(local_runner, "run_session", session)
+    out = tmp_path / "out"
+    flags = ["--data-root", str(small_data_root), "--output-dir", str(out)]
+    assert local_runner.main(flags) == commands.EXIT_OK
+    assert seen["output_dir"] == out.resolve()
+    assert seen["config"].pipeline_root == str(out.resolve() / "pipeline")
+    assert seen["config"].serving_dir == str(out.resolve() / "serving")
+    assert seen["config"].metadata == SqliteMetadata(str(out.resolve() / "metadata.sqlite"))
+    assert seen["config"].data_root == str(small_data_root.resolve())
+
+
+def test_another_datasets_run_keeps_to_a_folder_of_its_own(monkeypatch):
+    monkeypatch.delenv(METADATA_ENV, raising=False)
+    args = local_runner.parse_args(["--dataset", "credit_data"])
+    paths = local_runner.run_paths(args)
+    assert paths.output_dir == (DEFAULT_OUTPUT_DIR / "credit_data").resolve()
+    config = local_runner.build_config(args, paths, 1000, flat=True)
+    assert config.pipeline_root == str(paths.output_dir / "pipeline")
+    assert config.span_cache == str(paths.output_dir / "pipeline" / "encoded-spans")

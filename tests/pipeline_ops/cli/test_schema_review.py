@@ -51,7 +51,7 @@ def test_differences_name_each_feature(curated):
 def _inferred_path(recorded_runs, run_id: str) -> str:
     """The schema SchemaGen inferred in the recorded run ``run_id``."""
     from pipeline_def import node_ids
-    from pipeline_def.config import SqliteMetadata
+    from pipeline_def.metadata_stores import SqliteMetadata
     from pipeline_ops.metadata.runs import find_run
     from pipeline_ops.metadata.store import open_store
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline_def.config import MysqlMetadata, SqliteMetadata
+from pipeline_def.metadata_stores import MysqlMetadata, SqliteMetadata
 from pipeline_ops.metadata.store import METADATA_ENV, PASSWORD_ENV, metadata_for
 
 

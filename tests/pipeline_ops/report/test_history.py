@@ -9,7 +9,7 @@ import re
 from run_records import FAILED, artifact, node
 
 from pipeline_def import node_ids
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import PipelineRun, find_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.report.history import HistoryRow, history_row, history_rows, print_history

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import find_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.report.run_review import NoEvaluationError, print_review, review_of_run

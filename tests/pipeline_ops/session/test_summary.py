@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pipeline_def.config import SqliteMetadata
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import find_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.progress import ComponentTiming

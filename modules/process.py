@@ -1,0 +1,55 @@
+"""What every process of the product sets before TensorFlow loads or data is read.
+
+Called first by each process the product starts: the commands (through
+``pipeline_ops.cli.scaffold.execute``), the Kubeflow step's entry point, the harness
+and the programs of ``scripts/`` and ``benchmarks/``, the tests' ``conftest``. The
+processes these start (Beam's local workers, a multi-worker Trainer's workers)
+inherit the environment. The image sets the same variables (``Dockerfile``, ``ENV``;
+a test keeps the two equal) for what starts there outside this code: Beam's workers
+booted by the SDK container's entrypoint.
+
+* **Keras 2.** TF 2.16 and later resolve ``tf.keras`` to Keras 3 unless
+  ``TF_USE_LEGACY_KERAS`` is set when TensorFlow is imported; TFX, TFT and TFMA need
+  Keras 2 (``tf_keras``, docs/explanation/stack.md).
+* **CVE-2023-47248** refused where the stack's pyarrow has it (``arrow_guard``).
+* **No support notice for the legacy stack's Python**: google-api-core warns on
+  import that Python 3.10 is past its upstream support; on the legacy stack, whose
+  host cannot run the current one, it says nothing to act on.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+from modules import arrow_guard
+
+# The environment the product's processes run with; the Dockerfile's ENV repeats it.
+ENVIRONMENT = {"TF_USE_LEGACY_KERAS": "1"}
+
+
+class ImportOrderError(RuntimeError):
+    """TensorFlow was imported before the process was prepared, with another Keras."""
+
+
+def prepare() -> None:
+    """Keras 2 before TensorFlow loads, the Arrow guard, the notice filter; at most once.
+
+    Raises ImportOrderError when TensorFlow is already imported without Keras 2: the
+    choice can no longer take effect, and the caller must call this first.
+    """
+    unset = {k: v for k, v in ENVIRONMENT.items() if os.environ.get(k) != v}
+    if unset and "tensorflow" in sys.modules:
+        raise ImportOrderError(
+            f"TensorFlow was imported before modules.process.prepare() could set {unset}: "
+            "call it before anything imports TensorFlow"
+        )
+    os.environ.update(ENVIRONMENT)
+    warnings.filterwarnings(
+        "ignore",
+        message="You are using a non-supported Python version",
+        category=FutureWarning,
+        module=r"google\.api_core\._python_version_support",
+    )
+    arrow_guard.close()
