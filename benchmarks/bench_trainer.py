@@ -34,10 +34,6 @@ from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR  # noqa: E402
 from pipeline_ops.metadata.runs import latest_run  # noqa: E402
 from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
 
-# isort: split
-# The taxi pipeline's name; bench_warm_start (beside this) imports TF: after keras_setup.
-from bench_warm_start import PIPELINE as DEFAULT_PIPELINE_NAME  # noqa: E402
-
 if TYPE_CHECKING:
     import tensorflow as tf
     import tensorflow_transform as tft
@@ -86,7 +82,8 @@ def main() -> None:
     from modules import datasets, input_pipeline
     from modules.hparams import HParams
 
-    run = latest_run(open_store(metadata_for(args.output_dir, None)), DEFAULT_PIPELINE_NAME)
+    pipeline_name = datasets.load(datasets.DEFAULT).pipeline_name
+    run = latest_run(open_store(metadata_for(args.output_dir, None)), pipeline_name)
     if run is None or node_ids.TRANSFORM not in run.nodes:
         raise SystemExit(f"no finished run in {args.output_dir}: run the pipeline first")
     graph = tft.TFTransformOutput(run.output(node_ids.TRANSFORM, "transform_graph").uri)
