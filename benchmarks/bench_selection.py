@@ -175,26 +175,18 @@ def _figure(results: list[dict], variant: str, split: str, metric: str) -> list[
     return [r[split][metric] for r in results if r["variant"] == variant]
 
 
+def _validation_over_test(results: list[dict], way: str) -> list[float]:
+    """Per seed, the validation AUC minus the test AUC of the models chosen ``way``."""
+    validation, test = (_figure(results, way, split, "auc") for split in (VALIDATION, TEST))
+    return [v - t for v, t in zip(validation, test, strict=True)]
+
+
 def _summary(
     results: list[dict], seeds: list[int], tuned: dict, tuning_seconds: float, option: dict
 ) -> dict:
     """The figures of selection.json: each way's AUC, the optimism, tuned against defaults."""
-    gap_val = [
-        v - t
-        for v, t in zip(
-            _figure(results, ON_VALIDATION, VALIDATION, "auc"),
-            _figure(results, ON_VALIDATION, TEST, "auc"),
-            strict=True,
-        )
-    ]
-    gap_test = [
-        t - v
-        for v, t in zip(
-            _figure(results, ON_TEST, VALIDATION, "auc"),
-            _figure(results, ON_TEST, TEST, "auc"),
-            strict=True,
-        )
-    ]
+    gap_val = _validation_over_test(results, ON_VALIDATION)
+    gap_test = [-gap for gap in _validation_over_test(results, ON_TEST)]
     optimism = [(a + b) / 2 for a, b in zip(gap_val, gap_test, strict=True)]
     return {
         "seeds": seeds,
