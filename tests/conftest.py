@@ -10,6 +10,7 @@ process.prepare()
 # ruff: noqa: E402 - the imports below come after that choice
 
 import csv
+import importlib
 import itertools
 import math
 import shutil
@@ -295,3 +296,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """
     slow = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow)
+
+
+# What the docs' lock adds beside the runtime (requirements-docs.in), which tests/docs
+# imports: `make run` does not install it.
+_DOCS_TOOLS = {"pytest_codeblocks": "pytest-codeblocks", "mkdocs": "mkdocs"}
+_DOCS_TESTS = Path(__file__).resolve().parent / "docs"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One line naming what to run first, when tests/docs is asked for without its tools."""
+    asked = [Path(arg.split("::")[0]).resolve() for arg in config.args]
+    if not any(_DOCS_TESTS.is_relative_to(a) or a.is_relative_to(_DOCS_TESTS) for a in asked):
+        return
+    for module, package in _DOCS_TOOLS.items():
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError:
+            pytest.exit(
+                f"tests/docs needs {package}, which `make run` does not install: "
+                "run `make test-fast` (or `make docs`) once, which adds the docs' tools",
+                returncode=pytest.ExitCode.USAGE_ERROR,
+            )

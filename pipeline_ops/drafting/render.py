@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import tempfile
 import textwrap
 from collections.abc import Sequence
@@ -88,22 +89,34 @@ def tfdv_types(stats) -> dict[str, str]:  # noqa: ANN001 - a DatasetFeatureStati
     return {f.path.step[0]: kinds.Name(f.type) for f in stats.datasets[0].features}
 
 
+def _bracketed(
+    opening: str, items: list[str], closing: str, indent: str, *, is_tuple: bool = False
+) -> list[str]:
+    """``opening`` items ``closing`` as ruff lays it out in 100 columns.
+
+    One line if it fits; else the items on a line of their own; else one item a line,
+    each with its comma. A tuple of one item keeps its comma wherever the item goes.
+    """
+    joined = ", ".join(items) + ("," if is_tuple and len(items) == 1 else "")
+    line = f"{indent}{opening}{joined}{closing}"
+    if len(line) <= 100:
+        return [line]
+    inner = indent + "    "
+    if len(inner + joined) <= 100:
+        return [f"{indent}{opening}", inner + joined, f"{indent}{closing}"]
+    return [f"{indent}{opening}", *(f"{inner}{item}," for item in items), f"{indent}{closing}"]
+
+
 def _call(source: str, indent: str) -> list[str]:
     """The call ``source`` as an element of a tuple, split as ruff formats a long one.
 
-    Fits in 100 columns: one line. Else its arguments on a line of their own, or, if
-    they do not fit there either, one argument a line.
+    Its arguments are read from the call's syntax tree, not by splitting on ", ": a
+    column name may hold a comma.
     """
-    line = f"{indent}{source},"
-    if len(line) <= 100:
-        return [line]
-    callee, _, rest = source.partition("(")
-    arguments = rest.removesuffix(")")
-    inner = indent + "    "
-    if len(inner + arguments) <= 100:
-        return [f"{indent}{callee}(", inner + arguments, f"{indent}),"]
-    parts = [inner + part + "," for part in arguments.split(", ")]
-    return [f"{indent}{callee}(", *parts, f"{indent}),"]
+    call = ast.parse(source, mode="eval").body
+    arguments = [ast.get_source_segment(source, a) for a in (*call.args, *call.keywords)]
+    callee = ast.get_source_segment(source, call.func)
+    return _bracketed(f"{callee}(", arguments, "),", indent)
 
 
 def _comment(text: str, indent: str, *, split_hyphenated: bool = True) -> list[str]:
@@ -182,8 +195,7 @@ def _slice_lines(choices: Sequence[Choice]) -> list[str]:
     slices = [literal(s) for s in slices_of(choices)]
     lines = [
         "    # Low-cardinality categorical columns, strongest first.",
-        # A one-element tuple needs its trailing comma.
-        f"    slices=({', '.join(slices)}{',' if len(slices) == 1 else ''}),",
+        *_bracketed("slices=(", slices, "),", "    ", is_tuple=True),
     ]
     if slices:
         lines += _comment(

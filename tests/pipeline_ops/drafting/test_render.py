@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from drafted import drafted
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from drafted import drafted, drafted_source
 
 from modules import features
 from pipeline_ops.drafting import render, rules
@@ -48,3 +53,31 @@ def test_a_draft_imports_the_kinds_of_numbers_and_dates_written_as_text():
     assert dataset.timestamps == (
         features.Timestamp("day", features.TimeFormat.DMY, time_of_day=False),
     )
+
+
+def test_a_column_name_with_a_comma_is_split_at_its_arguments_not_inside_it():
+    source = 'Numeric("Income, gross, of the whole household", Scaling.LOG_Z, bucket_count=10, piecewise_bins=20)'  # noqa: E501
+    lines = render._call(source, "        ")
+    assert lines[1:3] == [
+        '            "Income, gross, of the whole household",',
+        "            Scaling.LOG_Z,",
+    ]
+    ast.parse("(\n" + "\n".join(lines) + "\n)")
+
+
+def test_a_draft_of_long_names_with_commas_is_valid_python_as_ruff_formats_it(tmp_path):
+    labels = [i % 3 == 0 for i in range(400)]
+    kinds = {
+        f"Kind {n}, as the survey of {n} households put it": [f"k{i % (2 + n)}" for i in range(400)]
+        for n in range(6)
+    }  # fmt: skip
+    dataset = drafted(kinds, labels)
+    assert len(dataset.slices) > 1 and all(", as the survey" in s for s in dataset.slices)
+    written = tmp_path / "draft.py"
+    written.write_text(drafted_source(kinds, labels))
+    ruff = Path(sys.executable).parent / "ruff"
+    checked = subprocess.run(
+        [str(ruff), "format", "--check", "--diff", "--line-length", "100", str(written)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout
