@@ -14,6 +14,8 @@ EXIT_FAILED = 1
 # Bad input, or nothing to read: a bad flag, no store, run or artifact.
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
+# The shell's code for a command whose reader went away (SIGPIPE), as in `... | head`.
+EXIT_READER_GONE = 141
 
 RUN = "wide-deep-run"
 KUBEFLOW = "wide-deep-kubeflow"

@@ -57,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
 
     def body() -> int:
+        if args.html is not None and args.html.is_dir():
+            raise CommandError(f"--html {args.html} is a folder: name the page's file in it")
         review = load_for(args)
         print_review(review, sys.stdout)
         if args.html is not None:

@@ -9,6 +9,7 @@ says what is wrong in one ``error:`` line on stderr; and exits with the codes of
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from modules import datasets, process
 from pipeline_def.metadata_stores import MetadataStore, SqliteMetadata
 from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, output_dir_for
 from pipeline_ops.cli.quiet import quiet_libraries
-from pipeline_ops.commands import EXIT_BAD_INPUT, EXIT_INTERRUPTED
+from pipeline_ops.commands import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_READER_GONE
 from pipeline_ops.metadata.store import (
     METADATA_ENV,
     PASSWORD_ENV,
@@ -154,9 +155,24 @@ def execute(body: Callable[[], int], quiet: bool = True) -> int:
     if quiet:
         quiet_libraries()
     try:
-        return body()
+        code = body()
+        sys.stdout.flush()  # here, where a reader gone away is met, not at the exit
+        return code
     except CommandError as err:
         return say_error(err, err.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (``| head``): stop quietly, as the shell's tools do.
+
+    What is still buffered goes nowhere, so that Python's own flush at exit does not
+    fail again (the way Python's documentation of SIGPIPE shows).
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_READER_GONE

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from fixtures.make_runs import SLICE_RUN
@@ -148,3 +152,19 @@ def test_a_run_that_stopped_has_no_metrics_in_a_diff(recorded_runs, inspect):
     assert code == commands.EXIT_OK
     assert re.search(r"^\s+auc\s+0\.9\d{3}\s+-\s*$", out, re.M), out
     assert re.search(rf"^\s+{node_ids.EXAMPLE_VALIDATOR}\s+complete\s+-> failed$", out, re.M), out
+
+
+def test_a_reader_gone_away_ends_the_listing_quietly(recorded_runs):
+    # `wide-deep-inspect runs | head -1`, with the reader gone before the first write.
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        listed = subprocess.run(
+            [str(Path(sys.executable).parent / commands.INSPECT),
+             "--output-dir", str(recorded_runs.output_dir), "runs"],
+            stdout=writer, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(writer)
+    assert listed.returncode == commands.EXIT_READER_GONE
+    assert listed.stderr == ""

@@ -126,3 +126,10 @@ def test_the_review_names_its_run_and_shows_the_history_up_to_it(
     title = re.search(r"<title>(.*?)</title>", html).group(1)
     assert f"taxi-wide-deep, run {recorded_runs.rerun}" in title and "vs serving " in title
     assert f"<td>{recorded_runs.good}</td>" in html and "id='history-chart'" in html
+
+
+def test_html_naming_a_folder_is_bad_input_and_writes_nothing(recorded_runs, run_review, tmp_path):
+    code, out, err = run_review("--html", str(tmp_path))
+    assert code == commands.EXIT_BAD_INPUT and out == ""
+    assert err.strip() == f"error: --html {tmp_path} is a folder: name the page's file in it"
+    assert list(tmp_path.iterdir()) == []
