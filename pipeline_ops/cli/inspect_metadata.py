@@ -35,7 +35,14 @@ from pipeline_def.stack import STACK_PROPERTY, stack_line
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
-from pipeline_ops.metadata.runs import NODE, PIPELINE_RUN, PipelineRun, find_run, list_runs
+from pipeline_ops.metadata.runs import (
+    NODE,
+    PIPELINE_RUN,
+    AmbiguousRunIdError,
+    PipelineRun,
+    find_run,
+    list_runs,
+)
 from pipeline_ops.report.history import history_json, history_rows, print_history
 
 # Artifact properties worth a column: splits, blessing and its baseline, push, the
@@ -333,7 +340,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     history.add_argument("--format", choices=["text", "json"], default="text")
     artifacts = command("artifacts", "artifacts with producer and key properties")
     artifacts.add_argument("--type", default=None, help="e.g. Model, PushedModel, Examples")
-    artifacts.add_argument("--run", default=None)
+    artifacts.add_argument("--run", default=None, help="run id, or its start")
     lineage = command("lineage", "from an artifact back to the input files")
     lineage.add_argument("artifact_id", nargs="?", type=int)
     lineage.add_argument("--pushed-model", choices=["latest"], default=None)
@@ -349,7 +356,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _run(store: metadata_store.MetadataStore, name: str, run_id: str, where: str) -> PipelineRun:
-    run = find_run(store, name, run_id)
+    with scaffold.bad_input(AmbiguousRunIdError):
+        run = find_run(store, name, run_id)
     if run is None:
         raise CommandError(f"no run {run_id!r} of pipeline {name} in {where}")
     return run

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
-from pipeline_ops.metadata.runs import find_run, list_runs
+from pipeline_ops.metadata.runs import AmbiguousRunIdError, find_run, list_runs
 from pipeline_ops.report.run_review import NoEvaluationError, print_review, review_of_run
 
 if TYPE_CHECKING:
@@ -31,7 +31,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
     parser = scaffold.parser_for(commands.REVIEW, __doc__)
     scaffold.add_read_options(parser)
-    parser.add_argument("--run", default=None, help="run id (default: the newest run)")
+    parser.add_argument(
+        "--run", default=None, help="run id, or its unique start (default: the newest run)"
+    )
     parser.add_argument("--html", type=Path, default=None, help="also write the review here")
     return parser.parse_args(argv)
 
@@ -40,7 +42,8 @@ def load_for(args: argparse.Namespace) -> Review:
     """The Review the arguments name; CommandError when there is none."""
     scaffold.resolve_read_options(args)
     store, where = scaffold.open_existing_store(args)
-    run = find_run(store, args.pipeline_name, args.run)
+    with scaffold.bad_input(AmbiguousRunIdError):
+        run = find_run(store, args.pipeline_name, args.run)
     if run is None:
         what = f"no run {args.run!r}" if args.run else "no runs"
         raise CommandError(f"{what} of pipeline {args.pipeline_name} in {where}")

@@ -142,15 +142,35 @@ def run_of_execution(
     return None if run_ctx is None else find_run(store, pipeline_name, run_ctx.name)
 
 
+# How many runs an ambiguous id's message names.
+_IDS_NAMED = 5
+
+
 def find_run(
     store: metadata_store.MetadataStore, pipeline_name: str, run_id: str | None
 ) -> PipelineRun | None:
-    """The run named ``run_id`` (the newest when None), or None when there is none."""
+    """The run named ``run_id`` (the newest when None), or None when there is none.
+
+    A run id may be given by its start (``2026-11-27T04:30``): the one run it begins.
+    AmbiguousRunIdError when it begins several, naming them.
+    """
     if run_id is None:
         return latest_run(store, pipeline_name)
-    return next(
-        (run for run in runs_newest_first(store, pipeline_name) if run.run_id == run_id), None
-    )
+    begun = []
+    for run in runs_newest_first(store, pipeline_name):
+        if run.run_id == run_id:
+            return run
+        if run.run_id.startswith(run_id):
+            begun.append(run)
+    if len(begun) > 1:
+        ids = ", ".join(run.run_id for run in begun[:_IDS_NAMED])
+        more = f" and {len(begun) - _IDS_NAMED} more" if len(begun) > _IDS_NAMED else ""
+        raise AmbiguousRunIdError(f"run {run_id!r} could be any of {len(begun)}: {ids}{more}")
+    return begun[0] if begun else None
+
+
+class AmbiguousRunIdError(ValueError):
+    """A run id's start that begins more than one run's id."""
 
 
 def cancel_unfinished(

@@ -133,3 +133,11 @@ def test_html_naming_a_folder_is_bad_input_and_writes_nothing(recorded_runs, run
     assert code == commands.EXIT_BAD_INPUT and out == ""
     assert err.strip() == f"error: --html {tmp_path} is a folder: name the page's file in it"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_is_named_by_the_start_of_its_id(recorded_runs, run_review):
+    code, out, _ = run_review("--run", recorded_runs.worse[:-7])
+    assert code == commands.EXIT_OK and recorded_runs.worse in out
+    code, _, err = run_review("--run", "20")
+    assert code == commands.EXIT_BAD_INPUT
+    assert err.startswith("error: run '20' could be any of ") and len(err.splitlines()) == 1

@@ -9,6 +9,7 @@ from pipeline_ops.metadata.runs import (
     NODE,
     PIPELINE,
     PIPELINE_RUN,
+    AmbiguousRunIdError,
     find_run,
     latest_run,
     list_runs,
@@ -87,6 +88,16 @@ def test_runs_are_listed_newest_first_and_found_by_id(store):
     assert find_run(store, PIPELINE_NAME, None).run_id == "2026-11-21T11:00:00"
     assert find_run(store, PIPELINE_NAME, "2026-11-21T10:00:00").run_id == "2026-11-21T10:00:00"
     assert find_run(store, PIPELINE_NAME, "no-such-run") is None
+
+
+def test_a_run_is_found_by_the_start_of_its_id_when_only_it_begins_so(store):
+    for run_id in ("2026-11-21T10:00:00.123456", "2026-11-21T11:00:00.654321"):
+        _execute(store, run_id, "CsvExampleGen")
+    assert find_run(store, PIPELINE_NAME, "2026-11-21T10").run_id == "2026-11-21T10:00:00.123456"
+    with pytest.raises(
+        AmbiguousRunIdError, match=r"'2026-11-21T1' could be any of 2: 2026-11-21T11"
+    ):
+        find_run(store, PIPELINE_NAME, "2026-11-21T1")
 
 
 def test_recorded_runs_are_read_back_newest_first_with_each_steps_state(recorded_runs):
