@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline_def import node_ids
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
-from pipeline_ops.metadata.runs import AmbiguousRunIdError, find_run, list_runs
+from pipeline_ops.metadata.runs import AmbiguousRunIdError, PipelineRun, find_run, list_runs
 from pipeline_ops.report.run_review import NoEvaluationError, print_review, review_of_run
 
 if TYPE_CHECKING:
@@ -52,7 +53,16 @@ def load_for(args: argparse.Namespace) -> Review:
     try:
         return review_of_run(run, args.pipeline_name, earlier)
     except NoEvaluationError as err:
-        raise CommandError(str(err), commands.EXIT_FAILED) from None
+        raise CommandError(f"{err}{_reviewable_hint(earlier)}", commands.EXIT_FAILED) from None
+
+
+def _reviewable_hint(earlier: Sequence[PipelineRun]) -> str:
+    """Where to look instead: the newest of ``earlier`` (newest first) with an evaluation."""
+    for run in earlier:
+        evaluator = run.nodes.get(node_ids.EVALUATOR)
+        if evaluator is not None and evaluator.state in ("complete", "cached"):
+            return f" The newest run with one: {run.run_id} (--run {run.run_id})."
+    return ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -79,7 +79,8 @@ def test_a_run_stopped_before_its_evaluation_has_none_to_review(recorded_runs, r
     assert code == commands.EXIT_FAILED and out == ""
     assert err.strip() == (
         f"error: run {recorded_runs.broken} has no evaluation to review: "
-        f"{node_ids.EXAMPLE_VALIDATOR} failed."
+        f"{node_ids.EXAMPLE_VALIDATOR} failed. The newest run with one: {recorded_runs.worse} "
+        f"(--run {recorded_runs.worse})."
     )
 
 
