@@ -17,12 +17,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline_def import node_ids
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
 from pipeline_ops.metadata.runs import AmbiguousRunIdError, PipelineRun, find_run, list_runs
-from pipeline_ops.report.run_review import NoEvaluationError, print_review, review_of_run
+from pipeline_ops.report.run_review import (
+    NoEvaluationError,
+    has_evaluation,
+    print_review,
+    review_of_run,
+)
 
 if TYPE_CHECKING:
     from review.evaluation import Review
@@ -59,8 +63,7 @@ def load_for(args: argparse.Namespace) -> Review:
 def _reviewable_hint(earlier: Sequence[PipelineRun]) -> str:
     """Where to look instead: the newest of ``earlier`` (newest first) with an evaluation."""
     for run in earlier:
-        evaluator = run.nodes.get(node_ids.EVALUATOR)
-        if evaluator is not None and evaluator.state in ("complete", "cached"):
+        if has_evaluation(run):
             return f" The newest run with one: {run.run_id} (--run {run.run_id})."
     return ""
 

@@ -36,6 +36,13 @@ if TYPE_CHECKING:
 TERMINAL_SLICES = 12
 
 
+def has_evaluation(run: PipelineRun) -> bool:
+    """Whether the run's Evaluator finished (or was cached) with its output recorded."""
+    evaluator = run.nodes.get(node_ids.EVALUATOR)
+    finished = evaluator is not None and evaluator.state in ("complete", "cached")
+    return finished and run.output(node_ids.EVALUATOR, "evaluation") is not None
+
+
 class NoEvaluationError(LookupError):
     """The run has no evaluation to review (a step failed, or the Evaluator did not finish)."""
 
@@ -50,9 +57,8 @@ def review_of_run(
     # TFMA takes seconds to import: only once there is something to read.
     from review.evaluation import load_review, named_span
 
-    evaluator = run.nodes.get(node_ids.EVALUATOR)
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")
-    if evaluation is None or evaluator.state not in ("complete", "cached"):
+    if not has_evaluation(run):
         failed = [node for node, e in run.nodes.items() if e.state == "failed"]
         why = f"{failed[0]} failed" if failed else "the Evaluator did not finish"
         raise NoEvaluationError(f"run {run.run_id} has no evaluation to review: {why}.")
