@@ -39,9 +39,11 @@ from pipeline_ops.metadata.runs import (
     NODE,
     PIPELINE_RUN,
     AmbiguousRunIdError,
+    NodeExecution,
     PipelineRun,
     find_run,
     list_runs,
+    producer_of,
 )
 from pipeline_ops.report.history import history_json, history_rows, print_history
 
@@ -61,6 +63,8 @@ KEY_PROPERTIES = (
 # Execution properties too bulky for a tree line (the JSON output keeps them).
 BULKY = {"eval_config", "input_config", "output_config", "module_path", "artifact_uri"}
 MAX_VALUE_CHARS = 160
+# A changed value in a diff: "path: A -> B" while that fits, else A and B a line each.
+DIFF_LINE_CHARS = 100
 
 
 def properties(item: mlmd_pb2.Artifact | mlmd_pb2.Execution) -> dict[str, Any]:
@@ -151,15 +155,6 @@ class Lineage:
         self.type_names = {t.id: t.name for t in store.get_artifact_types()}
         self.seen: set[int] = set()
 
-    def _producer(self, artifact_id: int) -> mlmd_pb2.Execution | None:
-        events = self.store.get_events_by_artifact_ids([artifact_id])
-        outputs = [e for e in events if e.type == mlmd_pb2.Event.OUTPUT]
-        if not outputs:
-            return None
-        # The first execution that output it; cached reuses come later.
-        first = min(outputs, key=lambda e: e.execution_id)
-        return self.store.get_executions_by_id([first.execution_id])[0]
-
     def _node_and_run(self, execution: mlmd_pb2.Execution) -> tuple[str, str]:
         node, run = execution.type, ""
         for ctx in self.store.get_contexts_by_execution(execution.id):
@@ -183,7 +178,7 @@ class Lineage:
             node["see_above"] = True
             return node
         self.seen.add(artifact.id)
-        execution = self._producer(artifact.id)
+        execution = producer_of(self.store, artifact.id)
         if execution is None:
             return node
         component, run = self._node_and_run(execution)
@@ -247,8 +242,67 @@ def latest_pushed_model(runs: list[PipelineRun]) -> mlmd_pb2.Artifact:
     raise CommandError("no run has pushed a model yet")
 
 
-def _run_parameters(run: PipelineRun) -> dict[str, dict[str, Any]]:
-    return {node: properties(e.execution) for node, e in run.nodes.items()}
+def _node_parameters(store: metadata_store.MetadataStore, node: NodeExecution) -> dict[str, Any]:
+    """A node's execution properties; a cached step's completed from the execution it reused.
+
+    A step served from TFX's cache records the properties it was given, not those
+    its executor set when it ran (ExampleGen's input fingerprint and span): those are
+    on the execution that made the artifact the cached step reused.
+    """
+    own = properties(node.execution)
+    if node.state != "cached":
+        return own
+    reused = next((a for artifacts in node.outputs.values() for a in artifacts), None)
+    producer = producer_of(store, reused.id) if reused is not None else None
+    return own if producer is None else {**properties(producer), **own}
+
+
+# A key that one side of a diff does not have (None is a value: JSON's null).
+_ABSENT = object()
+
+
+def _structured(value: Any) -> Any:
+    """``value`` parsed when it is a JSON object written as text (custom_config, eval_config)."""
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def _holds_objects(value: Any) -> bool:
+    return isinstance(value, list) and any(isinstance(v, dict) for v in value)
+
+
+def changed_leaves(a: Any, b: Any, path: str) -> list[tuple[str, Any, Any]]:
+    """Where ``a`` and ``b`` differ, as (path, value in a, value in b), each value whole.
+
+    JSON objects (text or parsed) are followed key by key, so a change deep in a
+    long config is named by its path (``custom_config.hparams.dropout``); lists of
+    objects of the same length item by item (``[0]``); anything else is compared whole.
+    """
+    a, b = _structured(a), _structured(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = sorted(set(a) | set(b), key=str)
+        return [
+            leaf
+            for k in keys
+            for leaf in changed_leaves(a.get(k, _ABSENT), b.get(k, _ABSENT), f"{path}.{k}")
+        ]
+    if _holds_objects(a) and _holds_objects(b) and len(a) == len(b):
+        pairs = enumerate(zip(a, b, strict=True))
+        return [leaf for i, (x, y) in pairs for leaf in changed_leaves(x, y, f"{path}[{i}]")]
+    return [] if a == b else [(path, a, b)]
+
+
+def _changed_parameters(pa: dict[str, Any], pb: dict[str, Any]) -> dict[str, list[Any]]:
+    """The parameters whose values differ (a JSON text written otherwise is not a change)."""
+    return {
+        k: [pa.get(k), pb.get(k)]
+        for k in sorted(set(pa) | set(pb))
+        if changed_leaves(pa.get(k, _ABSENT), pb.get(k, _ABSENT), k)
+    }
 
 
 def _examples_properties(run: PipelineRun) -> dict[str, Any]:
@@ -266,17 +320,21 @@ def _run_metrics(run: PipelineRun) -> dict[str, float]:
     return overall_metrics(evaluation.uri)
 
 
-def diff_runs(a: PipelineRun, b: PipelineRun) -> dict[str, Any]:
-    """What differs between two runs: component states, parameters (inputs included), metrics."""
-    params_a, params_b = _run_parameters(a), _run_parameters(b)
+def diff_runs(
+    store: metadata_store.MetadataStore, a: PipelineRun, b: PipelineRun
+) -> dict[str, Any]:
+    """What differs between two runs: component states, parameters (inputs included), metrics.
+
+    Parameters are compared for the steps both runs reached; a step only one of them
+    reached shows as a state ("complete -> -"), not as every parameter gone.
+    """
     parameters = {}
     for node in node_ids.node_ids(tune=True):
-        pa, pb = params_a.get(node, {}), params_b.get(node, {})
-        changed = {
-            k: [pa.get(k), pb.get(k)] for k in sorted(set(pa) | set(pb)) if pa.get(k) != pb.get(k)
-        }
-        if changed:
-            parameters[node] = changed
+        if node in a.nodes and node in b.nodes:
+            pa, pb = (_node_parameters(store, run.nodes[node]) for run in (a, b))
+            changed = _changed_parameters(pa, pb)
+            if changed:
+                parameters[node] = changed
     states = {
         node: [
             a.nodes[node].state if node in a.nodes else None,
@@ -299,6 +357,25 @@ def diff_runs(a: PipelineRun, b: PipelineRun) -> dict[str, Any]:
     }
 
 
+def _value_text(value: Any) -> str:
+    """A value of a diff, whole: text as it is, anything else (and text on lines) as JSON."""
+    if value is _ABSENT:
+        return "(absent)"
+    if isinstance(value, str) and value and "\n" not in value:
+        return value
+    return json.dumps(value, sort_keys=True)
+
+
+def _print_change(path: str, a: Any, b: Any, out: TextIO) -> None:
+    """One changed value, whole: ``path: A -> B``, or A and B a line each when that is long."""
+    fa, fb = _value_text(a), _value_text(b)
+    line = f"  {path}: {fa} -> {fb}"
+    if len(line) <= DIFF_LINE_CHARS:
+        print(line, file=out)
+    else:
+        print(f"  {path}:\n    A: {fa}\n    B: {fb}", file=out)
+
+
 def print_diff(diff: dict[str, Any], out: TextIO) -> None:
     """The diff for people: only what changed, A then B."""
     a, b = diff["runs"]
@@ -316,7 +393,8 @@ def print_diff(diff: dict[str, Any], out: TextIO) -> None:
     print("\nParameters that differ:" if diff["parameters"] else "\nParameters: same", file=out)
     for node, changed in diff["parameters"].items():
         for key, (va, vb) in changed.items():
-            print(f"  {node}.{key}:\n    A: {_short(va)}\n    B: {_short(vb)}", file=out)
+            for path, leaf_a, leaf_b in changed_leaves(va, vb, f"{node}.{key}"):
+                _print_change(path, leaf_a, leaf_b, out)
     from review.evaluation import metric_text  # TFMA: diff_runs loaded it
 
     print("\nMetrics (overall, test split):", file=out)
@@ -423,7 +501,7 @@ def _show_lineage(opened: Opened, out: TextIO) -> None:
 
 
 def _show_diff(opened: Opened, out: TextIO) -> None:
-    diff = diff_runs(opened.run(opened.args.run_a), opened.run(opened.args.run_b))
+    diff = diff_runs(opened.store, opened.run(opened.args.run_a), opened.run(opened.args.run_b))
     if opened.args.format == "json":
         _print_json(diff, out)
     else:

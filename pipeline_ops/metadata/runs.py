@@ -83,6 +83,17 @@ def _node_execution(
     return node
 
 
+def producer_of(store: metadata_store.MetadataStore, artifact_id: int) -> mlmd_pb2.Execution | None:
+    """The execution that made the artifact, or None when none output it.
+
+    A step served from TFX's cache outputs the artifact again, later; the first
+    execution that output it is the one that ran.
+    """
+    events = store.get_events_by_artifact_ids([artifact_id])
+    outputs = [e.execution_id for e in events if e.type == mlmd_pb2.Event.OUTPUT]
+    return store.get_executions_by_id([min(outputs)])[0] if outputs else None
+
+
 def runs_newest_first(
     store: metadata_store.MetadataStore, pipeline_name: str
 ) -> Iterator[PipelineRun]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -152,6 +153,84 @@ def test_a_run_that_stopped_has_no_metrics_in_a_diff(recorded_runs, inspect):
     assert code == commands.EXIT_OK
     assert re.search(r"^\s+auc\s+0\.9\d{3}\s+-\s*$", out, re.M), out
     assert re.search(rf"^\s+{node_ids.EXAMPLE_VALIDATOR}\s+complete\s+-> failed$", out, re.M), out
+
+
+def test_the_text_diff_names_each_changed_hyperparameter_with_both_whole_values(
+    recorded_runs, inspect
+):
+    _, as_json, _ = inspect("diff", recorded_runs.good, recorded_runs.worse, "--format", "json")
+    configs = json.loads(as_json)["parameters"][node_ids.TRAINER]["custom_config"]
+    a, b = (json.loads(config)["hparams"] for config in configs)
+    changed = sorted(k for k in a if a[k] != b[k])
+    assert changed == ["deep_learning_rate", "wide_learning_rate"]
+    code, out, _ = inspect("diff", recorded_runs.good, recorded_runs.worse)
+    assert code == commands.EXIT_OK
+    shown = out.split("Parameters that differ:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    # Each change by its path, old -> new: not the whole config cut at a common prefix.
+    assert shown == [
+        f"  {node_ids.TRAINER}.custom_config.hparams.{k}: {a[k]} -> {b[k]}" for k in changed
+    ]
+    assert "..." not in out
+
+
+def test_a_cached_step_is_compared_with_the_execution_it_reused(recorded_runs, inspect):
+    # The rerun's ExampleGen was served from TFX's cache: its execution has no input
+    # fingerprint or span of its own, and they are those of the Examples it reused.
+    code, out, _ = inspect("diff", recorded_runs.good, recorded_runs.rerun, "--format", "json")
+    assert code == commands.EXIT_OK
+    diff = json.loads(out)
+    assert diff["states"][node_ids.EXAMPLE_GEN] == ["complete", "cached"]
+    assert diff["parameters"] == {}
+    code, out, _ = inspect("diff", recorded_runs.good, recorded_runs.rerun)
+    assert "\nInput data: same\n" in out and "\nParameters: same\n" in out
+    assert "null" not in out
+
+
+def test_a_step_only_one_run_reached_differs_in_state_not_in_each_parameter(recorded_runs, inspect):
+    code, out, _ = inspect("diff", recorded_runs.good, recorded_runs.broken)
+    assert code == commands.EXIT_OK
+    assert re.search(rf"^\s+{node_ids.TRAINER}\s+complete\s+-> -$", out, re.M), out
+    parameters = out.split("Parameters that differ:\n", 1)[1].split("\n\n", 1)[0]
+    assert {line.split(".")[0].strip() for line in parameters.splitlines() if line[2] != " "} == {
+        node_ids.EXAMPLE_GEN
+    }
+    assert "null" not in out
+
+
+def test_a_change_deep_in_a_long_config_is_shown_whole():
+    long_path = "gs://bucket/" + "x" * 200
+    a = {"hparams": {"dropout": 0.2, "hidden_units": [128, 64]}, "module": long_path}
+    b = {"hparams": {"dropout": 0.25, "hidden_units": [128, 64, 32]}, "module": long_path + "y"}
+    diff = {
+        "runs": ["r1", "r2"],
+        "inputs": {"input_fingerprint": ["f", "f"], "span": [1, 1]},
+        "states": {},
+        "parameters": {node_ids.TRAINER: {"custom_config": [json.dumps(a), json.dumps(b)]}},
+        "metrics": {},
+    }
+    inspect_metadata.print_diff(diff, out := io.StringIO())
+    trainer = f"  {node_ids.TRAINER}.custom_config"
+    assert out.getvalue().split("Parameters that differ:\n")[1].splitlines()[:6] == [
+        f"{trainer}.hparams.dropout: 0.2 -> 0.25",
+        f"{trainer}.hparams.hidden_units: [128, 64] -> [128, 64, 32]",
+        f"{trainer}.module:",
+        f"    A: {long_path}",
+        f"    B: {long_path}y",
+        "",
+    ]
+
+
+def test_changed_leaves_follow_objects_and_name_a_key_one_side_lacks():
+    a = '{"eval": {"specs": [{"name": "auc", "t": 0.5}]}, "seed": 1}'
+    b = {"eval": {"specs": [{"name": "auc", "t": 0.6}]}, "seed": 1, "new": None}
+    leaves = inspect_metadata.changed_leaves(a, b, "E")
+    assert [(path, x, y) for path, x, y in leaves if path != "E.new"] == [
+        ("E.eval.specs[0].t", 0.5, 0.6)
+    ]
+    (path, absent, null), *_ = [leaf for leaf in leaves if leaf[0] == "E.new"]
+    assert null is None and absent is not None  # absent on one side, null on the other
+    # The same object written otherwise (spaces, key order) is no change.
+    assert inspect_metadata.changed_leaves('{"a": 1, "b": 2}', '{ "b":2,"a":1 }', "x") == []
 
 
 def test_a_reader_gone_away_ends_the_listing_quietly(recorded_runs):
