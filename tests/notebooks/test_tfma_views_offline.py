@@ -1,4 +1,4 @@
-"""The notebook says first that TFMA's charts stay blank offline, and why.
+"""The notebook and the how-to say first that TFMA's charts stay blank offline, and why.
 
 Checked against the TFMA package installed here: its widget bundle loads Google Charts'
 loader from Google's servers (no copy of the chart code ships with it, and Google's terms
@@ -15,6 +15,7 @@ from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[2]
 NOTEBOOK = PROJECT / "notebooks" / "tfma_views.ipynb"
+HOW_TO = PROJECT / "docs" / "how-to" / "review-evaluation.md"
 CHART_LOADER = "https://www.gstatic.com/charts/loader.js"
 REVIEW_PAGE = "wide-deep-review --html"
 
@@ -45,3 +46,9 @@ def test_the_notebook_says_first_that_offline_its_charts_stay_blank():
     for claim in (CHART_LOADER, "vulcanized_tfma.js", "terms", "fonts.googleapis.com"):
         assert claim in head, claim
     assert REVIEW_PAGE in text
+
+
+def test_the_how_to_says_it_too():
+    section = HOW_TO.read_text().split("## TFMA's own views", 1)[1].split("\n## ", 1)[0]
+    for claim in ("stay blank", CHART_LOADER, "interactive/faq", REVIEW_PAGE):
+        assert claim in section, claim
