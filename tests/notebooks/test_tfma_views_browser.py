@@ -3,10 +3,12 @@
 Starts the classic Notebook server of ``.venv-notebook`` (``make notebook`` builds it) on
 127.0.0.1 with a token, opens ``notebooks/tfma_views.ipynb`` in headless Chromium on the
 recorded runs' Evaluator outputs, runs every cell through the menu (Cell > Run All), in a
-fresh kernel and again in the reopened page on the warm kernel, and looks into the
-widgets' shadow DOM: each of the three views must be drawn with this
-project's metrics in it, and nothing may be left at "Loading widget...", a widget's
-text repr, a failed model or an error in the page's console.
+fresh kernel, again in the reopened page on the warm kernel, and once more with every
+request beyond the notebook server blocked, and looks into the widgets' shadow DOM: each
+of the three views must be drawn with this project's metrics in it, and nothing may be
+left at "Loading widget...", a widget's text repr, a failed model or an error in the
+page's console. Offline, the charts inside the views stay blank, as the notebook's first
+cell says: the run with the network blocked checks that, and what the page asked for.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from conftest import headless_chromium
@@ -67,14 +70,22 @@ return {
   plot: drawn('tfma-plot'),
   series: drawn('tfma-time-series-browser'),
   charts: all(document, 'google-chart').filter((c) => all(c, 'svg').length > 0).length,
+  // A google-chart element sets its drawn property once Google Charts drew it (a table too).
+  chartElements: all(document, 'google-chart').length,
+  chartsReady: all(document, 'google-chart').filter((c) => c.drawn).length,
   google: !!(window.google && window.google.visualization),
   chartLoaderFailures: window.chartLoaderFailures || 0,
+  // Every address the page asked for beyond the notebook server, answered or not.
+  outside: performance.getEntriesByType('resource').map((e) => e.name)
+    .filter((url) => new URL(url).origin !== location.origin),
+  intro: document.querySelector('.text_cell_render').innerText,
 };
 """
 # Each of TFMA's charts awaits Google Charts' loader from www.gstatic.com and leaves its
 # failure unhandled, which the console logs as an error without a message. Counted here
 # by their cause, so that any other error still reaches the console.
 COUNT_CHART_LOADER_FAILURES = """
+performance.setResourceTimingBufferSize(100000);  // every request, not the first 250
 window.addEventListener('unhandledrejection', (event) => {
   const target = event.reason && event.reason.target;
   if (target && String(target.src).startsWith('https://www.gstatic.com/charts/')) {
@@ -211,8 +222,22 @@ def _run_all(browser, url: str, screenshot: Path) -> Page:
 
 # A fresh kernel spends seconds importing TensorFlow, and the views arrive seconds apart;
 # the page reopened on the same, now warm kernel gets them within a second, which is when
-# TFMA's template loading raced the widget manager's requirejs (one view failed).
-RUNS = ("fresh kernel", "warm kernel")
+# TFMA's template loading raced the widget manager's requirejs (one view failed). The
+# third run blocks every request beyond the notebook server, as on a machine offline,
+# whether or not the machine running the test reaches the internet.
+RUNS = ("fresh kernel", "warm kernel", "network blocked")
+OFFLINE = RUNS[-1]
+CHART_LOADER = "https://www.gstatic.com/charts/loader.js"
+
+
+def _block_all_but(browser, origin: str) -> None:
+    """Every later request of ``browser`` fails unless it goes to ``origin``."""
+    browser.execute_cdp_cmd("Network.enable", {})
+    patterns = [
+        {"urlPattern": f"{origin}/*", "block": False},
+        {"urlPattern": "*://*:*/*", "block": True},
+    ]
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urlPatterns": patterns})
 
 
 @pytest.fixture(scope="module")
@@ -241,10 +266,12 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Page]]
         browser.execute_cdp_cmd(
             "Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_CHART_LOADER_FAILURES}
         )
-        yield {
-            run: _run_all(browser, url, base / f"tfma_views-{run.replace(' ', '-')}.png")
-            for run in RUNS
-        }
+        pages = {}
+        for run in RUNS:
+            if run == OFFLINE:
+                _block_all_but(browser, "{0.scheme}://{0.netloc}".format(urlsplit(url)))
+            pages[run] = _run_all(browser, url, base / f"tfma_views-{run.replace(' ', '-')}.png")
+        yield pages
     finally:
         browser.quit()
         _stop(server)
@@ -298,3 +325,20 @@ def test_the_charts_inside_the_views_are_drawn(pages):
             f"and {page.shown['chartLoaderFailures']} charts waited for it in vain"
         )
     assert page.shown["charts"] > 0
+
+
+def test_offline_the_charts_stay_blank_as_the_notebooks_first_cell_says(pages):
+    shown = pages[OFFLINE].shown
+    # The views around the charts are drawn (checked above for this run too); the charts
+    # are not, nor is Google Charts there, and each chart waited for its loader in vain.
+    assert shown["chartElements"] > 0 and shown["chartsReady"] == shown["charts"] == 0, shown
+    assert not shown["google"] and shown["chartLoaderFailures"] > 0
+    # What the page asked for beyond the notebook server: Google Charts' loader and the
+    # Roboto font, nothing else (the notebook's own scripts and MathJax are served).
+    assert CHART_LOADER in shown["outside"], shown["outside"]
+    hosts = {urlsplit(url).hostname for url in shown["outside"]}
+    assert hosts == {"www.gstatic.com", "fonts.googleapis.com"}, shown["outside"]
+    intro = shown["intro"]  # the first cell as the page renders it
+    for claim in ("Offline, the charts in these views stay blank", CHART_LOADER):
+        assert claim in intro, intro
+    assert "fonts.googleapis.com" in intro and "wide-deep-review --html" in intro, intro
