@@ -1,12 +1,13 @@
 """Review a run's evaluation in the terminal, and optionally as an HTML page.
 
     wide-deep-review [--output-dir DIR | --metadata URI] [--dataset NAME] [--run RUN_ID]
-                     [--html FILE]
+                     [--html FILE] [--detailed-exitcode]
 
 Shows, for the newest run (or the one named): the verdict with each threshold
 (candidate, baseline, bound, pass/fail), where the model was or was not pushed,
 and the metrics by slice. Exit codes: 0 shown, 1 the run has no evaluation,
-2 no such store or run.
+2 no such store or run; with --detailed-exitcode, 0 only when the run's model is
+blessed and 3 when the gate held it back.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--run", default=None, help="run id, or its unique start (default: the newest run)"
     )
     parser.add_argument("--html", type=Path, default=None, help="also write the review here")
+    commands.add_detailed_exitcode(parser)
     return parser.parse_args(argv)
 
 
@@ -83,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.html.parent.mkdir(parents=True, exist_ok=True)
             args.html.write_text(render_html(review), encoding="utf-8")
             print(f"\nHTML review: {args.html}", file=sys.stdout)
+        if args.detailed_exitcode:
+            return commands.verdict_exit_code(review.blessed)
         return commands.EXIT_OK
 
     return scaffold.execute(body)

@@ -142,3 +142,41 @@ def test_a_run_is_named_by_the_start_of_its_id(recorded_runs, run_review):
     code, _, err = run_review("--run", "20")
     assert code == commands.EXIT_BAD_INPUT
     assert err.startswith("error: run '20' could be any of ") and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("run", "verdict"),
+    [
+        ("good", commands.EXIT_OK),  # blessed and pushed
+        ("rerun", commands.EXIT_OK),  # blessed, the same model already serving
+        ("worse", commands.EXIT_NOT_BLESSED),  # held back by the gate
+        ("slice_regression", commands.EXIT_OK),  # blessed, the slice's loss within its noise
+    ],
+)
+def test_the_detailed_exitcode_is_the_reviewed_runs_verdict(
+    recorded_runs, run_review, run, verdict
+):
+    run_id = getattr(recorded_runs, run)
+    code, out, _ = run_review("--run", run_id, "--detailed-exitcode")
+    assert code == verdict
+    assert ("Verdict: BLESSED" in out) is (verdict == commands.EXIT_OK)
+    # Without the flag a review shown is a review shown, whatever its verdict.
+    assert run_review("--run", run_id)[0] == commands.EXIT_OK
+
+
+def test_the_detailed_exitcode_keeps_the_codes_of_errors(recorded_runs, run_review):
+    assert run_review("--run", recorded_runs.broken, "--detailed-exitcode")[0] == (
+        commands.EXIT_FAILED
+    )
+    assert run_review("--run", "no-such-run", "--detailed-exitcode")[0] == commands.EXIT_BAD_INPUT
+
+
+def test_ci_reads_the_verdict_from_the_console_command(recorded_runs):
+    """As a CI step runs it: the console script in its own process, its code read."""
+    store = ("--output-dir", str(recorded_runs.output_dir), "--detailed-exitcode")
+    held = review_cli(*store, "--run", recorded_runs.worse)
+    assert held.returncode == commands.EXIT_NOT_BLESSED, held.stderr
+    assert "Verdict: NOT BLESSED" in held.stdout and held.stderr == ""
+    blessed = review_cli(*store, "--run", recorded_runs.good)
+    assert blessed.returncode == commands.EXIT_OK, blessed.stderr
+    assert "Verdict: BLESSED" in blessed.stdout
