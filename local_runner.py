@@ -4,6 +4,7 @@
                   [--allow-older] [--output-dir DIR] [--metadata URI]
                   [--train-steps N] [--eval-steps N] [--hparam NAME=VALUE ...]
                   [--tune [--tune-trials N] [--tune-minutes M]] [--beam-arg ARG ...] [--verbose]
+                  [--detailed-exitcode]
 
 Prints one line per component and a closing summary; the full log goes to
 ``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
@@ -12,7 +13,9 @@ window, files, settings and code, and what it left serving still serves) says so
 exits 0 at once, a span still being written is waited for, and runs on one output dir
 wait for each other: a cron line may run it every hour. Exit codes: 0 success (or
 nothing to do, or data still being written), 1 a component failed, 2 bad input, 130
-Ctrl-C.
+Ctrl-C. With --detailed-exitcode a completed run exits 0 only when its model is
+blessed, and 3 when the gate held it back; a run with nothing to do exits with the
+verdict of the earlier run it would repeat.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from pipeline_def.config import PipelineConfig
 from pipeline_def.project_paths import data_root_of, output_dir_for
 from pipeline_ops.cli.run_options import add_run_options, run_settings
 from pipeline_ops.cli.scaffold import add_store_options, bad_input, execute, parser_for
-from pipeline_ops.commands import EXIT_OK, RUN
+from pipeline_ops.commands import EXIT_OK, RUN, add_detailed_exitcode, verdict_exit_code
 from pipeline_ops.metadata.store import metadata_for
 from pipeline_ops.session.data_check import check_spans
 from pipeline_ops.session.local_run import run_session
@@ -59,6 +62,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="a Beam pipeline argument for every Beam component (repeat the flag); "
         "default: in-process for small data, one worker process per core for large",
     )
+    add_detailed_exitcode(parser)
     return parser.parse_args(argv)
 
 
@@ -134,9 +138,12 @@ def _run(args: argparse.Namespace) -> int:
         done = None if window.flat else nothing_to_do(config, input_digest(paths.data_root, window))
         if done is not None:
             spans_read = ", ".join(map(str, window.spans))
-            print(f"span {window.span}: {done} (window {spans_read}); nothing to do")
-            return EXIT_OK
-        return run_session(config, paths.output_dir, args.verbose)
+            print(f"span {window.span}: {done.reason} (window {spans_read}); nothing to do")
+            # The files' verdict stands: the run it repeats judged them, and nothing since.
+            return verdict_exit_code(done.blessed) if args.detailed_exitcode else EXIT_OK
+        return run_session(
+            config, paths.output_dir, args.verbose, detailed_exitcode=args.detailed_exitcode
+        )
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 ``run_session`` runs the pipeline with LocalDagRunner, follows its steps on the
 console, records a Ctrl-C in ML-Metadata, writes ``run_summary.json`` and prints
-the closing lines; it returns the process exit code.
+the closing lines; it returns the process exit code (with ``detailed_exitcode``,
+EXIT_NOT_BLESSED for a completed run whose model the gate held back).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pipeline_ops.commands import (
     EXIT_OK,
     REVIEW,
     command_line,
+    verdict_exit_code,
 )
 from pipeline_ops.metadata.runs import (
     PipelineRun,
@@ -85,11 +87,17 @@ class _Ending:
     interrupted: bool = False  # Ctrl-C
     waiting: bool = False  # a span still being written stopped it: not a failure
 
-    def exit_code(self) -> int:
-        """The process exit code of a run that ended so."""
+    def exit_code(self, blessed: bool, detailed: bool) -> int:
+        """The process exit code of a run that ended so, its model ``blessed`` or not.
+
+        With ``detailed`` (--detailed-exitcode) a completed run's code is its verdict; a
+        run that stopped keeps its code, and one waiting for its data judged nothing.
+        """
         if self.interrupted:
             return EXIT_INTERRUPTED
-        return EXIT_FAILED if self.failed and not self.waiting else EXIT_OK
+        if self.failed:
+            return EXIT_OK if self.waiting else EXIT_FAILED
+        return verdict_exit_code(blessed) if detailed else EXIT_OK
 
 
 def _run_pipeline(
@@ -150,8 +158,13 @@ def _record_run(
     return run_record
 
 
-def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
-    """Run the pipeline, print progress and the summary; the process exit code."""
+def run_session(
+    config: PipelineConfig, output_dir: Path, verbose: bool, detailed_exitcode: bool = False
+) -> int:
+    """Run the pipeline, print progress and the summary; the process exit code.
+
+    ``detailed_exitcode``: a completed run's code says whether its model was blessed.
+    """
     log_file = output_dir / "logs" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.log"
     ran_on = stack()  # this process runs every step
     print(f"Pipeline {config.pipeline_name}: data {config.data_root}", flush=True)
@@ -172,7 +185,7 @@ def run_session(config: PipelineConfig, output_dir: Path, verbose: bool) -> int:
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)
     _close(config, summary, ending, output_dir)
-    return ending.exit_code()
+    return ending.exit_code(summary.blessed, detailed_exitcode)
 
 
 def _close(config: PipelineConfig, summary: RunSummary, ending: _Ending, output_dir: Path) -> None:

@@ -4,7 +4,8 @@ A cron line runs ``wide-deep-run --span latest`` every hour; most hours no new s
 landed. A run would only repeat an earlier one when that run read the same window (its
 spans and their files' bytes), with the same settings and code (the fingerprint its
 Pusher recorded), and what it left serving still serves: its push, or the version it
-held its candidate back against. Such a run says so and exits 0 before any TFX step.
+held its candidate back against. Such a run says so and exits 0 before any TFX step
+(with --detailed-exitcode, the code of the verdict that earlier run gave).
 Anything else runs. Runs on one output folder take its lock in turn, so two
 overlapping invocations never train or push the same span twice: the second waits,
 then finds the first one's run.
@@ -16,6 +17,7 @@ import contextlib
 import fcntl
 import functools
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from data_layout import csv_files, serving_layout, spans
@@ -56,8 +58,16 @@ def _same_run(run: PipelineRun, digest: str, fingerprint: str) -> bool:
     )
 
 
-def nothing_to_do(config: PipelineConfig, digest: str) -> str | None:
-    """Why a run of ``digest``'s window would only repeat an earlier run; None if it would not."""
+@dataclass(frozen=True)
+class Repeat:
+    """An earlier run that a new one would only repeat: why, and the verdict it gave."""
+
+    reason: str
+    blessed: bool  # whether that run's gate blessed its model
+
+
+def nothing_to_do(config: PipelineConfig, digest: str) -> Repeat | None:
+    """The earlier run a run of ``digest``'s window would only repeat; None if none."""
     if config.metadata is None:
         return None
     # Read one run at a time: with nothing new, the newest run decides.
@@ -68,8 +78,8 @@ def nothing_to_do(config: PipelineConfig, digest: str) -> str | None:
 
 def repeated_run(
     runs: Iterable[PipelineRun], digest: str, fingerprint: str, serving: str | None
-) -> str | None:
-    """Why a run would repeat one of ``runs`` (newest first), or None; ``serving``: what serves.
+) -> Repeat | None:
+    """The one of ``runs`` (newest first) a run would repeat, or None; ``serving``: what serves.
 
     The newest run of the same files, settings and code decides: it pushed the version
     that still serves, or it held its candidate back against the version that still
@@ -84,14 +94,16 @@ def repeated_run(
     if outcome.pushed_version is not None:
         if outcome.pushed_version != serving:
             return None
-        return f"serving version {serving} learned from these files in run {run.run_id}"
+        return Repeat(
+            f"serving version {serving} learned from these files in run {run.run_id}",
+            outcome.blessed,
+        )
     if outcome.baseline != serving:
         return None
     held = outcome.push.not_pushed_reason if outcome.push else ""
     against = f"serving version {serving}" if serving else "the absolute bound (nothing serves)"
-    return f"run {run.run_id} judged these files against {against} and pushed nothing" + (
-        f" ({held})" if held else ""
-    )
+    said = f"run {run.run_id} judged these files against {against} and pushed nothing"
+    return Repeat(said + (f" ({held})" if held else ""), outcome.blessed)
 
 
 @contextlib.contextmanager

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import write_head
 
 import local_runner
 from modules import datasets
@@ -16,6 +17,7 @@ from pipeline_ops import commands
 from pipeline_ops.cli import review
 from pipeline_ops.metadata.store import METADATA_ENV, PASSWORD_ENV, metadata_for
 from pipeline_ops.session.local_run import review_command
+from pipeline_ops.session.period import Repeat
 
 _DEFAULT_PIPELINE = datasets.load(datasets.DEFAULT).pipeline_name
 
@@ -170,8 +172,8 @@ def test_the_output_dir_is_worked_out_once_and_handed_down(tmp_path, small_data_
     monkeypatch.delenv(METADATA_ENV, raising=False)
     seen = {}
 
-    def session(config, output_dir, verbose):
-        seen.update(config=config, output_dir=output_dir)
+    def session(config, output_dir, verbose, detailed_exitcode):
+        seen.update(config=config, output_dir=output_dir, detailed=detailed_exitcode)
         return commands.EXIT_OK
 
     monkeypatch.setattr(local_runner, "run_session", session)
@@ -183,6 +185,9 @@ def test_the_output_dir_is_worked_out_once_and_handed_down(tmp_path, small_data_
     assert seen["config"].serving_dir == str(out.resolve() / "serving")
     assert seen["config"].metadata == SqliteMetadata(str(out.resolve() / "metadata.sqlite"))
     assert seen["config"].data_root == str(small_data_root.resolve())
+    assert seen["detailed"] is False  # a completed run exits 0, blessed or not
+    assert local_runner.main([*flags, "--detailed-exitcode"]) == commands.EXIT_OK
+    assert seen["detailed"] is True
 
 
 def test_another_datasets_run_keeps_to_a_folder_of_its_own(monkeypatch):
@@ -193,3 +198,22 @@ def test_another_datasets_run_keeps_to_a_folder_of_its_own(monkeypatch):
     config = local_runner.build_config(args, paths, 1000, flat=True)
     assert config.pipeline_root == str(paths.output_dir / "pipeline")
     assert config.span_cache == str(paths.output_dir / "pipeline" / "encoded-spans")
+
+
+@pytest.mark.parametrize(
+    ("blessed", "verdict"), [(True, commands.EXIT_OK), (False, commands.EXIT_NOT_BLESSED)]
+)
+def test_nothing_to_do_exits_with_the_verdict_of_the_run_it_would_repeat(
+    tmp_path, capsys, monkeypatch, blessed, verdict
+):
+    # A cron line with --detailed-exitcode: an hour with no new span still says whether
+    # the model of these files was held back, not 0 as if it had been blessed.
+    write_head(50, tmp_path / "data" / "span-0")
+    (tmp_path / "data" / "span-0" / "_SUCCESS").touch()
+    repeat = Repeat("run r1 judged these files", blessed)
+    monkeypatch.setattr(local_runner, "nothing_to_do", lambda config, digest: repeat)
+    monkeypatch.setattr(local_runner, "run_session", lambda *args, **kwargs: pytest.fail())
+    flags = ["--data-root", str(tmp_path / "data"), "--output-dir", str(tmp_path / "out")]
+    assert local_runner.main(flags) == commands.EXIT_OK
+    assert local_runner.main([*flags, "--detailed-exitcode"]) == verdict
+    assert capsys.readouterr().out.count("run r1 judged these files (window 0); nothing to do") == 2

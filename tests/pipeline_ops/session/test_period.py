@@ -31,14 +31,16 @@ def _run(run_id: str, pushed: str | None, baseline: str | None, **made: str) -> 
 
 def test_the_files_the_serving_version_learned_are_nothing_to_do():
     said = repeated_run([_run("r2", "18", "17")], DIGEST, FINGERPRINT, "18")
-    assert said == "serving version 18 learned from these files in run r2"
+    assert said.reason == "serving version 18 learned from these files in run r2"
+    assert said.blessed  # --detailed-exitcode repeats that run's verdict: blessed
 
 
 def test_a_candidate_held_back_against_what_still_serves_is_not_trained_again():
     said = repeated_run([_run("r2", None, "17")], DIGEST, FINGERPRINT, "17")
-    assert said == (
+    assert said.reason == (
         "run r2 judged these files against serving version 17 and pushed nothing (not blessed)"
     )
+    assert not said.blessed  # --detailed-exitcode repeats that run's verdict: held back
 
 
 @pytest.mark.parametrize(
@@ -61,4 +63,4 @@ def test_the_newest_run_of_the_same_files_decides_and_unfinished_runs_do_not_cou
     stopped = _run("r3", "19", "18")
     stopped.nodes[node_ids.PUSHER] = node(node_ids.PUSHER, FAILED)
     runs = [stopped, _run("r2", None, "18"), _run("r1", "18", "17")]
-    assert repeated_run(runs, DIGEST, FINGERPRINT, "18").startswith("run r2 judged")
+    assert repeated_run(runs, DIGEST, FINGERPRINT, "18").reason.startswith("run r2 judged")
