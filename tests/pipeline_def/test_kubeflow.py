@@ -167,6 +167,12 @@ def test_example_gen_and_the_steps_reading_the_serving_folder_are_never_cached(s
     assert "preCacheCheck" in spec["deploymentSpec"]["executors"][label]["container"]["lifecycle"]
 
 
+def test_the_report_step_is_given_the_run_id_by_kfps_driver(spec):
+    # A constant KFP's driver replaces with the run's id (components/evaluation_report.py).
+    parameters = spec["root"]["dag"]["tasks"][node_ids.REPORT]["inputs"]["parameters"]
+    assert parameters["run_id"] == {"runtimeValue": {"constant": "{{$.pipeline_job_uuid}}"}}
+
+
 def test_heavy_steps_request_cpu_and_memory_from_the_config(spec):
     executors = _executors(spec)
     requested = {n: e["container"].get("resources") for n, e in executors.items()}
