@@ -22,7 +22,8 @@ fi
 uv=$here/.venv/bin/uv  # the runtime lock's uv, already there
 
 if [ ! -x "$env_dir/bin/python" ]; then
-  python=$("$here/scripts/find_python.sh")
+  # The server's lock was compiled for Python 3.10 (its classic Notebook 6 line).
+  python=$("$here/scripts/find_python.sh" 3.10)
   echo "Creating $env_dir with $python"
   "$uv" venv --quiet --python "$python" "$env_dir"
 fi
