@@ -55,6 +55,7 @@ import numpy as np  # noqa: E402
 
 from data_layout.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from modules import datasets  # noqa: E402
+from modules.exact_auc import auc  # noqa: E402
 from modules.features import DatasetDeclaration  # noqa: E402
 from modules.hparams import CUSTOM_CONFIG_KEY, HParams, parse_pairs  # noqa: E402
 from pipeline_def import node_ids  # noqa: E402
@@ -62,7 +63,6 @@ from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, output_dir_for  # noq
 from pipeline_ops.metadata.runs import PipelineRun, latest_run  # noqa: E402
 from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
 from review.paired_comparison import (  # noqa: E402
-    auc,
     auc_difference_interval,
     model_scores,
     split_records,

@@ -6,15 +6,17 @@ import json
 
 from tensorflow_model_analysis.proto import config_pb2
 
-from modules import export
+from modules import exact_auc, export
 from modules.features import DatasetDeclaration
 from review.paired_comparison import GATED_METRIC
 
 # (TFMA class, metric name as stored). Names are pinned so the review and the
-# summary read them by name whatever TFMA's defaults become.
+# summary read them by name whatever TFMA's defaults become. The AUC is ranked
+# exactly (``modules.exact_auc``): the gate, the paired comparison and every view
+# then hold one figure.
 METRICS: tuple[tuple[str, str], ...] = (
     ("ExampleCount", "example_count"),
-    ("AUC", GATED_METRIC),
+    (exact_auc.EXACT_AUC, GATED_METRIC),
     ("AUCPrecisionRecall", "auc_pr"),
     ("BinaryAccuracy", "binary_accuracy"),
     ("Precision", "precision"),
@@ -71,6 +73,8 @@ def _metric(
     slice_gate: config_pb2.PerSliceMetricThreshold | None = None,
 ) -> config_pb2.MetricConfig:
     config = config_pb2.MetricConfig(class_name=class_name, config=json.dumps({"name": name}))
+    if class_name == exact_auc.EXACT_AUC:
+        config.module = exact_auc.__name__
     if threshold is not None:
         # The absolute bound and the overall change bound, on the whole split.
         config.per_slice_thresholds.append(

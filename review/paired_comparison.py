@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import tensorflow as tf
 
+from modules.exact_auc import auc
 from modules.export import SERVING_DEFAULT, TRANSFORM_FEATURES
 
 # The metric the blessing is gated on (eval_config names it so) and compared here.
@@ -40,6 +41,18 @@ _DRAWN_CELLS = 4_000_000
 def slice_label(column: str | None, value: str | None) -> str:
     """How the reviews and the verdict name a slice: ``column=value``; ``OVERALL``: no column."""
     return OVERALL if column is None else f"{column}={value}"
+
+
+def slice_order(column: str | None, value: str | None, rows: float = 0) -> tuple:
+    """A slice's place in a list: Overall first, then by column.
+
+    Numeric values (hours) in numeric order; text values largest slice first.
+    """
+    try:
+        rank = float(value or "")
+    except ValueError:
+        rank = -rows
+    return (column is not None, column or "", rank, value or "")
 
 
 def interval_text(low: float, high: float, between: str = " to ", digits: int = 4) -> str:
@@ -142,21 +155,6 @@ def model_scores(model_dir: str, records: list[bytes], prediction_key: str) -> n
 def model_labels(model_dir: str, records: list[bytes], label_key: str) -> np.ndarray:
     """The labels the model's Transform graph computes from serialized raw examples."""
     return _outputs(model_dir, TRANSFORM_FEATURES, records, label_key).astype(int)
-
-
-def auc(labels: np.ndarray, scores: np.ndarray) -> float:
-    """ROC AUC: the chance a positive row outscores a negative one (ties count half)."""
-    ranks = np.empty(len(scores))
-    order = np.argsort(scores, kind="mergesort")
-    ranks[order] = np.arange(1, len(scores) + 1)
-    _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
-    # Tied scores share the mean of their ranks.
-    ranks = (np.bincount(inverse, weights=ranks) / counts)[inverse]
-    positives = int(labels.sum())
-    negatives = len(labels) - positives
-    return float(
-        (ranks[labels == 1].sum() - positives * (positives + 1) / 2) / (positives * negatives)
-    )
 
 
 def _draw_counts(rng: np.random.Generator, rows: int, rounds: int) -> np.ndarray:

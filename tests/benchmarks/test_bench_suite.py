@@ -129,7 +129,7 @@ def _fold(rng: np.random.Generator, rows: int, pipeline_noise: float, trees_nois
 
 
 def test_the_gap_draws_are_paired_per_fold_and_centred_on_the_mean_gap(suite):
-    from review.paired_comparison import auc
+    from modules.exact_auc import auc
 
     rng = np.random.default_rng(1)
     folds = [_fold(rng, 300, 0.6, 1.0), _fold(rng, 300, 0.8, 0.8)]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
+from modules import exact_auc
 from review import paired_comparison
 
 
@@ -23,9 +24,9 @@ def scored() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def test_auc_is_scikit_learns_ties_included(scored):
     labels, good, _ = scored
-    assert paired_comparison.auc(labels, good) == pytest.approx(roc_auc_score(labels, good))
+    assert exact_auc.auc(labels, good) == pytest.approx(roc_auc_score(labels, good))
     rounded = np.round(good, 1)  # many tied scores
-    assert paired_comparison.auc(labels, rounded) == pytest.approx(roc_auc_score(labels, rounded))
+    assert exact_auc.auc(labels, rounded) == pytest.approx(roc_auc_score(labels, rounded))
 
 
 def test_a_model_against_itself_differs_by_nothing(scored):
@@ -116,7 +117,7 @@ def test_the_bootstrap_draws_all_at_once_as_a_loop_of_draws_would(scored):
         drawn = rng.integers(0, len(labels), len(labels))
         assert np.array_equal(row, np.bincount(drawn, minlength=len(labels)))
         assert paired_comparison.weighted_aucs(labels, rounded, row[None])[0] == pytest.approx(
-            paired_comparison.auc(labels[drawn], rounded[drawn])
+            exact_auc.auc(labels[drawn], rounded[drawn])
         )
     one_class = np.zeros((1, len(labels)), dtype=int)
     one_class[0, np.flatnonzero(labels == 0)[:5]] = 1
