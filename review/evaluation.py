@@ -28,6 +28,7 @@ from review.paired_comparison import (
     SliceComparison,
     interval_text,
     slice_label,
+    slice_order,
 )
 
 CANDIDATE, BASELINE = "candidate", "baseline"
@@ -134,16 +135,47 @@ class SliceChange:
         return self.high is not None and self.high < 0
 
     @property
+    def few(self) -> bool:
+        """Whether the slice has too few of a class for an honest interval: flagged, not ranked."""
+        return (
+            self.low is None
+            and self.rows > 0
+            and (min(self.positives, self.rows - self.positives) < paired_comparison.MIN_CLASS_ROWS)
+        )
+
+    @property
+    def ranked(self) -> bool:
+        """Whether its change may rank it among the worst slices.
+
+        A change with an interval (or from a run before intervals were recorded) ranks;
+        the change on a few rows of a class is noise.
+        """
+        return self.change is not None and not self.few and not self.undefined
+
+    @property
     def mark(self) -> str:
-        """``FAIL`` (beyond the slice bound), ``worse`` (significantly), or ""."""
+        """``FAIL`` (beyond the slice bound), ``worse`` (significantly), ``few`` (of a class)."""
         if self.beyond_bound:
             return "FAIL"
-        return "worse" if self.significantly_worse else ""
+        if self.significantly_worse:
+            return "worse"
+        return "few" if self.few else ""
+
+    def _no_interval(self) -> str:
+        """Why the interval cell is empty, in a few words: "1 positive", "no negative"."""
+        negatives = self.rows - self.positives
+        for count, kind in ((self.positives, "positive"), (negatives, "negative")):
+            if count == 0:
+                return f"no {kind}"
+        for count, kind in ((self.positives, "positive"), (negatives, "negative")):
+            if count < paired_comparison.MIN_CLASS_ROWS:
+                return f"{count} {kind}{'s' if count > 1 else ''}"
+        return self.undefined or ""
 
     @property
     def not_recorded(self) -> bool:
         """Whether TFMA's point figures stand alone: a run from before the gate compared slices."""
-        return self.change is not None and self.low is None and not self.undefined
+        return self.change is not None and self.low is None and not self.undefined and not self.few
 
     def cells(self, missing: str = "-", between: str = " to ") -> list[str]:
         """The row for people: name, examples, positives, both AUCs, change, interval, mark.
@@ -154,8 +186,8 @@ class SliceChange:
         """
         if self.low is not None and self.high is not None:
             interval = interval_text(self.low, self.high, between)
-        elif self.undefined:
-            interval = f"undefined: {self.undefined}"
+        elif self.undefined or self.few:
+            interval = f"none: {self._no_interval()}"
         else:
             interval = "not recorded" if self.not_recorded else missing
         candidate = metric_text(
@@ -385,13 +417,9 @@ def _slices(uri: str) -> tuple[list[SliceMetrics], list[SliceMetrics]]:
     return slices, small
 
 
-def _slice_order(s: SliceMetrics) -> tuple[bool, str, float, str]:
+def _slice_order(s: SliceMetrics) -> tuple:
     """Overall first; then by column: numbers (hours, areas) in order, text by size."""
-    try:
-        rank = float(s.value or "")
-    except ValueError:
-        rank = -s.metrics.get("example_count", 0.0)
-    return (s.column is not None, s.column or "", rank, s.value or "")
+    return slice_order(s.column, s.value, s.rows)
 
 
 def _failures(uri: str) -> tuple[set[tuple[str, bool]], list[Check]]:
@@ -614,15 +642,17 @@ def _overall_change(
     )
 
 
-def _worst_first(c: SliceChange) -> tuple[bool, float, bool, float, str]:
-    """Largest drop first; then, without a change, lowest AUC first; undefined ones last."""
-    return (
-        c.change is None,
-        c.change if c.change is not None else 0.0,
-        c.candidate_auc is None,
-        c.candidate_auc if c.candidate_auc is not None else 0.0,
-        c.name,
-    )
+def _worst_first(c: SliceChange) -> tuple:
+    """Largest drop first among the ranked, then lowest AUC first where nothing served.
+
+    The flagged (too few of a class) come last, in slice order: a slice's change on
+    one positive is noise, not a regression.
+    """
+    if c.ranked:
+        return (0, c.change, c.name)
+    if c.candidate_auc is not None and not c.few:  # nothing served: lowest AUC first
+        return (1, c.candidate_auc, c.name)
+    return (2, slice_order(c.column, c.value, c.rows), c.name)
 
 
 def slice_changes(

@@ -28,7 +28,7 @@ from review.evaluation import (  # noqa: E402
     Review,
     metric_text,
 )
-from review.paired_comparison import OVERALL  # noqa: E402
+from review.paired_comparison import OVERALL, slice_order  # noqa: E402
 from review.svg import COLOURS, Axes, Series, chart  # noqa: E402
 
 # Model key -> how the page names it.
@@ -190,9 +190,17 @@ _SWITCH = """
 """
 
 
+def _name_order(name: str) -> tuple:
+    """A slice's place by its name: Overall first, hours 0, 1, 2 ... not 0, 1, 10."""
+    if name == OVERALL:
+        return slice_order(None, None)
+    column, _, value = name.partition("=")
+    return slice_order(column, value)
+
+
 def slices_section(review: Review) -> str:
     """Curves and rates per slice, one slice at a time, chosen with a selector."""
-    named = sorted(review.curves_by_slice.items(), key=lambda kv: (kv[0] != OVERALL, kv[0]))
+    named = sorted(review.curves_by_slice.items(), key=lambda kv: _name_order(kv[0]))
     named = [(name, models) for name, models in named if any(c.points for c in models.values())]
     if not named:
         return "<p>No curves recorded per slice.</p>"

@@ -181,6 +181,7 @@ def print_review(review: Review, out: TextIO) -> None:
 def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> None:
     """The AUC of every slice against the serving model's, worst change first, ``limit`` shown."""
     from review.evaluation import MIN_SLICE_SIZE
+    from review.paired_comparison import MIN_CLASS_ROWS
 
     against = "against the serving model" if review.serving_version else "(no serving model)"
     print(
@@ -194,7 +195,11 @@ def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> 
     hidden = len(review.changes) - len(shown)
     if hidden > 0:
         print(f"  {hidden} more slice(s): --html FILE shows them all", file=out)
-    print("  worse: the 95% interval lies below 0; FAIL: beyond the gate's slice bound", file=out)
+    print(
+        "  worse: the 95% interval lies below 0; FAIL: beyond the gate's slice bound; "
+        f"few: under {MIN_CLASS_ROWS} of a class, no interval, not ranked",
+        file=out,
+    )
     if any(c.not_recorded for c in review.changes):
         print("  not recorded: the run's gate compared no slices (TFMA's point figures)", file=out)
     if review.left_out.names:

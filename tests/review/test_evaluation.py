@@ -88,9 +88,12 @@ def test_every_slice_against_the_serving_model_worst_first(evaluation):
     names = [c.name for c in review.changes]
     assert names[0] == "Overall"
     shown = review.changes[1:]
-    # Slices the gate compared and those with TFMA's point figures only, in one order.
-    changes = [c.change for c in shown if c.change is not None]
-    assert changes == sorted(changes) and len(changes) > 3
+    # Slices the gate compared and those with TFMA's point figures only, in one order;
+    # then, never ranked among them, the slices with too few of a class for an interval.
+    ranked = [c for c in shown if c.ranked]
+    assert [c.change for c in ranked] == sorted(c.change for c in ranked) and len(ranked) > 3
+    flagged = shown[len(ranked) :]
+    assert flagged and not any(c.ranked for c in flagged)
     assert shown.index(next(c for c in shown if c.name == WORSE.name)) < shown.index(
         next(c for c in shown if c.name == BETTER.name)
     )
@@ -105,6 +108,7 @@ def test_every_slice_against_the_serving_model_worst_first(evaluation):
     few = next(c for c in shown if c.name == FEW.name)
     assert few.low is None and few.candidate_auc is not None
     assert few.undefined.startswith("no interval: 4 positive")
+    assert few.mark == "few" and few in flagged and few.cells()[6] == "none: 4 positives"
     # Too small: left out, and named.
     assert TINY.name not in names and TINY.name in review.left_out.names
     assert all(c.rows >= MIN_SLICE_SIZE for c in shown)
@@ -134,12 +138,12 @@ def test_without_comparisons_the_candidate_alone_sorted_by_auc(recorded_runs, tm
     review = load_review(str(folder), Outcome(True, None, PushRecord(pushed=True)))
     shown = review.changes[1:]
     assert all(c.serving_auc is None and c.low is None for c in shown)
-    aucs = [c.candidate_auc for c in shown if c.candidate_auc is not None]
+    aucs = [c.candidate_auc for c in shown if c.candidate_auc is not None and not c.few]
     assert aucs == sorted(aucs)
-    # Undefined slices come last, with their reason.
-    undefined = [c for c in shown if c.candidate_auc is None]
-    assert shown[-len(undefined) :] == undefined if undefined else True
-    assert all(c.undefined for c in undefined)
+    # Undefined slices and those of too few of a class come last, flagged.
+    flagged = [c for c in shown if c.candidate_auc is None or c.few]
+    assert flagged and shown[-len(flagged) :] == flagged
+    assert all(c.undefined or c.mark == "few" for c in flagged)
 
 
 def test_curves_per_slice_and_model(evaluation):
@@ -226,7 +230,7 @@ def test_the_page_names_its_run_and_shows_each_section(evaluation):
     ):
         assert section in page, section
     assert f"<tr class='worse' data-slice='{WORSE.name}'" in page
-    assert "undefined: no positive example" in page
+    assert "none: no positive" in page
     assert "<option value='payment_type=Credit Card'>" in page
     assert not re.search(r"""(src|href)=['"]?(https?:|//)""", page)  # nothing from the network
     assert "<script src" not in page and "<link" not in page

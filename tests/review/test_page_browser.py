@@ -77,7 +77,7 @@ def test_the_slice_selector_redraws_the_curves_and_nothing_loads(browser, page):
     cells = [[c.text for c in r.find_elements(By.CSS_SELECTOR, "td")] for r in rows]
     assert cells[0][0] == "Overall"
     cash = next(c for c in cells if c[0] == "payment_type=Cash")
-    assert cash[3] == "undefined" and cash[6] == "undefined: no positive example"
+    assert cash[3] == "undefined" and cash[6] == "none: no positive"
     card = next(c for c in cells if c[0] == "payment_type=Credit Card")
     assert card[-1] == "worse"
     # Three runs drawn in the history: a dot per candidate AUC.
