@@ -28,11 +28,13 @@ STATE_NAMES = {
 
 @dataclass
 class NodeExecution:
-    """One node's execution in a run, with its output artifacts by output key."""
+    """One node's execution in a run, with its input and output artifacts by key."""
 
     node_id: str
     execution: mlmd_pb2.Execution
     outputs: dict[str, list[mlmd_pb2.Artifact]] = field(default_factory=dict)
+    # What the execution read: a failed step's inputs are all that MLMD keeps of it.
+    inputs: dict[str, list[mlmd_pb2.Artifact]] = field(default_factory=dict)
 
     @property
     def state(self) -> str:
@@ -63,9 +65,13 @@ class PipelineRun:
         return found[0] if found else None
 
 
-def _output_key(event: mlmd_pb2.Event) -> str:
+def _event_key(event: mlmd_pb2.Event) -> str:
     steps = [s.key for s in event.path.steps if s.HasField("key")]
     return steps[0] if steps else ""
+
+
+_OUTPUTS = (mlmd_pb2.Event.OUTPUT, mlmd_pb2.Event.DECLARED_OUTPUT)
+_INPUTS = (mlmd_pb2.Event.INPUT, mlmd_pb2.Event.DECLARED_INPUT)
 
 
 def _node_execution(
@@ -73,13 +79,12 @@ def _node_execution(
 ) -> NodeExecution:
     node = NodeExecution(node_id, execution)
     events = [
-        e
-        for e in store.get_events_by_execution_ids([execution.id])
-        if e.type in (mlmd_pb2.Event.OUTPUT, mlmd_pb2.Event.DECLARED_OUTPUT)
+        e for e in store.get_events_by_execution_ids([execution.id]) if e.type in _OUTPUTS + _INPUTS
     ]
     artifacts = {a.id: a for a in store.get_artifacts_by_id([e.artifact_id for e in events])}
     for event in events:
-        node.outputs.setdefault(_output_key(event), []).append(artifacts[event.artifact_id])
+        side = node.outputs if event.type in _OUTPUTS else node.inputs
+        side.setdefault(_event_key(event), []).append(artifacts[event.artifact_id])
     return node
 
 

@@ -110,6 +110,12 @@ def test_recorded_runs_are_read_back_newest_first_with_each_steps_state(recorded
     by_id = {run.run_id: run for run in runs}
     broken, worse, rerun, good = (by_id[i] for i in (r.broken, r.worse, r.rerun, r.good))
     assert broken.nodes["ExampleValidator"].state == "failed"
+    # A failed step's outputs are not published; what it read is recorded.
+    validator = broken.nodes["ExampleValidator"]
+    assert validator.outputs == {}
+    assert set(validator.inputs) == {"statistics", "schema", "previous_statistics"}
+    statistics = broken.output("StatisticsGen", "statistics")
+    assert [a.id for a in validator.inputs["statistics"]] == [statistics.id]
     assert "Trainer" not in broken.nodes and broken.output("Evaluator", "evaluation") is None
     assert {e.state for e in good.nodes.values()} == {"complete"}
     assert rerun.nodes["Trainer"].state == "cached" and worse.nodes["Trainer"].state == "complete"

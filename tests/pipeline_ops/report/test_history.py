@@ -10,9 +10,16 @@ from run_records import FAILED, artifact, node
 
 from pipeline_def import node_ids
 from pipeline_def.metadata_stores import SqliteMetadata
-from pipeline_ops.metadata.runs import PipelineRun, find_run
+from pipeline_ops.metadata.drift import DriftMeasure
+from pipeline_ops.metadata.runs import PipelineRun, find_run, list_runs
 from pipeline_ops.metadata.store import open_store
-from pipeline_ops.report.history import HistoryRow, history_row, history_rows, print_history
+from pipeline_ops.report.history import (
+    HistoryRow,
+    drift_cell,
+    history_row,
+    history_rows,
+    print_history,
+)
 from pipeline_ops.report.run_review import print_review, review_of_run
 from review.page import render_html
 
@@ -53,14 +60,14 @@ def test_the_review_and_inspect_show_each_run_with_the_same_cells(recorded_runs)
 
 def test_a_run_not_pushed_says_why_under_its_line():
     def row(run_id: str, pushed: str | None, why: str) -> HistoryRow:
-        return HistoryRow(run_id, 3, [2, 3], 600, "passed", 0.8, 0.85, [-0.08, -0.02],
+        return HistoryRow(run_id, 3, [2, 3], 600, "-", 0.8, 0.85, [-0.08, -0.02],
                           pushed is not None, "17", pushed, why, "17",
                           ["CsvExampleGen", "StatisticsGen"], 3 if pushed else 2)  # fmt: skip
 
     print_history([row("r1", None, "not blessed"), row("r2", "18", "")], out := io.StringIO())
     lines = out.getvalue().splitlines()
     assert len(lines) == 4
-    assert lines[1].split() == ["r1", "3", "2,3", "600", "passed", "0.8000", "0.8500",
+    assert lines[1].split() == ["r1", "3", "2,3", "600", "-", "0.8000", "0.8500",
                                 "-0.080..-0.020", "no", "-", "17", "2", "span", "2"]  # fmt: skip
     assert lines[2].strip() == "not pushed: not blessed"
     assert lines[2].index("not") > lines[1].index("r1") + len("r1")  # under the run's cells
@@ -84,3 +91,32 @@ def test_a_run_stopped_before_it_read_the_serving_folder_leaves_what_served_befo
     assert [r.serving_span for r in rows] == [3, 3, 3]
     assert [r.pushed_version for r in rows] == ["17", None, None]
     assert history_rows([waited])[0].serving_span is None  # nothing known served
+
+
+def _measure(feature: str, distance: float, threshold: float) -> DriftMeasure:
+    return DriftMeasure("span vs previous span", feature, "L_INFTY", distance, threshold)
+
+
+def test_the_drift_cell_shows_the_largest_distance_and_drift_first():
+    company, payment = _measure("company", 0.019, 0.1316), _measure("payment_type", 0.015, 0.11)
+    assert drift_cell([payment, company]) == "company 0.019/0.132"
+    # Over its threshold: drift, however small beside another distance under its own.
+    over = _measure("payment_type", 0.21, 0.13)
+    assert drift_cell([_measure("company", 0.3, 0.5), over]) == "DRIFT payment_type 0.210>0.130"
+    assert drift_cell([]) == "-"
+
+
+def test_recorded_runs_say_drift_only_for_drift(recorded_runs):
+    # The recorded set keeps no validator files, and its broken run stopped on text in
+    # a numeric column (its statistics not kept either): nothing reads as drift.
+    store = open_store(SqliteMetadata(str(recorded_runs.output_dir / "metadata.sqlite")))
+    runs = list(reversed(list_runs(store, "taxi-wide-deep")))
+    rows = {row.run_id: row for row in history_rows(runs)}
+    assert {row.drift for row in rows.values()} == {"-"}
+    broken = rows[recorded_runs.broken]
+    assert (broken.stopped_in, broken.stopped_because) == (node_ids.EXAMPLE_VALIDATOR, [])
+    assert {row.stopped_in for row in rows.values()} == {"", node_ids.EXAMPLE_VALIDATOR}
+    print_history(list(rows.values()), out := io.StringIO())
+    lines = out.getvalue().splitlines()
+    (at,) = [i for i, line in enumerate(lines) if line.split()[0] == recorded_runs.broken]
+    assert lines[at + 1].strip() == "stopped in ExampleValidator"
