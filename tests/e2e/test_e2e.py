@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -88,6 +89,20 @@ def test_every_execution_is_complete_in_mlmd(first_run):
     )
 
 
+def test_the_report_page_names_its_pipeline_run_and_span(first_run):
+    # The page the KFP UI shows, here as the local run's EvaluationReport wrote it.
+    output_dir, _ = first_run
+    run = _store_run(output_dir)
+    (report,) = run.nodes[node_ids.REPORT].outputs["report"]
+    page = Path(report.uri).read_text()
+    facts = re.search(r"<p class='run' id='run'>(.*?)</p>", page).group(1)
+    assert facts.startswith(
+        f"pipeline <b>taxi-wide-deep</b> · run <b>{run.run_id}</b> · "
+        "span <b>none (a flat data root)</b> · "
+    )
+    assert f"<h1>Evaluation review: taxi-wide-deep, run {run.run_id}, " in page
+
+
 def test_pushed_model_loads_and_scores_raw_examples(first_run):
     output_dir, _ = first_run
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
@@ -109,7 +124,8 @@ def test_rerun_with_unchanged_inputs_reuses_everything_upstream(
     output_dir, _ = first_run
     first_id = _store_run(output_dir).run_id
     first_pushed = json.loads((output_dir / SUMMARY_FILE).read_text())["pushed_model_path"]
-    result = run_pipeline(small_data_root, output_dir)
+    # Asked for its verdict as CI asks: the model already serving is blessed, exit 0.
+    result = run_pipeline(small_data_root, output_dir, "--detailed-exitcode")
     assert result.returncode == 0, result.stdout + result.stderr
     run = _store_run(output_dir)
     assert run.run_id != first_id

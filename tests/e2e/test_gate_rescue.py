@@ -19,10 +19,12 @@ from pathlib import Path
 import pytest
 import tensorflow_model_analysis as tfma
 from conftest import write_head
+from run_commands import review_cli
 from tensorflow_model_analysis.proto import validation_result_pb2
 
 from pipeline_def import node_ids
 from pipeline_def.metadata_stores import SqliteMetadata
+from pipeline_ops import commands
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.summary import SUMMARY_FILE
@@ -52,14 +54,25 @@ def serving(tmp_path_factory, run_pipeline) -> tuple[Path, Path]:
     return data, root / "serving"
 
 
-def _candidate(serving: tuple[Path, Path], name: str, flags: tuple[str, ...], run_pipeline) -> Path:
-    """A candidate run on a copy of the serving run's store and serving dir."""
+def _candidate(
+    serving: tuple[Path, Path], name: str, flags: tuple[str, ...], run_pipeline
+) -> tuple[Path, int]:
+    """A candidate run on a copy of the serving run's store and serving dir, asked for its
+    verdict as CI asks: (output dir, its exit code with --detailed-exitcode)."""
     data, source = serving
     output_dir = source.with_name(name)
     shutil.copytree(source, output_dir)
-    result = run_pipeline(data, output_dir, *LOOSE_BOUND, *flags)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return output_dir
+    result = run_pipeline(data, output_dir, *LOOSE_BOUND, *flags, "--detailed-exitcode")
+    completed = (commands.EXIT_OK, commands.EXIT_NOT_BLESSED)
+    assert result.returncode in completed, result.stdout + result.stderr
+    return output_dir, result.returncode
+
+
+def _reviewed_verdict(output_dir: Path) -> int:
+    """``wide-deep-review --detailed-exitcode``'s code for the run, in its own process."""
+    review = review_cli("--output-dir", str(output_dir), "--detailed-exitcode")
+    assert review.stderr == "", review.stderr
+    return review.returncode
 
 
 def _verdicts(output_dir: Path) -> tuple[dict, validation_result_pb2.ValidationResult, Comparison]:
@@ -91,7 +104,7 @@ def _versions(output_dir: Path) -> list[str]:
 
 
 def test_a_candidate_tfma_fails_within_the_noise_is_blessed_and_pushed(serving, run_pipeline):
-    output_dir = _candidate(serving, "noisy", NOISY, run_pipeline)
+    output_dir, verdict = _candidate(serving, "noisy", NOISY, run_pipeline)
     summary, tfma_result, comparison = _verdicts(output_dir)
     # TFMA's point comparison: below the serving model by more than the bound ...
     assert _failed_on_auc_change_alone(tfma_result)
@@ -104,13 +117,17 @@ def test_a_candidate_tfma_fails_within_the_noise_is_blessed_and_pushed(serving, 
     assert summary["pushed_model_path"] is not None
     assert Path(summary["pushed_model_path"]).name in _versions(output_dir)
     assert len(_versions(output_dir)) == len(_versions(serving[1])) + 1
+    # CI's reading of it: blessed and pushed, from the run and from its review.
+    assert verdict == _reviewed_verdict(output_dir) == commands.EXIT_OK
 
 
 def test_a_candidate_worse_beyond_the_noise_is_held_and_not_pushed(serving, run_pipeline):
-    output_dir = _candidate(serving, "undertrained", UNDERTRAINED, run_pipeline)
+    output_dir, verdict = _candidate(serving, "undertrained", UNDERTRAINED, run_pipeline)
     summary, tfma_result, comparison = _verdicts(output_dir)
     assert _failed_on_auc_change_alone(tfma_result)
     assert comparison.high < -comparison.tolerance and comparison.worse
     assert summary["blessed"] is False
     assert summary["pushed_model_path"] is None
     assert _versions(output_dir) == _versions(serving[1])
+    # CI's reading of it: held back, from the run and from its review.
+    assert verdict == _reviewed_verdict(output_dir) == commands.EXIT_NOT_BLESSED
