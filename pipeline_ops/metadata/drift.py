@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from data_layout.properties import value_of
+from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN, VALIDATION
 from pipeline_def import node_ids
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ DRIFT_FILES = {
 # TFX's ExampleValidator's schema anomalies of a split (its DEFAULT_FILE_NAME).
 SCHEMA_DIFF_FILE = "SchemaDiff.pb"
 SPLIT_PREFIX = "Split-"
+SPLIT_ORDER = (TRAIN, VALIDATION, TEST, NEWEST_SPAN, PREVIOUS_SPAN)
 # How a run's findings are known: read from its artifact, or its check run again.
 RECORDED, CHECKED_AGAIN = "recorded", "checked again"
 
@@ -71,11 +73,17 @@ class ValidatorFindings:
 
 
 def _split_folders(folder: str) -> Iterator[tuple[str, str]]:
-    """(split, its folder) for each split the validator wrote under ``folder``."""
+    """(split, its folder) for each split the validator wrote under ``folder``, in its order."""
     import tensorflow as tf  # reads object-store URIs too; only when there is a run to read
 
-    for path in sorted(tf.io.gfile.glob(os.path.join(folder, f"{SPLIT_PREFIX}*"))):
-        yield os.path.basename(path.rstrip("/"))[len(SPLIT_PREFIX) :], path
+    found = {
+        os.path.basename(path.rstrip("/"))[len(SPLIT_PREFIX) :]: path
+        for path in tf.io.gfile.glob(os.path.join(folder, f"{SPLIT_PREFIX}*"))
+    }
+    # The order the validator reports in (train, validation, test, then the spans).
+    known = [split for split in SPLIT_ORDER if split in found]
+    for split in known + sorted(set(found) - set(known)):
+        yield split, found[split]
 
 
 def _read_anomalies(path: str) -> Any:

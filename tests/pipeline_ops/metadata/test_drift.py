@@ -53,11 +53,12 @@ def _statistics(folder: Path, splits: dict[str, pd.DataFrame], id_: int) -> mlmd
 
 @pytest.fixture
 def validator_inputs(tmp_path):
-    """The validator's recorded inputs: test split's share and train's negative fares given."""
+    """The validator's recorded inputs: the test split's share, negative fares in train and test."""
 
     def make(test_share: float = 0.62, negative_fares: int = 0) -> dict[str, list]:
         train = _table(TRAIN_SHARE, negative_fares)
-        splits = {TRAIN: train, VALIDATION: _table(TRAIN_SHARE), TEST: _table(test_share)}
+        test = _table(test_share, negative_fares)
+        splits = {TRAIN: train, VALIDATION: _table(TRAIN_SHARE), TEST: test}
         serving = _statistics(tmp_path / "serving", {TRAIN: _table(SERVING_SHARE)}, 2)
         serving.custom_properties["serving_version"].string_value = "17"
         (tmp_path / "schema").mkdir()
@@ -152,10 +153,13 @@ def test_a_run_stopped_by_negative_fares_does_not_read_as_drift(validator_inputs
     assert row.drift == "company 0.050/0.100"
     assert not any(m["drifted"] for m in row.drift_measured)
     assert row.stopped_in == node_ids.EXAMPLE_VALIDATOR
-    (anomaly,) = row.stopped_because
-    assert anomaly.startswith("train: fare: Unexpectedly low values: -5<0"), anomaly
+    # In the validator's order: train before test.
+    train, test = row.stopped_because
+    assert train.startswith("train: fare: Unexpectedly low values: -5<0"), train
+    assert test.startswith("test: fare: Unexpectedly low values: -5<0"), test
     print_history([row], out := io.StringIO())
-    assert out.getvalue().splitlines()[2].strip() == f"stopped in ExampleValidator: {anomaly}"
+    note = out.getvalue().splitlines()[2].strip()
+    assert note == f"stopped in ExampleValidator: {train}; {test}"
 
 
 def test_a_stopped_run_whose_inputs_are_gone_shows_no_drift(validator_inputs, tmp_path):
