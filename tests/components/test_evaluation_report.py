@@ -6,6 +6,7 @@ run id as each orchestrator hands it.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from tfx.types import standard_artifacts
 
 from components import kfp_ui
 from components.evaluation_report import KFP_RUN_ID, EvaluationReportExecutor
+from data_layout.properties import WINDOW_PROPERTY
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig
 from pipeline_def.metadata_stores import SqliteMetadata
@@ -94,6 +96,17 @@ def test_on_kubeflow_the_page_names_the_kfp_run(recorded_runs, tmp_path, given, 
     run = _recorded(recorded_runs, recorded_runs.good)
     header = _header(_page(run, tmp_path, given, context_run_id=None))
     assert f"run <b>{named}</b>" in header and "{{" not in header
+
+
+def test_a_run_of_span_folders_names_its_span(recorded_runs, tmp_path):
+    run = _recorded(recorded_runs, recorded_runs.good)
+    # As ExampleGen records a run of span 2 trained on the window of spans 1 and 2.
+    examples = run.output(node_ids.EXAMPLE_GEN, "examples")
+    examples.properties["span"].int_value = 2
+    window = [{"span": 1, "rows": 2400}, {"span": 2, "rows": 2500}]
+    examples.custom_properties[WINDOW_PROPERTY].string_value = json.dumps(window)
+    header = _header(_page(run, tmp_path, KFP_RUN_ID, run.run_id))
+    assert f"run <b>{run.run_id}</b> · span <b>2</b> · " in header
 
 
 def test_the_pipeline_builds_the_step_with_kfps_run_id_parameter(tmp_path):
