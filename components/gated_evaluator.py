@@ -243,6 +243,31 @@ def _scored(
     )
 
 
+def _slice_columns(config: config_pb2.EvalConfig) -> list[str]:
+    """The columns the config slices by, one at a time."""
+    return [c for spec in config.slicing_specs if len(spec.feature_keys) == 1
+            for c in spec.feature_keys]  # fmt: skip
+
+
+def write_estimates(
+    config: config_pb2.EvalConfig,
+    examples: tfx.dsl.Artifact,
+    model: tfx.dsl.Artifact,
+    split: str,
+    evaluation: tfx.dsl.Artifact,
+) -> None:
+    """The candidate alone on ``split`` and each slice, its AUC's interval, kept beside it."""
+    spec = config.model_specs[0]
+    records = paired_comparison.split_records(examples.uri, split)
+    path = path_utils.serving_model_path(model.uri)
+    labels = paired_comparison.model_labels(path, records, spec.label_key)
+    scores = paired_comparison.model_scores(path, records, spec.prediction_key)
+    values = paired_comparison.slice_values(records, _slice_columns(config))
+    paired_comparison.write_estimates(
+        paired_comparison.estimates(labels, scores, values), evaluation.uri
+    )
+
+
 def compare_slices(
     config: config_pb2.EvalConfig,
     records: Sequence[bytes],
@@ -254,8 +279,7 @@ def compare_slices(
     Without a slice bound the slices are compared at the overall change bound, for
     the review, and none is ``gated``.
     """
-    columns = [c for spec in config.slicing_specs if len(spec.feature_keys) == 1
-               for c in spec.feature_keys]  # fmt: skip
+    columns = _slice_columns(config)
     drop = tolerated_drop(config, overall=False)
     started = time.monotonic()
     slices = paired_comparison.slice_comparisons(
@@ -376,14 +400,17 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
         evaluation, blessing = self._run_tfma(
             input_dict, output_dict, exec_properties, config, version
         )
-        drop = tolerated_drop(config)
-        if version == "" or drop is None:
-            return  # nothing serves, or no change bound: TFMA's verdict stands
         examples, model = (
             artifact_utils.get_single_instance(input_dict[key])
             for key in (standard_component_specs.EXAMPLES_KEY, standard_component_specs.MODEL_KEY)
         )
         split = evaluation.get_string_custom_property(EVALUATED_SPLITS).split(",")[0]
+        if version == "":  # nothing serves: TFMA's verdict stands; the candidate's intervals
+            write_estimates(config, examples, model, split, evaluation)
+            return
+        drop = tolerated_drop(config)
+        if drop is None:
+            return  # no change bound: TFMA's verdict stands
         records, scored = _scored(config.model_specs[0], examples, (model, baseline[0]), split)
         comparison = compare_with_serving(scored, drop, evaluation, blessing)
         if comparison is None:

@@ -20,8 +20,6 @@ import numpy as np
 from tensorflow_model_analysis.metrics import metric_types, metric_util
 from tensorflow_model_analysis.proto import config_pb2
 
-EXACT_AUC = "ExactAUC"
-
 
 def auc(labels: np.ndarray, scores: np.ndarray) -> float:
     """ROC AUC: the chance a positive row outscores a negative one (ties count half).
@@ -50,6 +48,10 @@ class ExactAUC(metric_types.Metric):
     def __init__(self, name: str = "auc") -> None:
         """A metric stored under ``name``, for each model and output TFMA evaluates."""
         super().__init__(metric_util.merge_per_key_computations(_computations), name=name)
+
+
+# The class name the Evaluator's config names it by (with this module).
+EXACT_AUC = ExactAUC.__name__
 
 
 def _computations(

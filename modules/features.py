@@ -323,6 +323,10 @@ class DatasetDeclaration:
     # never gated: on fewer rows a slice's interval rests on a handful of one class.
     slice_max_auc_drop: float | None = None
     slice_min_rows: int = SLICE_MIN_ROWS
+    # The decision thresholds at which the review shows each slice's false positive and
+    # false negative rates, with their counts and intervals (a score above one predicts
+    # positive): those a deployment would pick.
+    review_thresholds: tuple[float, ...] = (0.25, 0.5)
     # Raw columns present in the data but not fed to the model, and why.
     unused_columns: Mapping[str, str] = field(default_factory=dict)
     # The candidate's AUC on the blessing split must reach this to be pushed.
@@ -373,6 +377,12 @@ class DatasetDeclaration:
         if self.slice_min_rows < 1:
             raise ValueError(
                 f"dataset {self.name}: slice_min_rows must be positive, got {self.slice_min_rows}"
+            )
+        outside = [t for t in self.review_thresholds if not 0.0 < t < 1.0]
+        if outside or not self.review_thresholds:
+            raise ValueError(
+                f"dataset {self.name}: review_thresholds must be one or more numbers "
+                f"between 0 and 1, got {self.review_thresholds}"
             )
         if self.slice_max_auc_drop is None:
             return

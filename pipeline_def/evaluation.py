@@ -8,6 +8,8 @@ from tensorflow_model_analysis.proto import config_pb2
 
 from modules import exact_auc, export
 from modules.features import DatasetDeclaration
+from review.calibration import BRIER_SCORE
+from review.error_rates import RATES_AT_THRESHOLDS
 from review.paired_comparison import GATED_METRIC
 
 # (TFMA class, metric name as stored). Names are pinned so the review and the
@@ -24,12 +26,15 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("Calibration", "calibration"),
     ("MeanLabel", "mean_label"),
     ("MeanPrediction", "mean_prediction"),
+    # For a 0/1 label and a probability, the mean squared error is the Brier score.
+    ("MeanSquaredError", BRIER_SCORE),
 )
 # The confusion matrices at thresholds give the ROC and precision-recall curves;
-# 200 points draw a smooth curve at a fifth of TFMA's default cost per slice, and
-# 20 calibration buckets each hold enough examples to mean something.
+# 200 points draw a smooth curve at a fifth of TFMA's default cost per slice. The
+# review merges 1,000 calibration buckets into bins of enough rows each
+# (review/calibration.py): a confident model puts most rows below 0.001.
 PLOTS: tuple[tuple[str, dict[str, int]], ...] = (
-    ("CalibrationPlot", {"num_buckets": 20}),
+    ("CalibrationPlot", {"num_buckets": 1000}),
     ("ConfusionMatrixPlot", {"num_thresholds": 200}),
 )
 
@@ -106,6 +111,16 @@ def eval_config(
     metrics += [
         config_pb2.MetricConfig(class_name=cls, config=json.dumps(cfg)) for cls, cfg in PLOTS
     ]
+    # The counts at the dataset's decision thresholds, each exact (as Fairness
+    # Indicators counts them): the review's error rates by slice and their intervals.
+    metrics.append(
+        config_pb2.MetricConfig(
+            class_name="ConfusionMatrixAtThresholds",
+            config=json.dumps(
+                {"name": RATES_AT_THRESHOLDS, "thresholds": list(dataset.review_thresholds)}
+            ),
+        )
+    )
     return config_pb2.EvalConfig(
         model_specs=[
             config_pb2.ModelSpec(

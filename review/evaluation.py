@@ -20,11 +20,14 @@ from tensorflow_model_analysis.writers import eval_config_writer
 from data_layout.properties import Outcome, PushRecord
 from data_layout.splits import TEST
 from review import paired_comparison
+from review.calibration import BRIER_SCORE, Calibration, calibration_of
 from review.curves import Curves, key_value, load_curves, slice_name
+from review.error_rates import SliceRates, load_rates
 from review.paired_comparison import (
     GATED_METRIC,
     OVERALL,
     Comparison,
+    Estimate,
     SliceComparison,
     interval_text,
     slice_label,
@@ -184,7 +187,9 @@ class SliceChange:
         (``interval_text``). Without an interval the cell says why: the slice's classes,
         or "not recorded" (``not_recorded``).
         """
-        if self.low is not None and self.high is not None:
+        if self.low is not None and self.high is not None and self.serving_auc is None:
+            interval = f"{self.low:.4f}{between}{self.high:.4f}"  # the candidate's AUC alone
+        elif self.low is not None and self.high is not None:
             interval = interval_text(self.low, self.high, between)
         elif self.undefined or self.few:
             interval = f"none: {self._no_interval()}"
@@ -262,6 +267,20 @@ class Check:
     # Why a failure TFMA reported does not stand (the gate set it aside), "" otherwise:
     # "within noise", "too small to gate" or "undefined: <reason>".
     relaxed: str = ""
+    # A slice's check: the slice ("column=value"), its rows and the paired interval.
+    slice: str | None = None
+    rows: int | None = None
+    interval: tuple[float, float] | None = None
+
+    def slice_cells(self, between: str = "..", missing: str = "-") -> list[str]:
+        """A slice's check for people: slice, rows, change, 95% interval, result."""
+        return [
+            self.slice or OVERALL,
+            missing if self.rows is None else f"{self.rows:,}",
+            _signed(self.candidate, missing),
+            interval_text(*self.interval, between) if self.interval else missing,
+            self.result,
+        ]
 
     @property
     def result(self) -> str:
@@ -323,6 +342,10 @@ class Review:
     candidate_version: str | None = None  # the version it was pushed as, else its model's
     serving_version: str | None = None  # None: nothing served
     history: list[HistoryPoint] = field(default_factory=list)  # oldest first
+    # Each slice's error rates at the dataset's decision thresholds, both models.
+    rates: list[SliceRates] = field(default_factory=list)
+    # The whole split's calibration, by model (CANDIDATE, BASELINE where one served).
+    calibration: dict[str, Calibration] = field(default_factory=dict)
 
     @property
     def overall(self) -> dict[str, float]:
@@ -446,12 +469,13 @@ def _failures(uri: str) -> tuple[set[tuple[str, bool]], list[Check]]:
                 else None
             )
             check = Check(
-                f"{key.name} [{where}]",
+                key.name,
                 "change" if key.is_diff else "absolute",
                 value,
                 None,
                 failure.message,
                 passed=False,
+                slice=where,
             )
             gated_bound = key.is_diff and key.name == GATED_METRIC and len(keys) == 1
             others.append(_slice_bound_check(check, judged.get(where)) if gated_bound else check)
@@ -468,31 +492,42 @@ def _slice_bound_check(check: Check, paired: SliceComparison | None) -> Check:
     if paired is None:
         return check
     c = paired.comparison
-    interval = (
-        f"candidate - serving {c.change_text(c.drawn_on())}, {c.bound_text}"
-        if c is not None
-        else ""
-    )
+    check = replace(check, rows=paired.rows, interval=(c.low, c.high) if c is not None else None)
     if paired.held:
-        reason = interval or f"no interval: {paired.undefined or 'no paired comparison'}"
-        return replace(check, bound=f"{check.bound}; held: {reason}")
+        return check
     if not paired.gated:
-        return replace(
-            check,
-            bound=f"{check.bound}; {paired.rows:,} rows, under the slice bound's minimum",
-            passed=True,
-            relaxed="too small to gate",
-        )
+        return replace(check, passed=True, relaxed="too small to gate")
     if c is None:
         reason = paired.undefined or "no paired comparison"
-        return replace(
-            check,
-            bound=f"{check.bound}; no interval: {reason}",
-            passed=True,
-            relaxed=f"undefined: {reason}",
-        )
-    return replace(
-        check, bound=f"{interval}: not wholly below it", passed=True, relaxed="within noise"
+        return replace(check, passed=True, relaxed=f"no interval: {reason}")
+    return replace(check, passed=True, relaxed="within noise")
+
+
+def _signed(value: float | None, missing: str) -> str:
+    """A change for people: "+0.0012"; "undefined" for NaN (a slice of one class)."""
+    if value is None:
+        return missing
+    return "undefined" if math.isnan(value) else f"{value:+.4f}"
+
+
+def judged_on_noise(check: Check) -> bool:
+    """Whether a slice's check was decided on its interval: held, or within its noise."""
+    return not check.passed or check.relaxed == "within noise"
+
+
+def slice_checks(checks: Sequence[Check]) -> list[Check]:
+    """The checks on slices: failures, then those within noise, then the rest.
+
+    The largest drop first in each group.
+    """
+    found = [c for c in checks if c.slice is not None]
+    return sorted(
+        found,
+        key=lambda c: (
+            c.passed,
+            not judged_on_noise(c),
+            c.candidate if c.candidate is not None and not math.isnan(c.candidate) else 0.0,
+        ),
     )
 
 
@@ -565,13 +600,10 @@ def _beyond_noise(checks: list[Check], comparison: Comparison | None) -> list[Ch
     if comparison is None:
         return checks
     interval = interval_text(comparison.low, comparison.high)
-    bound = (
-        f"candidate - baseline >= {-comparison.tolerance:+.4f} unless the 95% interval "
-        f"({interval}, {comparison.drawn_on()}) lies below it"
-    )
+    bound = f"change >= {-comparison.tolerance:+.4f} unless its 95% interval {interval} is below"
     return [
         replace(c, bound=bound, passed=not comparison.worse)
-        if (c.metric, c.kind) == (GATED_METRIC, "change")
+        if (c.metric, c.kind, c.slice) == (GATED_METRIC, "change", None)
         else c
         for c in checks
     ]
@@ -579,10 +611,7 @@ def _beyond_noise(checks: list[Check], comparison: Comparison | None) -> list[Ch
 
 def _failing_slices(checks: list[Check]) -> set[str]:
     """The slices the verdict names as failing a bound on the gated metric."""
-    prefix = f"{GATED_METRIC} ["
-    return {
-        c.metric[len(prefix) : -1] for c in checks if not c.passed and c.metric.startswith(prefix)
-    }
+    return {c.slice for c in checks if not c.passed and c.slice and c.metric == GATED_METRIC}
 
 
 def _change_of(
@@ -655,25 +684,36 @@ def _worst_first(c: SliceChange) -> tuple:
     return (2, slice_order(c.column, c.value, c.rows), c.name)
 
 
+def _alone(change: SliceChange, found: Estimate | None) -> SliceChange:
+    """``change`` with the candidate's own AUC interval, where nothing served to pair with."""
+    if found is None or found.auc is None or change.serving_auc is not None:
+        return change
+    return replace(change, candidate_auc=found.auc, low=found.low, high=found.high)
+
+
 def slice_changes(
     slices: list[SliceMetrics],
     paired: list[SliceComparison],
     overall: Comparison | None,
     failing: set[str],
+    alone: Sequence[Estimate] = (),
 ) -> list[SliceChange]:
     """Overall first, then each slice of at least MIN_SLICE_SIZE rows, worst change first.
 
     ``slices`` are TFMA's (candidate, and the serving model's where one served);
     ``paired`` the gate's paired comparisons per slice ([]: none recorded, then
-    TFMA's point figures stand, without an interval).
+    TFMA's point figures stand, without an interval); ``alone`` the candidate's own
+    intervals where nothing served.
     """
     by_name = {s.name: s for s in slices}
+    estimates = {e.name: e for e in alone}
     head = [_overall_change(by_name.get(OVERALL), overall, failing)]
     rows = [_change_of(by_name.get(p.name), p, failing) for p in paired if p.rows >= MIN_SLICE_SIZE]
     seen = {r.name for r in rows}
     rows += [
         _change_of(s, None, failing) for s in slices if s.column is not None and s.name not in seen
     ]
+    head, rows = ([_alone(c, estimates.get(c.name)) for c in group] for group in (head, rows))
     return head + sorted(rows, key=_worst_first)
 
 
@@ -705,11 +745,12 @@ def load_review(
     checks = _beyond_noise(checks + other_failures, comparison)
     paired = paired_comparison.read_slices(evaluation_uri)
     candidate_name = next((s.name for s in config.model_specs if not s.is_baseline), "")
-    notes = []
+    notes = [comparison.describe()] if comparison is not None else []
     if baseline_spec is None:
         notes.append(
             "No baseline: no model had been blessed before, so only the absolute bounds apply."
         )
+    curves = load_curves(evaluation_uri, _model_of, MIN_SLICE_SIZE)
     return Review(
         evaluation_uri=evaluation_uri,
         model_uri=model_locations.get(candidate_name, ""),
@@ -717,16 +758,34 @@ def load_review(
         blessed=outcome.blessed,
         checks=checks,
         slices=slices,
-        curves_by_slice=load_curves(evaluation_uri, _model_of, MIN_SLICE_SIZE),
+        curves_by_slice=curves,
         push=outcome.push,
         run_id=run_id,
         notes=notes,
         split=split,
-        changes=slice_changes(slices, paired, comparison, _failing_slices(checks)),
+        changes=slice_changes(
+            slices,
+            paired,
+            comparison,
+            _failing_slices(checks),
+            paired_comparison.read_estimates(evaluation_uri),
+        ),
         left_out=_left_out(small, paired),
         candidate_version=outcome.pushed_version or _model_id(model_locations.get(candidate_name)),
         serving_version=outcome.baseline,
+        rates=load_rates(evaluation_uri, _model_of, MIN_SLICE_SIZE),
+        calibration=_calibration(curves.get(OVERALL, {}), whole),
     )
+
+
+def _calibration(curves: dict[str, Curves], whole: SliceMetrics | None) -> dict[str, Calibration]:
+    """Each model's calibration on the whole split: TFMA's buckets and Brier score."""
+    metrics = {CANDIDATE: whole.metrics if whole else {}, BASELINE: whole.baseline if whole else {}}
+    return {
+        model: calibration_of(found.calibration, metrics[model].get(BRIER_SCORE))
+        for model, found in curves.items()
+        if found.calibration
+    }
 
 
 def _model_id(location: str | None) -> str | None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import html
 
+from review.error_rates import HEADINGS
 from review.evaluation import (
     MIN_SLICE_SIZE,
     SLICE_COLUMNS,
     Review,
     SliceChange,
     SliceMetrics,
+    slice_checks,
 )
 from review.page_curves import (
     MISSING,
@@ -50,13 +52,32 @@ def _verdict(review: Review) -> str:
         f"<td>{number(c.baseline)}</td><td>{html.escape(c.bound)}</td>"
         f"<td class='{'pass' if c.passed else 'fail'}'>{html.escape(c.result)}</td></tr>"
         for c in review.checks
+        if c.slice is None
     )
     notes = "".join(f"<p>{html.escape(n)}</p>" for n in review.notes)
     return (
         f"<p class='verdict {state}' id='verdict'>{headline}</p>{notes}"
         "<table id='checks'><tr><th>metric</th><th>check</th><th>candidate</th>"
         f"<th>baseline</th><th>bound</th><th>result</th></tr>{rows}</table>"
-        f"<p id='push'>{html.escape(push_line(review))}</p>"
+        f"{_slice_checks(review)}<p id='push'>{html.escape(push_line(review))}</p>"
+    )
+
+
+def _slice_checks(review: Review) -> str:
+    """The slice bound's checks: failures first, then the largest drop first."""
+    found = slice_checks(review.checks)
+    if not found:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(c.slice or '')}</td>"
+        + "".join(f"<td>{html.escape(cell)}</td>" for cell in c.slice_cells(" to ", MISSING)[1:-1])
+        + f"<td class='{'pass' if c.passed else 'fail'}'>{html.escape(c.result)}</td></tr>"
+        for c in found
+    )
+    return (
+        "<p>The slice bound, on each slice TFMA found beyond it (failures first):</p>"
+        "<table id='slice-checks'><tr><th>slice</th><th>rows</th><th>change</th>"
+        f"<th>95% interval</th><th>result</th></tr>{rows}</table>"
     )
 
 
@@ -106,7 +127,12 @@ def _changes(review: Review) -> str:
     """Every slice of at least MIN_SLICE_SIZE rows against the serving model, worst first."""
     rows = "".join(_change_row(c) for c in review.changes)
     left_out = review.left_out.line(shown=len(review.left_out.names))
-    without = "" if review.serving_version else "<p>No serving model: the candidate alone.</p>"
+    without = (
+        ""
+        if review.serving_version
+        else "<p>No serving model: the candidate alone; its interval is of its own AUC "
+        "(bootstrap on the slice's rows).</p>"
+    )
     return (
         f"<p>Slices of at least {MIN_SLICE_SIZE} rows, the whole split first, then the "
         "largest drop in AUC first. <b>worse</b>: the 95% interval of the change (paired "
@@ -116,6 +142,27 @@ def _changes(review: Review) -> str:
         "<th>candidate AUC</th><th>serving AUC</th><th>change</th><th>95% interval</th>"
         f"<th></th></tr>{rows}</table>"
         f"<p id='left-out'>{html.escape(left_out or 'No slice was left out.')}</p>"
+    )
+
+
+def _rates(review: Review) -> str:
+    """Each slice's error rates at each recorded threshold, both models, flagged gaps."""
+    if not review.rates:
+        return "<p>No error rates recorded at thresholds (a run from before they were).</p>"
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADINGS)
+    rows = "".join(
+        f"<tr{' class=worse' if r.higher else ''} data-slice='{html.escape(r.name)}' "
+        f"data-threshold='{r.threshold:g}'><td>{r.threshold:g}</td>"
+        + "".join(f"<td>{html.escape(c)}</td>" for c in r.cells(" to ", MISSING))
+        + "</tr>"
+        for r in review.rates
+    )
+    return (
+        "<p>At each threshold a score above it predicts positive. FPR: false positives of "
+        "the slice's negatives; FNR: false negatives of its positives; each with its 95% "
+        "Wilson interval. <b>higher</b>: Newcombe's 95% interval of the candidate's rate "
+        "minus the serving model's lies above 0.</p>"
+        f"<table id='rates'><tr><th>threshold</th>{head}</tr>{rows}</table>"
     )
 
 
@@ -150,7 +197,8 @@ def render_html(review: Review) -> str:
         f"<h2>Verdict (on the {split} split)</h2>{_verdict(review)}"
         f"<h2 id='slices-against-serving'>AUC by slice against the serving model</h2>"
         f"{_changes(review)}"
-        f"<h2>Curves (whole {split} split)</h2>{overall_section(review)}"
+        f"<h2>Curves and calibration (whole {split} split)</h2>{overall_section(review)}"
+        f"<h2>Error rates by slice</h2>{_rates(review)}"
         f"<h2>Curves by slice</h2>{slices_section(review)}"
         f"<h2>History</h2>{history_section(review)}"
         f"<h2>Candidate metrics by slice</h2>{_slice_table(review)}"

@@ -20,6 +20,7 @@ matplotlib.use("Agg")  # no display on servers and in pipeline steps
 
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 
+from review.calibration import Calibration  # noqa: E402
 from review.curves import OPERATING_THRESHOLDS, Curves  # noqa: E402
 from review.evaluation import (  # noqa: E402
     BASELINE,
@@ -68,31 +69,26 @@ def _line_plot(title: str, models: dict[str, Curves], kind: str, labels: tuple[s
     return _png(figure)
 
 
-def _calibration_plot(models: dict[str, Curves]) -> str:
+def _calibration_plot(calibration: dict[str, Calibration]) -> str:
     figure, axes = plt.subplots(figsize=(4, 4))
-    candidate = models.get(CANDIDATE)
     for key, name in MODELS:
-        buckets = models[key].calibration if key in models else []
-        axes.plot(
-            [b.predicted for b in buckets],
-            [b.observed for b in buckets],
-            "o-",
+        bins = calibration[key].bins if key in calibration else []
+        axes.errorbar(
+            [b.predicted for b in bins],
+            [b.observed for b in bins],
+            yerr=[
+                [b.observed - b.interval[0] for b in bins],
+                [b.interval[1] - b.observed for b in bins],
+            ],
+            fmt="o-",
             color=COLOURS[name],
             label=name,
             markersize=4,
-        )
-    # The candidate's bucket sizes say which points to trust.
-    for b in candidate.calibration if candidate else []:
-        axes.annotate(
-            f"{b.count:.0f}",
-            (b.predicted, b.observed),
-            fontsize=7,
-            xytext=(3, -9),
-            textcoords="offset points",
+            capsize=2,
         )
     axes.plot([0, 1], [0, 1], ":", color="#999")
     axes.set(
-        title="Calibration (rows per bucket)",
+        title="Calibration (95% intervals)",
         xlabel="mean prediction",
         ylabel="observed rate",
         xlim=(0, 1),
@@ -102,7 +98,7 @@ def _calibration_plot(models: dict[str, Curves]) -> str:
     return _png(figure)
 
 
-def plot_images(models: dict[str, Curves]) -> dict[str, str]:
+def plot_images(models: dict[str, Curves], calibration: dict[str, Calibration]) -> dict[str, str]:
     """ROC, precision-recall and calibration of both models, as base64 PNG by title."""
     return {
         "ROC curve": _line_plot(
@@ -111,19 +107,29 @@ def plot_images(models: dict[str, Curves]) -> dict[str, str]:
         "Precision-recall curve": _line_plot(
             "Precision-recall curve", models, "pr", ("recall", "precision")
         ),
-        "Calibration": _calibration_plot(models),
+        "Calibration": _calibration_plot(calibration),
     }
 
 
-def _calibration_table(curves: Curves) -> str:
-    rows = "".join(
-        f"<tr><td>{b.low:.2f}–{b.high:.2f}</td><td>{b.count:,.0f}</td>"
-        f"<td>{b.predicted:.4f}</td><td>{b.observed:.4f}</td></tr>"
-        for b in curves.calibration
+def _calibration_table(calibration: dict[str, Calibration]) -> str:
+    """Brier and ECE of each model, and the candidate's bins with their intervals."""
+    scores = "".join(
+        f"<tr><td>{name}</td><td>{number(c.brier)}</td><td>{number(c.ece)}</td></tr>"
+        for key, name in MODELS
+        if (c := calibration.get(key)) is not None
+    )
+    found = calibration.get(CANDIDATE)
+    bins = "".join(
+        f"<tr><td>{b.low:.3f}–{b.high:.3f}</td><td>{b.rows:,}</td><td>{b.predicted:.4f}</td>"
+        f"<td>{b.observed:.4f}</td><td>{b.interval[0]:.4f}–{b.interval[1]:.4f}</td></tr>"
+        for b in (found.bins if found else [])
     )
     return (
+        "<table id='calibration-scores'><tr><th>model</th><th>Brier score</th>"
+        f"<th>expected calibration error</th></tr>{scores}</table>"
+        "<p>The candidate's bins, of about equal rows each:</p>"
         "<table id='calibration'><tr><th>predicted</th><th>rows</th><th>mean prediction</th>"
-        f"<th>observed rate</th></tr>{rows}</table>"
+        f"<th>observed rate</th><th>95% interval</th></tr>{bins}</table>"
     )
 
 
@@ -134,9 +140,9 @@ def overall_section(review: Review) -> str:
         return "<div class='plots'>No plots recorded.</div>"
     images = "".join(
         f"<img alt='{html.escape(t)}' title='{html.escape(t)}' src='data:image/png;base64,{b}'>"
-        for t, b in plot_images(models).items()
+        for t, b in plot_images(models, review.calibration).items()
     )
-    return f"<div class='plots'>{images}</div>{_calibration_table(models[CANDIDATE])}"
+    return f"<div class='plots'>{images}</div>{_calibration_table(review.calibration)}"
 
 
 def _slice_charts(models: dict[str, Curves]) -> str:

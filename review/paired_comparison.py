@@ -34,6 +34,7 @@ MIN_CLASS_ROWS = 5
 OVERALL = "Overall"
 COMPARISON_FILE = "auc_comparison.json"
 SLICES_FILE = "slice_comparisons.json"
+ESTIMATES_FILE = "candidate_intervals.json"
 _BATCH = 1024
 _DRAWN_CELLS = 4_000_000
 
@@ -183,6 +184,31 @@ def weighted_aucs(labels: np.ndarray, scores: np.ndarray, counts: np.ndarray) ->
         return np.where(pairs > 0, (pos * (below + neg / 2)).sum(axis=1) / pairs, np.nan)
 
 
+def _drawn_aucs(
+    labels: np.ndarray, scores: Sequence[np.ndarray], rounds: int, seed: int
+) -> list[np.ndarray]:
+    """Each of ``scores``' AUC in the same ``rounds`` draws of the rows with replacement."""
+    rng = np.random.default_rng(seed)
+    # Draws in chunks of about _DRAWN_CELLS counts: a 25k-row split's 2,000 draws at
+    # once would hold 50M counts per array.
+    chunk = max(1, _DRAWN_CELLS // max(1, len(labels)))
+    drawn: list[list[np.ndarray]] = [[] for _ in scores]
+    for done in range(0, rounds, chunk):
+        counts = _draw_counts(rng, len(labels), min(chunk, rounds - done))
+        for found, s in zip(drawn, scores, strict=True):
+            found.append(weighted_aucs(labels, s, counts))
+    return [np.concatenate(d) if d else np.array([]) for d in drawn]
+
+
+def _percentiles(kept: np.ndarray) -> tuple[float, float]:
+    """The 2.5th and 97.5th percentiles of the draws that held both classes."""
+    kept = kept[~np.isnan(kept)]  # a draw of one class has no AUC
+    if not len(kept):
+        raise ValueError("no draw of the rows held both classes")
+    low, high = np.percentile(kept, [2.5, 97.5])
+    return round(float(low), 4), round(float(high), 4)
+
+
 def auc_difference_interval(
     labels: Sequence[int],
     first: Sequence[float],
@@ -192,21 +218,17 @@ def auc_difference_interval(
     seed: int = 0,
 ) -> tuple[float, float]:
     """The 95% paired-bootstrap interval of AUC(first) - AUC(second) on the same rows."""
-    y, a, b = np.asarray(labels).astype(int), np.asarray(first), np.asarray(second)
-    rng = np.random.default_rng(seed)
-    # Draws in chunks of about _DRAWN_CELLS counts: a 25k-row split's 2,000 draws at
-    # once would hold 50M counts per array.
-    chunk = max(1, _DRAWN_CELLS // max(1, len(y)))
-    differences = []
-    for done in range(0, rounds, chunk):
-        counts = _draw_counts(rng, len(y), min(chunk, rounds - done))
-        differences.append(weighted_aucs(y, a, counts) - weighted_aucs(y, b, counts))
-    kept = np.concatenate(differences) if differences else np.array([])
-    kept = kept[~np.isnan(kept)]  # a draw of one class has no AUC
-    if not len(kept):
-        raise ValueError("no draw of the rows held both classes")
-    low, high = np.percentile(kept, [2.5, 97.5])
-    return round(float(low), 4), round(float(high), 4)
+    y = np.asarray(labels).astype(int)
+    a, b = _drawn_aucs(y, [np.asarray(first), np.asarray(second)], rounds, seed)
+    return _percentiles(a - b)
+
+
+def auc_interval(
+    labels: Sequence[int], scores: Sequence[float], *, rounds: int = BOOTSTRAP_ROUNDS, seed: int = 0
+) -> tuple[float, float]:
+    """The 95% bootstrap interval of one model's AUC on the rows (nothing to pair it with)."""
+    (drawn,) = _drawn_aucs(np.asarray(labels).astype(int), [np.asarray(scores)], rounds, seed)
+    return _percentiles(drawn)
 
 
 def compare(
@@ -314,6 +336,65 @@ def slice_comparisons(
                 )
             )
     return slices
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The candidate alone on a slice (``column`` None: the whole split), nothing serving.
+
+    ``low`` and ``high`` bound its AUC (95%, bootstrap); None with ``undefined``'s reason
+    where too few rows of a class leave no honest interval.
+    """
+
+    column: str | None
+    value: str | None
+    rows: int
+    positives: int
+    auc: float | None
+    low: float | None = None
+    high: float | None = None
+    undefined: str | None = None
+
+    @property
+    def name(self) -> str:
+        """``Overall`` or ``column=value``."""
+        return slice_label(self.column, self.value)
+
+
+def _estimate(column: str | None, value: str | None, y: np.ndarray, s: np.ndarray) -> Estimate:
+    undefined = undefined_reason(y)
+    figure = auc(y, s) if len(y) else float("nan")
+    low, high = (None, None) if undefined else auc_interval(y, s)
+    return Estimate(
+        column, value, len(y), int(y.sum()),
+        None if np.isnan(figure) else round(figure, 4), low, high, undefined,
+    )  # fmt: skip
+
+
+def estimates(
+    labels: np.ndarray, scores: np.ndarray, values: dict[str, list[list[str]]]
+) -> list[Estimate]:
+    """The candidate's AUC and its interval on the whole split and every slice of ``values``."""
+    found = [_estimate(None, None, labels, scores)]
+    for column, column_values in values.items():
+        for value, rows in _rows_by_value(column_values).items():
+            found.append(_estimate(column, value, labels[rows], scores[rows]))
+    return found
+
+
+def write_estimates(found: Sequence[Estimate], folder: str) -> None:
+    """Keep the candidate's intervals in ``folder`` (the evaluation's), for the review."""
+    with tf.io.gfile.GFile(os.path.join(folder, ESTIMATES_FILE), "w") as f:
+        f.write(json.dumps([asdict(e) for e in found]))
+
+
+def read_estimates(folder: str) -> list[Estimate]:
+    """What ``write_estimates`` kept in ``folder``; [] where a model served (or none kept)."""
+    path = os.path.join(folder, ESTIMATES_FILE)
+    if not tf.io.gfile.exists(path):
+        return []
+    with tf.io.gfile.GFile(path) as f:
+        return [Estimate(**row) for row in json.loads(f.read())]
 
 
 def write(comparison: Comparison, folder: str) -> None:

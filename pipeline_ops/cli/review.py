@@ -1,7 +1,7 @@
 """Review a run's evaluation in the terminal, and optionally as an HTML page.
 
     wide-deep-review [--output-dir DIR | --metadata URI] [--dataset NAME] [--run RUN_ID]
-                     [--html FILE] [--detailed-exitcode]
+                     [--html FILE] [--all] [--threshold T] [--detailed-exitcode]
 
 Shows, for the newest run (or the one named): the verdict with each threshold
 (candidate, baseline, bound, pass/fail), where the model was or was not pushed,
@@ -23,6 +23,7 @@ from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
 from pipeline_ops.metadata.runs import AmbiguousRunIdError, PipelineRun, find_run, list_runs
 from pipeline_ops.report.run_review import (
+    TERMINAL_SLICES,
     NoEvaluationError,
     has_evaluation,
     print_review,
@@ -41,6 +42,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--run", default=None, help="run id, or its unique start (default: the newest run)"
     )
     parser.add_argument("--html", type=Path, default=None, help="also write the review here")
+    parser.add_argument(
+        "--all", action="store_true", help="list every slice (default: the 12 worst)"
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="show the error rates by slice at this decision threshold, one the run "
+        "recorded (the dataset's review_thresholds; default: the first)",
+    )
     commands.add_detailed_exitcode(parser)
     return parser.parse_args(argv)
 
@@ -78,7 +89,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.html is not None and args.html.is_dir():
             raise CommandError(f"--html {args.html} is a folder: name the page's file in it")
         review = load_for(args)
-        print_review(review, sys.stdout)
+        recorded = sorted({r.threshold for r in review.rates})
+        if args.threshold is not None and args.threshold not in recorded:
+            listed = ", ".join(f"{t:g}" for t in recorded) or "none"
+            raise CommandError(
+                f"--threshold {args.threshold:g}: the run recorded error rates at {listed} "
+                "(set the dataset's review_thresholds for later runs)"
+            )
+        limit = len(review.changes) + len(review.rates) if args.all else TERMINAL_SLICES
+        print_review(review, sys.stdout, limit, args.threshold)
         if args.html is not None:
             from review.page import render_html
 

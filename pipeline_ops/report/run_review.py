@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
@@ -130,9 +131,11 @@ def tuning_of_run(run: PipelineRun) -> Tuning | None:
     )
 
 
-def print_review(review: Review, out: TextIO) -> None:
-    """The review as terminal text."""
-    from review.evaluation import SLICE_COLUMNS, metric_text
+def print_review(
+    review: Review, out: TextIO, limit: int = TERMINAL_SLICES, threshold: float | None = None
+) -> None:
+    """The review as terminal text: ``limit`` slices per table, rates at ``threshold``."""
+    from review.evaluation import SLICE_COLUMNS, judged_on_noise, metric_text, slice_checks
     from review.page import push_line
 
     print(f"Evaluation review of run {review.run_id}", file=out)
@@ -146,17 +149,23 @@ def print_review(review: Review, out: TextIO) -> None:
         print(f"  {note}", file=out)
     rows = [["metric", "check", "candidate", "baseline", "bound", "result"]]
     rows += [
-        [
-            c.metric,
-            c.kind,
-            metric_text(c.candidate),
-            metric_text(c.baseline),
-            c.bound,
-            c.result,
-        ]
+        [c.metric, c.kind, metric_text(c.candidate), metric_text(c.baseline), c.bound, c.result]
         for c in review.checks
+        if c.slice is None
     ]
     print_table(rows, out)
+    on_slices = slice_checks(review.checks)
+    judged = [c for c in on_slices if judged_on_noise(c)]
+    if judged:
+        print("  The slice bound, on each slice TFMA found beyond it (failures first):", file=out)
+        head = ["slice", "rows", "change", "95% interval", "result"]
+        print_table([head] + [c.slice_cells() for c in judged], out)
+    if len(on_slices) > len(judged):
+        print(
+            f"  {len(on_slices) - len(judged)} more beyond it, too small to gate or without "
+            "an interval: the page lists them",
+            file=out,
+        )
     print(f"  {push_line(review)}", file=out)
     if review.tuning is not None:
         print("", file=out)
@@ -165,7 +174,9 @@ def print_review(review: Review, out: TextIO) -> None:
         for line in values:
             print(f"  {line}", file=out)
     print("", file=out)
-    print_changes(review, out)
+    print_changes(review, out, limit)
+    print_calibration(review, out)
+    print_rates(review, out, threshold, limit)
     print("", file=out)
     print(f"Candidate metrics by slice ({review.split} split):", file=out)
     columns = [c for c in SLICE_COLUMNS if c.short]
@@ -178,12 +189,73 @@ def print_review(review: Review, out: TextIO) -> None:
         print_history_points(review.history, out)
 
 
+def print_calibration(review: Review, out: TextIO) -> None:
+    """Each model's Brier score and expected calibration error, and the bins behind them."""
+    from review.evaluation import BASELINE, CANDIDATE, metric_text
+
+    if not review.calibration:
+        return
+    print("", file=out)
+    bins = review.calibration[CANDIDATE].bins if CANDIDATE in review.calibration else []
+    print(
+        f"Calibration ({review.split} split, {len(bins)} bins of about equal rows):",
+        file=out,
+    )
+    rows = [["model", "Brier", "ECE", "bins: mean prediction / observed (95% interval)"]]
+    for key, name in ((CANDIDATE, "candidate"), (BASELINE, "serving")):
+        found = review.calibration.get(key)
+        if found is not None:
+            rows.append([name, metric_text(found.brier), metric_text(found.ece), ""])
+    print_table(rows, out)
+    for b in bins:
+        low, high = b.interval
+        print(
+            f"    {b.low:.3f}-{b.high:.3f}  {b.rows:>6,} rows  predicted {b.predicted:.3f}  "
+            f"observed {b.observed:.3f} ({low:.3f}..{high:.3f})",
+            file=out,
+        )
+
+
+def print_rates(
+    review: Review, out: TextIO, threshold: float | None = None, limit: int = TERMINAL_SLICES
+) -> None:
+    """Each slice's false positive and negative rates at ``threshold`` (default: the first)."""
+    from review.error_rates import HEADINGS
+
+    thresholds = sorted({r.threshold for r in review.rates})
+    if not thresholds:
+        return
+    chosen = thresholds[0] if threshold is None else threshold
+    rates = [r for r in review.rates if r.threshold == chosen]
+    # The whole split first, then the slices flagged, then the others in slice order.
+    rates.sort(key=lambda r: (r.column is not None, not r.higher))
+    print("", file=out)
+    print(
+        f"Error rates by slice at threshold {chosen:g} (a score above it predicts positive; "
+        f"recorded: {', '.join(f'{t:g}' for t in thresholds)}):",
+        file=out,
+    )
+    shown = rates[: limit + 1]
+    print_table([list(HEADINGS)] + [r.cells() for r in shown], out)
+    if len(rates) > len(shown):
+        print(f"  {len(rates) - len(shown)} more slice(s): --all shows them all", file=out)
+    print(
+        "  FPR: false positives of the negatives; FNR: false negatives of the positives; "
+        "higher: the 95% interval of the gap to serving lies above 0",
+        file=out,
+    )
+
+
 def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> None:
     """The AUC of every slice against the serving model's, worst change first, ``limit`` shown."""
     from review.evaluation import MIN_SLICE_SIZE
     from review.paired_comparison import MIN_CLASS_ROWS
 
-    against = "against the serving model" if review.serving_version else "(no serving model)"
+    against = (
+        "against the serving model"
+        if review.serving_version
+        else "(no serving model: the interval is of the candidate's AUC)"
+    )
     print(
         f"AUC by slice {against}, {review.split} split, slices of at least {MIN_SLICE_SIZE} "
         "rows, worst change first:",
@@ -194,13 +266,15 @@ def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> 
     print_table([head] + [c.cells(between="..") for c in shown], out)
     hidden = len(review.changes) - len(shown)
     if hidden > 0:
-        print(f"  {hidden} more slice(s): --html FILE shows them all", file=out)
-    print(
-        "  worse: the 95% interval lies below 0; FAIL: beyond the gate's slice bound; "
-        f"few: under {MIN_CLASS_ROWS} of a class, no interval, not ranked",
-        file=out,
-    )
+        print(f"  {hidden} more slice(s): --all shows them all", file=out)
+    print("  worse: the 95% interval lies below 0; FAIL: beyond the gate's slice bound;", file=out)
+    print(f"  few: under {MIN_CLASS_ROWS} of a class, no interval, not ranked", file=out)
     if any(c.not_recorded for c in review.changes):
         print("  not recorded: the run's gate compared no slices (TFMA's point figures)", file=out)
     if review.left_out.names:
-        print(f"  {review.left_out.line()}", file=out)
+        print(
+            textwrap.fill(
+                review.left_out.line(), 118, initial_indent="  ", subsequent_indent="    "
+            ),
+            file=out,
+        )

@@ -22,7 +22,9 @@ from review.evaluation import (
     HistoryPoint,
     LeftOut,
     SliceMetrics,
+    judged_on_noise,
     load_review,
+    slice_checks,
     undefined_reason,
 )
 from review.page import render_html
@@ -285,9 +287,10 @@ def test_a_slice_loss_within_its_noise_is_shown_and_not_failed(recorded_runs, tm
     assert not any(c.mark == "FAIL" for c in review.changes)
     assert all(c.passed for c in review.checks), [c for c in review.checks if not c.passed]
     # TFMA's failure on the slice is shown, set aside with the interval the gate judged.
-    check = next(c for c in review.checks if c.metric == f"auc [{card.name}]")
+    check = next(c for c in review.checks if c.slice == card.name)
     assert check.result == "pass: within noise"
-    assert f"{card.low:+.4f} to {card.high:+.4f}" in check.bound
+    assert check.interval == (card.low, card.high) and check.rows == card.rows
+    assert check.slice_cells()[3] == f"{card.low:+.4f}..{card.high:+.4f}"
     out = io.StringIO()
     print_changes(review, out, limit=100)
     assert re.search(rf"^\s+{re.escape(card.name)}\s.*\s{card.mark}$", out.getvalue(), re.M)
@@ -299,13 +302,17 @@ def test_the_slices_that_held_the_candidate_back_fail_and_no_other(recorded_runs
     held = {name for name, s in judged.items() if s.held}
     assert {"payment_type=Credit Card", "company=Taxi Affiliation Services"} <= held
     assert {c.name for c in review.changes if c.mark == "FAIL"} == held
-    failed = {c.metric for c in review.checks if not c.passed}
-    assert {f"auc [{name}]" for name in held} <= failed
+    failed = {c.slice for c in review.checks if not c.passed}
+    assert held <= failed
     assert ("auc", "change") in {(c.metric, c.kind) for c in review.checks if not c.passed}
     # TFMA's other slice failures were set aside: each says why.
-    relaxed = [c for c in review.checks if c.metric.startswith("auc [") and c.passed]
+    relaxed = [c for c in review.checks if c.slice and c.passed]
     assert relaxed and all(c.relaxed for c in relaxed)
-    reasons = ("pass: too small to gate", "pass: within noise", "pass: undefined: ")
+    reasons = ("pass: too small to gate", "pass: within noise", "pass: no interval: ")
     assert all(c.result.startswith(reasons) for c in relaxed)
-    small = next(c for c in relaxed if not judged[c.metric[5:-1]].gated)
+    # The verdict lists the failures first, then those judged within noise, then the rest.
+    ordered = slice_checks(review.checks)
+    groups = [(c.passed, not judged_on_noise(c)) for c in ordered]
+    assert groups == sorted(groups) and not ordered[0].passed
+    small = next(c for c in relaxed if not judged[c.slice].gated)
     assert small.result == "pass: too small to gate"

@@ -13,8 +13,8 @@ from pipeline_ops.cli import review
 
 # The AUC change check as the gate judged it: both AUCs, then its paired interval.
 _CHANGE = (
-    r"(0\.\d{4})\s+(0\.\d{4})\s+candidate - baseline >= -0\.0100 unless the 95% interval "
-    r"\(([-+]\d\.\d{4}) to ([-+]\d\.\d{4}), paired bootstrap on [\d,]+ rows\) lies below it"
+    r"(0\.\d{4})\s+(0\.\d{4})\s+change >= -0\.0100 unless its 95% interval "
+    r"([-+]\d\.\d{4}) to ([-+]\d\.\d{4}) is below"
 )
 
 

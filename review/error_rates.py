@@ -1,0 +1,165 @@
+"""Error rates by slice at the decision thresholds, as Fairness Indicators shows them.
+
+At each of the dataset's ``review_thresholds`` TFMA counts, per slice and per model,
+the true and false positives and negatives (``ConfusionMatrixAtThresholds``, the
+computation Fairness Indicators' rates rest on; its own metric class ships in a
+separate package this product does not install). From the counts come each rate's
+95% Wilson interval and, against the serving model on the same rows, Newcombe's
+interval of the gap: a slice is flagged where the candidate's false positive or
+false negative rate is higher beyond that noise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import tensorflow_model_analysis as tfma
+
+from review.curves import Operating, key_value
+from review.paired_comparison import slice_label, slice_order
+from review.proportions import gap_interval, wilson
+
+RATES_AT_THRESHOLDS = "rates_at_thresholds"
+
+
+@dataclass(frozen=True)
+class Rate:
+    """One error rate of one model: errors out of the rows of the class it is of."""
+
+    errors: int
+    rows: int
+
+    @property
+    def share(self) -> float | None:
+        """The rate: errors over rows (None: no rows of the class)."""
+        return self.errors / self.rows if self.rows else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """Its 95% Wilson interval."""
+        return wilson(self.errors, self.rows)
+
+    def text(self, between: str = "..", interval: bool = True, missing: str = "-") -> str:
+        """For people: "0.034 (0.021..0.052)", or the share alone; ``missing`` without rows."""
+        if self.share is None:
+            return missing
+        if not interval:
+            return f"{self.share:.3f}"
+        low, high = self.interval
+        return f"{self.share:.3f} ({low:.3f}{between}{high:.3f})"
+
+
+HEADINGS = (
+    "slice",
+    "negatives",
+    "FPR (95%)",
+    "serving",
+    "positives",
+    "FNR (95%)",
+    "serving",
+    "",
+)
+
+
+@dataclass(frozen=True)
+class SliceRates:
+    """One slice at one threshold: both models' false positive and negative rates."""
+
+    column: str | None
+    value: str | None
+    threshold: float
+    candidate: Operating
+    serving: Operating | None
+
+    @property
+    def name(self) -> str:
+        """``Overall`` or ``column=value``."""
+        return slice_label(self.column, self.value)
+
+    @property
+    def rows(self) -> int:
+        """The slice's rows."""
+        c = self.candidate
+        return round(c.tp + c.fp + c.tn + c.fn)
+
+    def rate(self, kind: str, model: str = "candidate") -> Rate | None:
+        """``kind`` "fpr" (false positives of the negatives) or "fnr", for ``model``."""
+        point = self.candidate if model == "candidate" else self.serving
+        if point is None:
+            return None
+        if kind == "fpr":
+            return Rate(round(point.fp), round(point.fp + point.tn))
+        return Rate(round(point.fn), round(point.fn + point.tp))
+
+    def gap(self, kind: str) -> tuple[float, float] | None:
+        """The 95% interval of candidate - serving rate (None: no serving model, no rows)."""
+        mine, theirs = self.rate(kind), self.rate(kind, "serving")
+        if theirs is None or not mine.rows or not theirs.rows:
+            return None
+        return gap_interval((mine.errors, mine.rows), (theirs.errors, theirs.rows))
+
+    def cells(self, between: str = "..", missing: str = "-") -> list[str]:
+        """The row for people, under ``HEADINGS``.
+
+        Each rate's rows of its class, the candidate's rate with its interval, the
+        serving model's, and the rates flagged higher than the serving model's.
+        """
+        fpr, fnr = self.rate("fpr"), self.rate("fnr")
+        serving = [self.rate(kind, "serving") for kind in ("fpr", "fnr")]
+        return [
+            self.name,
+            f"{fpr.rows:,}",
+            fpr.text(between, missing=missing),
+            serving[0].text(interval=False, missing=missing) if serving[0] else missing,
+            f"{fnr.rows:,}",
+            fnr.text(between, missing=missing),
+            serving[1].text(interval=False, missing=missing) if serving[1] else missing,
+            " ".join(f"{kind} higher" for kind in self.higher),
+        ]
+
+    @property
+    def higher(self) -> list[str]:
+        """The rates ("FPR", "FNR") higher than the serving model's beyond noise."""
+        return [
+            kind.upper()
+            for kind in ("fpr", "fnr")
+            if (gap := self.gap(kind)) is not None and gap[0] > 0
+        ]
+
+
+def _matrices(value: tfma.proto.metrics_for_slice_pb2.MetricValue) -> dict[float, Operating]:
+    return {
+        m.threshold: Operating(
+            m.threshold, m.true_positives, m.false_positives, m.true_negatives, m.false_negatives
+        )
+        for m in value.confusion_matrix_at_thresholds.matrices
+    }
+
+
+def load_rates(
+    evaluation_uri: str, model_of: Callable[[str], str | None], min_rows: int = 0
+) -> list[SliceRates]:
+    """Every slice's rates at every recorded threshold, in slice order ([]: none recorded).
+
+    ``model_of`` maps TFMA's model names to "candidate" and "baseline"; slices of fewer
+    than ``min_rows`` rows are left out (their rates are noise), as crosses are.
+    """
+    found = []
+    for per_slice in tfma.load_metrics(evaluation_uri):
+        keys = per_slice.slice_key.single_slice_keys
+        if len(keys) > 1:
+            continue
+        by_model = {
+            model_of(kv.key.model_name): _matrices(kv.value)
+            for kv in per_slice.metric_keys_and_values
+            if kv.key.name == RATES_AT_THRESHOLDS and not kv.key.is_diff
+        }
+        column, value = (keys[0].column, key_value(keys[0])) if keys else (None, None)
+        for threshold, point in sorted(by_model.get("candidate", {}).items()):
+            rates = SliceRates(
+                column, value, threshold, point, by_model.get("baseline", {}).get(threshold)
+            )
+            if not keys or rates.rows >= min_rows:
+                found.append(rates)
+    return sorted(found, key=lambda r: (r.threshold, slice_order(r.column, r.value, r.rows)))
