@@ -346,6 +346,9 @@ class Review:
     rates: list[SliceRates] = field(default_factory=list)
     # The whole split's calibration, by model (CANDIDATE, BASELINE where one served).
     calibration: dict[str, Calibration] = field(default_factory=dict)
+    # What differs from the serving model's run: (what, serving's, candidate's), e.g.
+    # ("hparams.dropout", "0.2", "0.25"); read from ML-Metadata by the review command.
+    differences: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def overall(self) -> dict[str, float]:
