@@ -40,26 +40,29 @@ class Rate:
         """Its 95% Wilson interval."""
         return wilson(self.errors, self.rows)
 
-    def text(self, between: str = "..", interval: bool = True, missing: str = "-") -> str:
-        """For people: "0.034 (0.021..0.052)", or the share alone; ``missing`` without rows."""
+    def text(self, between: str = "-", interval: bool = True, missing: str = "-") -> str:
+        """The rate for people, with its interval, or alone; ``missing`` without rows.
+
+        "0.034 .021-.052" (the terminal's, for width) or, with ``between`` " to ",
+        "0.034 (0.021 to 0.052)".
+        """
         if self.share is None:
             return missing
         if not interval:
             return f"{self.share:.3f}"
         low, high = self.interval
+        if between == "-":
+            return f"{self.share:.3f} {_bare(low)}-{_bare(high)}"
         return f"{self.share:.3f} ({low:.3f}{between}{high:.3f})"
 
 
-HEADINGS = (
-    "slice",
-    "negatives",
-    "FPR (95%)",
-    "serving",
-    "positives",
-    "FNR (95%)",
-    "serving",
-    "",
-)
+def _bare(value: float) -> str:
+    """A share in three decimals without its leading zero: ".021" (1 stays "1.000")."""
+    text = f"{value:.3f}"
+    return text[1:] if text.startswith("0.") else text
+
+
+HEADINGS = ("slice", "neg", "FPR (95%)", "serving", "pos", "FNR (95%)", "serving", "")
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ class SliceRates:
             return None
         return gap_interval((mine.errors, mine.rows), (theirs.errors, theirs.rows))
 
-    def cells(self, between: str = "..", missing: str = "-") -> list[str]:
+    def cells(self, between: str = "-", missing: str = "-") -> list[str]:
         """The row for people, under ``HEADINGS``.
 
         Each rate's rows of its class, the candidate's rate with its interval, the
@@ -115,7 +118,7 @@ class SliceRates:
             f"{fnr.rows:,}",
             fnr.text(between, missing=missing),
             serving[1].text(interval=False, missing=missing) if serving[1] else missing,
-            " ".join(f"{kind} higher" for kind in self.higher),
+            f"higher {','.join(self.higher)}" if self.higher else "",
         ]
 
     @property

@@ -28,18 +28,17 @@ from data_layout.properties import (
     BASELINE_VERSION,
     SERVING_VERSION,
     push_record,
-    value_of,
 )
 from pipeline_def import node_ids
 from pipeline_def.stack import STACK_PROPERTY, stack_line
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
+from pipeline_ops.metadata.run_diff import ABSENT, changed_leaves, diff_runs, properties
 from pipeline_ops.metadata.runs import (
     NODE,
     PIPELINE_RUN,
     AmbiguousRunIdError,
-    NodeExecution,
     PipelineRun,
     find_run,
     list_runs,
@@ -65,13 +64,6 @@ BULKY = {"eval_config", "input_config", "output_config", "module_path", "artifac
 MAX_VALUE_CHARS = 160
 # A changed value in a diff: "path: A -> B" while that fits, else A and B a line each.
 DIFF_LINE_CHARS = 100
-
-
-def properties(item: mlmd_pb2.Artifact | mlmd_pb2.Execution) -> dict[str, Any]:
-    """An artifact's or execution's properties, custom and typed, as plain values."""
-    found = {k: value_of(v) for k, v in item.properties.items()}
-    found.update({k: value_of(v) for k, v in item.custom_properties.items()})
-    return {k: v for k, v in found.items() if not k.startswith("__") and k != "tfx_version"}
 
 
 def _fmt_time(ms: int) -> str:
@@ -242,124 +234,9 @@ def latest_pushed_model(runs: list[PipelineRun]) -> mlmd_pb2.Artifact:
     raise CommandError("no run has pushed a model yet")
 
 
-def _node_parameters(store: metadata_store.MetadataStore, node: NodeExecution) -> dict[str, Any]:
-    """A node's execution properties; a cached step's completed from the execution it reused.
-
-    A step served from TFX's cache records the properties it was given, not those
-    its executor set when it ran (ExampleGen's input fingerprint and span): those are
-    on the execution that made the artifact the cached step reused.
-    """
-    own = properties(node.execution)
-    if node.state != "cached":
-        return own
-    reused = next((a for artifacts in node.outputs.values() for a in artifacts), None)
-    producer = producer_of(store, reused.id) if reused is not None else None
-    return own if producer is None else {**properties(producer), **own}
-
-
-# A key that one side of a diff does not have (None is a value: JSON's null).
-_ABSENT = object()
-
-
-def _structured(value: Any) -> Any:
-    """``value`` parsed when it is a JSON object written as text (custom_config, eval_config)."""
-    if isinstance(value, str) and value.lstrip().startswith("{"):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            return value
-    return value
-
-
-def _holds_objects(value: Any) -> bool:
-    return isinstance(value, list) and any(isinstance(v, dict) for v in value)
-
-
-def changed_leaves(a: Any, b: Any, path: str) -> list[tuple[str, Any, Any]]:
-    """Where ``a`` and ``b`` differ, as (path, value in a, value in b), each value whole.
-
-    JSON objects (text or parsed) are followed key by key, so a change deep in a
-    long config is named by its path (``custom_config.hparams.dropout``); lists of
-    objects of the same length item by item (``[0]``); anything else is compared whole.
-    """
-    a, b = _structured(a), _structured(b)
-    if isinstance(a, dict) and isinstance(b, dict):
-        keys = sorted(set(a) | set(b), key=str)
-        return [
-            leaf
-            for k in keys
-            for leaf in changed_leaves(a.get(k, _ABSENT), b.get(k, _ABSENT), f"{path}.{k}")
-        ]
-    if _holds_objects(a) and _holds_objects(b) and len(a) == len(b):
-        pairs = enumerate(zip(a, b, strict=True))
-        return [leaf for i, (x, y) in pairs for leaf in changed_leaves(x, y, f"{path}[{i}]")]
-    return [] if a == b else [(path, a, b)]
-
-
-def _changed_parameters(pa: dict[str, Any], pb: dict[str, Any]) -> dict[str, list[Any]]:
-    """The parameters whose values differ (a JSON text written otherwise is not a change)."""
-    return {
-        k: [pa.get(k), pb.get(k)]
-        for k in sorted(set(pa) | set(pb))
-        if changed_leaves(pa.get(k, _ABSENT), pb.get(k, _ABSENT), k)
-    }
-
-
-def _examples_properties(run: PipelineRun) -> dict[str, Any]:
-    """The ExampleGen output's properties (fingerprint, span), cached runs included."""
-    examples = run.output(node_ids.EXAMPLE_GEN, "examples")
-    return properties(examples) if examples is not None else {}
-
-
-def _run_metrics(run: PipelineRun) -> dict[str, float]:
-    evaluation = run.output(node_ids.EVALUATOR, "evaluation")
-    if evaluation is None:
-        return {}
-    from review.evaluation import overall_metrics  # TFMA: only when needed
-
-    return overall_metrics(evaluation.uri)
-
-
-def diff_runs(
-    store: metadata_store.MetadataStore, a: PipelineRun, b: PipelineRun
-) -> dict[str, Any]:
-    """What differs between two runs: component states, parameters (inputs included), metrics.
-
-    Parameters are compared for the steps both runs reached; a step only one of them
-    reached shows as a state ("complete -> -"), not as every parameter gone.
-    """
-    parameters = {}
-    for node in node_ids.node_ids(tune=True):
-        if node in a.nodes and node in b.nodes:
-            pa, pb = (_node_parameters(store, run.nodes[node]) for run in (a, b))
-            changed = _changed_parameters(pa, pb)
-            if changed:
-                parameters[node] = changed
-    states = {
-        node: [
-            a.nodes[node].state if node in a.nodes else None,
-            b.nodes[node].state if node in b.nodes else None,
-        ]
-        for node in node_ids.node_ids(tune=True)
-        if node in a.nodes or node in b.nodes
-    }
-    ma, mb = _run_metrics(a), _run_metrics(b)
-    inputs_a, inputs_b = _examples_properties(a), _examples_properties(b)
-    metrics = {k: [ma.get(k), mb.get(k)] for k in sorted(set(ma) | set(mb))}
-    return {
-        "runs": [a.run_id, b.run_id],
-        "inputs": {
-            key: [inputs_a.get(key), inputs_b.get(key)] for key in ("input_fingerprint", "span")
-        },
-        "states": {k: v for k, v in states.items() if v[0] != v[1]},
-        "parameters": parameters,
-        "metrics": metrics,
-    }
-
-
 def _value_text(value: Any) -> str:
     """A value of a diff, whole: text as it is, anything else (and text on lines) as JSON."""
-    if value is _ABSENT:
+    if value is ABSENT:
         return "(absent)"
     if isinstance(value, str) and value and "\n" not in value:
         return value

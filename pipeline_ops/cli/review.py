@@ -68,7 +68,7 @@ def load_for(args: argparse.Namespace) -> Review:
     # The history runs up to the reviewed run: later runs did not exist when it was judged.
     earlier = [r for r in list_runs(store, args.pipeline_name) if r.started_ms < run.started_ms]
     try:
-        return review_of_run(run, args.pipeline_name, earlier)
+        return review_of_run(run, args.pipeline_name, earlier, store)
     except NoEvaluationError as err:
         raise CommandError(f"{err}{_reviewable_hint(earlier)}", commands.EXIT_FAILED) from None
 

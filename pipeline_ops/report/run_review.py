@@ -12,6 +12,8 @@ import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from ml_metadata.metadata_store import metadata_store
+
 from data_layout.properties import (
     BEST_VALIDATION_AUC,
     EVALUATED_SPLITS,
@@ -27,14 +29,17 @@ from data_layout.splits import TEST
 from modules.hparams import HParams
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
+from pipeline_ops.report.changed import differences, serving_run
 from pipeline_ops.report.history import history_row, print_history_points
-from pipeline_ops.report.text_table import print_table
+from pipeline_ops.report.text_table import clipped, print_table
 
 if TYPE_CHECKING:
     from review.evaluation import HistoryPoint, Review, Tuning
 
 # The terminal shows this many slices, worst change first; the HTML page shows them all.
 TERMINAL_SLICES = 12
+# A slice's name in the terminal's error-rate table, cut to keep it within 120 columns.
+SLICE_NAME_CHARS = 34
 
 
 def has_evaluation(run: PipelineRun) -> bool:
@@ -49,11 +54,15 @@ class NoEvaluationError(LookupError):
 
 
 def review_of_run(
-    run: PipelineRun, pipeline: str | None = None, earlier: Sequence[PipelineRun] = ()
+    run: PipelineRun,
+    pipeline: str | None = None,
+    earlier: Sequence[PipelineRun] = (),
+    store: metadata_store.MetadataStore | None = None,
 ) -> Review:
     """The Review of a run recorded in MLMD; NoEvaluationError when it has none.
 
     ``earlier`` are the pipeline's runs before it (any order): their history is shown.
+    With ``store``, what differs from the serving model's run among them.
     """
     # TFMA takes seconds to import: only once there is something to read.
     from review.evaluation import load_review, named_span
@@ -78,7 +87,19 @@ def review_of_run(
         pipeline=pipeline,
         span=named_span(spans.span, spans.window),
         history=history_points([*earlier, run]),
+        differences=_differences(store, earlier, run, review.serving_version),
     )
+
+
+def _differences(
+    store: metadata_store.MetadataStore | None,
+    earlier: Sequence[PipelineRun],
+    run: PipelineRun,
+    version: str | None,
+) -> list[tuple[str, str, str]]:
+    """What differs from the run that pushed the serving ``version`` ([]: none found)."""
+    serving = serving_run(earlier, version) if store is not None else None
+    return differences(store, serving, run) if serving is not None else []
 
 
 def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
@@ -135,38 +156,15 @@ def print_review(
     review: Review, out: TextIO, limit: int = TERMINAL_SLICES, threshold: float | None = None
 ) -> None:
     """The review as terminal text: ``limit`` slices per table, rates at ``threshold``."""
-    from review.evaluation import SLICE_COLUMNS, judged_on_noise, metric_text, slice_checks
-    from review.page import push_line
+    from review.evaluation import SLICE_COLUMNS
 
     print(f"Evaluation review of run {review.run_id}", file=out)
     print(f"  {review.title}", file=out)
     print(f"  model     {review.model_uri}", file=out)
     print(f"  baseline  {review.baseline_uri or 'none'}", file=out)
     print("", file=out)
-    verdict = "BLESSED" if review.blessed else "NOT BLESSED"
-    print(f"Verdict: {verdict} (on the {review.split} split)", file=out)
-    for note in review.notes:
-        print(f"  {note}", file=out)
-    rows = [["metric", "check", "candidate", "baseline", "bound", "result"]]
-    rows += [
-        [c.metric, c.kind, metric_text(c.candidate), metric_text(c.baseline), c.bound, c.result]
-        for c in review.checks
-        if c.slice is None
-    ]
-    print_table(rows, out)
-    on_slices = slice_checks(review.checks)
-    judged = [c for c in on_slices if judged_on_noise(c)]
-    if judged:
-        print("  The slice bound, on each slice TFMA found beyond it (failures first):", file=out)
-        head = ["slice", "rows", "change", "95% interval", "result"]
-        print_table([head] + [c.slice_cells() for c in judged], out)
-    if len(on_slices) > len(judged):
-        print(
-            f"  {len(on_slices) - len(judged)} more beyond it, too small to gate or without "
-            "an interval: the page lists them",
-            file=out,
-        )
-    print(f"  {push_line(review)}", file=out)
+    print_verdict(review, out)
+    print_differences(review, out)
     if review.tuning is not None:
         print("", file=out)
         head, *values = review.tuning.lines()
@@ -187,6 +185,50 @@ def print_review(
         print("", file=out)
         print("History (oldest first):", file=out)
         print_history_points(review.history, out)
+
+
+def print_verdict(review: Review, out: TextIO) -> None:
+    """The verdict: each overall check, the slice bound's checks decided on noise, the push."""
+    from review.evaluation import judged_on_noise, metric_text, slice_checks
+    from review.page import push_line
+
+    verdict = "BLESSED" if review.blessed else "NOT BLESSED"
+    print(f"Verdict: {verdict} (on the {review.split} split)", file=out)
+    for note in review.notes:
+        print(f"  {note}", file=out)
+    rows = [["metric", "check", "candidate", "baseline", "bound", "result"]]
+    rows += [
+        [c.metric, c.kind, metric_text(c.candidate), metric_text(c.baseline), c.bound, c.result]
+        for c in review.checks
+        if c.slice is None
+    ]
+    print_table(rows, out)
+    on_slices = slice_checks(review.checks)
+    judged = [c for c in on_slices if judged_on_noise(c)]
+    if judged:
+        print("  The slice bound, on each slice TFMA found beyond it (failures first):", file=out)
+        head = ["slice", "rows", "change", "95% interval", "result"]
+        print_table([head] + [c.slice_cells() for c in judged], out)
+    others = len(on_slices) - len(judged)
+    if others:
+        print(
+            f"  {others} {'more ' if judged else ''}slice(s) TFMA found beyond the slice bound, "
+            "each too small to gate or without an interval: the page lists them",
+            file=out,
+        )
+    print(f"  {push_line(review)}", file=out)
+
+
+def print_differences(review: Review, out: TextIO) -> None:
+    """What differs from the serving model's run (nothing printed when nothing serves)."""
+    if not review.serving_version:
+        return
+    print("", file=out)
+    if not review.differences:
+        print("What changed against the serving model: nothing recorded differs.", file=out)
+        return
+    print("What changed against the serving model's run:", file=out)
+    print_table([["what", "serving", "candidate"], *map(list, review.differences)], out)
 
 
 def print_calibration(review: Review, out: TextIO) -> None:
@@ -236,14 +278,15 @@ def print_rates(
         file=out,
     )
     shown = rates[: limit + 1]
-    print_table([list(HEADINGS)] + [r.cells() for r in shown], out)
+    rows = [[clipped(cells[0], SLICE_NAME_CHARS), *cells[1:]] for cells in map(list, [HEADINGS])]
+    rows += [[clipped(c[0], SLICE_NAME_CHARS), *c[1:]] for c in (r.cells() for r in shown)]
+    print_table(rows, out)
     if len(rates) > len(shown):
         print(f"  {len(rates) - len(shown)} more slice(s): --all shows them all", file=out)
     print(
-        "  FPR: false positives of the negatives; FNR: false negatives of the positives; "
-        "higher: the 95% interval of the gap to serving lies above 0",
-        file=out,
+        "  FPR: false positives of the negatives; FNR: false negatives of the positives;", file=out
     )
+    print("  higher: Newcombe's 95% interval of the gap to serving lies above 0", file=out)
 
 
 def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> None:
@@ -254,11 +297,11 @@ def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> 
     against = (
         "against the serving model"
         if review.serving_version
-        else "(no serving model: the interval is of the candidate's AUC)"
+        else "(nothing serves: the candidate's own AUC intervals)"
     )
     print(
         f"AUC by slice {against}, {review.split} split, slices of at least {MIN_SLICE_SIZE} "
-        "rows, worst change first:",
+        "rows, worst first:",
         file=out,
     )
     head = ["slice", "examples", "positives", "candidate", "serving", "change", "95% interval", ""]

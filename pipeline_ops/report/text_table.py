@@ -20,3 +20,8 @@ def print_table(rows: list[list[str]], out: TextIO) -> None:
     """``rows`` (the heading first) printed as aligned columns."""
     for line in table_lines(rows):
         print(line, file=out)
+
+
+def clipped(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, its end marked "~" where it was cut."""
+    return text if len(text) <= width else text[: width - 1] + "~"

@@ -180,3 +180,38 @@ def test_ci_reads_the_verdict_from_the_console_command(recorded_runs):
     blessed = review_cli(*store, "--run", recorded_runs.good)
     assert blessed.returncode == commands.EXIT_OK, blessed.stderr
     assert "Verdict: BLESSED" in blessed.stdout
+
+
+def test_the_review_names_what_changed_against_the_serving_model(run_review, recorded_runs):
+    code, out, _ = run_review("--run", recorded_runs.worse)
+    assert code == commands.EXIT_OK
+    section = out.split("What changed against the serving model's run:", 1)[1].split("\n\n")[0]
+    # The worse run trained with learning rates of 1e-9 (tests/fixtures/make_runs.py).
+    assert re.search(r"^\s+hyperparameter deep_learning_rate\s+0\.002\s+1e-09$", section, re.M)
+    assert re.search(r"^\s+hyperparameter wide_learning_rate\s+0\.02\s+1e-09$", section, re.M)
+    # Only what differs: the data and the code were the same.
+    assert "data:" not in section and "model code" not in section
+
+
+@pytest.mark.parametrize("flags", [(), ("--all",)], ids=["default", "all"])
+def test_the_terminal_review_fits_120_columns(run_review, recorded_runs, flags):
+    for run in (recorded_runs.good, recorded_runs.worse, recorded_runs.slice_regression):
+        code, out, _ = run_review("--run", run, *flags)
+        assert code == commands.EXIT_OK
+        wide = [line for line in out.splitlines() if len(line) > 120]
+        assert not wide, wide
+
+
+def test_all_lists_every_slice(run_review, recorded_runs):
+    _, some, _ = run_review("--run", recorded_runs.worse)
+    _, every, _ = run_review("--run", recorded_runs.worse, "--all")
+    hidden = re.search(r"(\d+) more slice\(s\): --all shows them all", some)
+    assert hidden and "--all shows them all" not in every
+    # Each hidden slice's row, in place of the line that counted them.
+    assert len(every.splitlines()) >= len(some.splitlines()) + int(hidden.group(1)) - 1
+
+
+def test_a_threshold_the_run_did_not_record_is_bad_input(run_review, recorded_runs):
+    code, out, err = run_review("--run", recorded_runs.worse, "--threshold", "0.3")
+    assert code == commands.EXIT_BAD_INPUT and out == ""
+    assert err.strip().startswith("error: --threshold 0.3: the run recorded error rates at")

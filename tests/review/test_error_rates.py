@@ -1,0 +1,38 @@
+"""Error rates from TFMA's counts: each rate's rows, interval, and the gap to serving."""
+
+from __future__ import annotations
+
+import pytest
+
+from review.curves import Operating
+from review.error_rates import HEADINGS, SliceRates
+
+
+def test_rates_come_from_the_counts_of_their_class():
+    # 100 negatives (fp 20, tn 80), 50 positives (fn 5, tp 45).
+    rates = SliceRates("payment_type", "Cash", 0.25, Operating(0.25, 45, 20, 80, 5), None)
+    fpr, fnr = rates.rate("fpr"), rates.rate("fnr")
+    assert (fpr.errors, fpr.rows, fnr.errors, fnr.rows) == (20, 100, 5, 50)
+    assert fpr.share == 0.2 and fnr.share == 0.1
+    low, high = fpr.interval
+    assert low < 0.2 < high
+    cells = rates.cells()
+    assert len(cells) == len(HEADINGS)
+    assert cells[:3] == [
+        "payment_type=Cash",
+        "100",
+        f"0.200 {low:.3f}-{high:.3f}".replace(" 0.", " .").replace("-0.", "-."),
+    ]
+    assert cells[-1] == "" and rates.gap("fnr") is None  # nothing served
+
+
+@pytest.mark.parametrize(
+    ("serving_fn", "flagged"), [(1, ["FNR"]), (8, [])], ids=["beyond-noise", "within-noise"]
+)
+def test_a_rate_higher_than_servings_is_flagged_beyond_noise_only(serving_fn, flagged):
+    # The candidate misses 12 of 200 positives; the serving model 1 (or 8) of the same rows.
+    candidate = Operating(0.25, 188, 30, 270, 12)
+    serving = Operating(0.25, 200 - serving_fn, 30, 270, serving_fn)
+    rates = SliceRates(None, None, 0.25, candidate, serving)
+    assert rates.higher == flagged
+    assert rates.cells()[-1] == (f"higher {','.join(flagged)}" if flagged else "")
