@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from run_commands import inspect_cli, runner_command
 
+from pipeline_def import node_ids
 from pipeline_def.project_paths import sample_csv
 from pipeline_ops.session.summary import SUMMARY_FILE
 
@@ -209,7 +210,8 @@ def test_the_history_has_a_line_per_run_that_got_that_far(sequence, out):
     low, high = second["difference_interval"]
     # A percentile interval need not hold the point difference exactly: near it, though.
     assert low < high and low - 0.01 < second["candidate_auc"] - second["serving_auc"] < high + 0.01
-    assert drifted["drift"] == "stopped" and drifted["candidate_auc"] is None
+    assert drifted["drift"].startswith("DRIFT ") and drifted["candidate_auc"] is None
+    assert drifted["stopped_in"] == node_ids.EXAMPLE_VALIDATOR
     assert backfill["pushed_version"] is None and backfill["window"] == [0]
     text = inspect_cli("--output-dir", str(out), "history")
     assert len(text.stdout.splitlines()) >= 5
