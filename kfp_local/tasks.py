@@ -114,12 +114,21 @@ def _value(python: Any) -> struct_pb2.Value:
     return json_format.ParseDict(python, struct_pb2.Value())
 
 
+def _constant(run: Run, constant: Any) -> Any:
+    """resolve.go resolveInputParameter: a constant, the run's placeholders replaced.
+
+    The driver replaces a constant that is exactly ``{{$.pipeline_job_uuid}}`` with
+    the run's id (the EvaluationReport names its run so); other constants stay.
+    """
+    return run.metadata.run.name if constant == "{{$.pipeline_job_uuid}}" else constant
+
+
 def _input_parameters(run: Run, task: dict[str, Any]) -> dict[str, struct_pb2.Value]:
     """resolve.go resolveInputParameter: a spec constant, or the run's parameter."""
     values = {}
     for name, source in task.get("inputs", {}).get("parameters", {}).items():
         if "runtimeValue" in source:
-            values[name] = _value(source["runtimeValue"]["constant"])
+            values[name] = _value(_constant(run, source["runtimeValue"]["constant"]))
         else:
             values[name] = _value(run.parameters[source["componentInputParameter"]])
     return values

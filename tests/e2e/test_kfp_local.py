@@ -210,6 +210,8 @@ def test_the_review_and_its_headline_are_what_kfps_ui_draws(runs, next_span):
     for uri, _ in pages:  # the HTML viewer reads the file at the URI itself
         page = (out / "bucket" / uri.removeprefix("s3://mlpipeline/")).read_text()
         assert page.startswith("<!DOCTYPE html>") and "taxi-wide-deep" in page
+        # The run's id, as KFP's driver substitutes {{$.pipeline_job_uuid}} (resolve.go).
+        assert re.search(r"run <b>run-\d{8}-\d{6}</b>", page), page[:600]
     assert sorted(h["blessed"] for h in headlines) == [0.0, 1.0, 1.0]
     assert all(0.0 < h["auc"] <= 1.0 for h in headlines)
     compared = [h for h in headlines if "serving_auc" in h]
