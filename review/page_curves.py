@@ -1,40 +1,35 @@
-"""The review page's curves: both models overall, per slice behind a selector, and over time.
+"""The review page's charts: both models overall, per slice behind a selector, and over time.
 
-Overall, the ROC, precision-recall and calibration plots are PNGs (matplotlib), the
-candidate and the serving model drawn together, each calibration bucket labelled
-with its rows. Per slice, inline SVG charts, one slice shown at a time: a selector
-and a few lines of inline script switch between them (no network). Each slice has
-the rates at a few thresholds, as Fairness Indicators shows them.
+Every chart is inline SVG (review/svg.py), the candidate and the serving model drawn
+together: overall, the ROC and precision-recall curves and the calibration bins with
+their 95% intervals; per slice, the curves, one slice shown at a time (a selector and
+a few lines of inline script switch between them, no network), with the rates at a few
+thresholds, as Fairness Indicators shows them; the AUC of each run. A chart with
+nothing to draw says why.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 from collections.abc import Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display on servers and in pipeline steps
-
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
-
-from review.calibration import Calibration  # noqa: E402
-from review.curves import OPERATING_THRESHOLDS, Curves  # noqa: E402
-from review.evaluation import (  # noqa: E402
+from review.calibration import Calibration
+from review.curves import OPERATING_THRESHOLDS, Curves
+from review.evaluation import (
     BASELINE,
     CANDIDATE,
     HistoryPoint,
     Review,
     metric_text,
 )
-from review.paired_comparison import OVERALL, slice_order  # noqa: E402
-from review.svg import COLOURS, Axes, Series, chart  # noqa: E402
+from review.paired_comparison import OVERALL, slice_order
+from review.svg import COLOURS, Axes, Series, chart
 
-# Model key -> how the page names it.
+# Model key -> how the page names it, and how its points are marked: the serving
+# model's hollow rings stay visible around the candidate's dots where the two meet.
 MODELS = ((CANDIDATE, "candidate"), (BASELINE, "serving"))
-
+MARKERS = {"candidate": "dot", "serving": "ring"}
+NO_SERVING = "no model served"
 
 # The page's mark for a figure that is absent (the terminal's is "-").
 MISSING = "–"
@@ -45,70 +40,83 @@ def number(value: float | None, name: str = "") -> str:
     return metric_text(value, name, missing=MISSING)
 
 
-def _png(figure: plt.Figure) -> str:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    plt.close(figure)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
+def _classes(models: dict[str, Curves]) -> tuple[int, int] | None:
+    """The slice's positive and negative rows, as TFMA's matrices count them (None: none)."""
+    for curves in models.values():
+        if curves.points:
+            first = curves.points[0]
+            return round(first.tp + first.fn), round(first.fp + first.tn)
+    return None
 
 
-def _line_plot(title: str, models: dict[str, Curves], kind: str, labels: tuple[str, str]) -> str:
-    figure, axes = plt.subplots(figsize=(4, 4))
+def why_no_curve(models: dict[str, Curves], curve: str) -> str:
+    """Why neither model has a ``curve`` ("ROC" or "precision-recall") on a slice."""
+    counted = _classes(models)
+    if counted is None:
+        return f"No {curve} curve: TFMA recorded no plot of this slice."
+    positives, negatives = counted
+    if not positives:
+        return f"No {curve} curve: all {negatives:,} rows of the slice are negative."
+    if not negatives:
+        return f"No {curve} curve: all {positives:,} rows of the slice are positive."
+    return f"No {curve} curve: no threshold predicted a positive row."
+
+
+def _curve_series(models: dict[str, Curves], kind: str) -> list[Series]:
+    """Each model's ROC (``kind`` "roc") or precision-recall curve; a missing server named."""
+    found = []
     for key, name in MODELS:
         curves = models.get(key)
-        points = (
-            (curves.roc if kind == "roc" else [(r, p) for r, p, _ in curves.pr]) if curves else []
-        )
-        if points:
-            axes.plot(
-                [p[0] for p in points], [p[1] for p in points], color=COLOURS[name], label=name
-            )
-    axes.plot([0, 1], [0, 1] if kind == "roc" else [1, 0], ":", color="#999")
-    axes.set(title=title, xlabel=labels[0], ylabel=labels[1], xlim=(0, 1), ylim=(0, 1.02))
-    axes.legend(loc="lower right" if kind == "roc" else "lower left")
-    return _png(figure)
+        points = []
+        if curves is not None:
+            points = curves.roc if kind == "roc" else [(r, p) for r, p, _ in curves.pr]
+        missing = NO_SERVING if key == BASELINE and curves is None else ""
+        found.append(Series(name, points, COLOURS[name], missing=missing))
+    return found
 
 
-def _calibration_plot(calibration: dict[str, Calibration]) -> str:
-    figure, axes = plt.subplots(figsize=(4, 4))
-    for key, name in MODELS:
-        bins = calibration[key].bins if key in calibration else []
-        axes.errorbar(
-            [b.predicted for b in bins],
-            [b.observed for b in bins],
-            yerr=[
-                [b.observed - b.interval[0] for b in bins],
-                [b.interval[1] - b.observed for b in bins],
-            ],
-            fmt="o-",
-            color=COLOURS[name],
-            label=name,
-            markersize=4,
-            capsize=2,
-        )
-    axes.plot([0, 1], [0, 1], ":", color="#999")
-    axes.set(
-        title="Calibration (95% intervals)",
-        xlabel="mean prediction",
-        ylabel="observed rate",
-        xlim=(0, 1),
-        ylim=(0, 1),
+def curve_charts(models: dict[str, Curves]) -> str:
+    """The ROC and precision-recall charts of one slice, both models."""
+    roc = chart(
+        "ROC curve",
+        ("false positive rate", "true positive rate"),
+        _curve_series(models, "roc"),
+        empty=why_no_curve(models, "ROC"),
+        diagonal="up",
     )
-    axes.legend(loc="upper left")
-    return _png(figure)
+    pr = chart(
+        "Precision-recall curve",
+        ("recall", "precision"),
+        _curve_series(models, "pr"),
+        empty=why_no_curve(models, "precision-recall"),
+    )
+    return roc + pr
 
 
-def plot_images(models: dict[str, Curves], calibration: dict[str, Calibration]) -> dict[str, str]:
-    """ROC, precision-recall and calibration of both models, as base64 PNG by title."""
-    return {
-        "ROC curve": _line_plot(
-            "ROC curve", models, "roc", ("false positive rate", "true positive rate")
-        ),
-        "Precision-recall curve": _line_plot(
-            "Precision-recall curve", models, "pr", ("recall", "precision")
-        ),
-        "Calibration": _calibration_plot(calibration),
-    }
+def calibration_chart(calibration: dict[str, Calibration]) -> str:
+    """Each model's bins: mean prediction against observed rate, its 95% interval, the diagonal."""
+    series = []
+    for key, name in MODELS:
+        found = calibration.get(key)
+        bins = found.bins if found else []
+        series.append(
+            Series(
+                name,
+                [(b.predicted, b.observed) for b in bins],
+                COLOURS[name],
+                marker=MARKERS[name],
+                line=False,
+                bars=[b.interval for b in bins],
+                missing=NO_SERVING if key == BASELINE and found is None else "",
+            )
+        )
+    return chart(
+        "Calibration (95% intervals)",
+        ("mean prediction", "observed rate"),
+        series,
+        empty="No calibration: TFMA recorded no calibration plot of the whole split.",
+        diagonal="up",
+    )
 
 
 def _calibration_table(calibration: dict[str, Calibration]) -> str:
@@ -134,27 +142,12 @@ def _calibration_table(calibration: dict[str, Calibration]) -> str:
 
 
 def overall_section(review: Review) -> str:
-    """The whole split's curves, both models, and the candidate's calibration buckets."""
+    """The whole split's curves and calibration, both models, and the candidate's bins."""
     models = review.curves_by_slice.get(OVERALL, {})
-    if not models.get(CANDIDATE) or not models[CANDIDATE].points:
-        return "<div class='plots'>No plots recorded.</div>"
-    images = "".join(
-        f"<img alt='{html.escape(t)}' title='{html.escape(t)}' src='data:image/png;base64,{b}'>"
-        for t, b in plot_images(models, review.calibration).items()
-    )
-    return f"<div class='plots'>{images}</div>{_calibration_table(review.calibration)}"
-
-
-def _slice_charts(models: dict[str, Curves]) -> str:
-    roc, pr = [], []
-    for key, name in MODELS:
-        curves = models.get(key)
-        if curves is None:
-            continue
-        roc.append(Series(name, curves.roc, COLOURS[name]))
-        pr.append(Series(name, [(r, p) for r, p, _ in curves.pr], COLOURS[name]))
-    return chart("ROC", ("false positive rate", "true positive rate"), roc, diagonal="up") + chart(
-        "Precision-recall", ("recall", "precision"), pr
+    charts = curve_charts(models) + calibration_chart(review.calibration)
+    return (
+        f"<div class='charts' id='overall-charts'>{charts}</div>"
+        f"{_calibration_table(review.calibration) if review.calibration else ''}"
     )
 
 
@@ -215,7 +208,7 @@ def slices_section(review: Review) -> str:
     )
     panels = "".join(
         f"<div class='slice-curves' data-slice='{html.escape(name)}'>"
-        f"<div class='charts'>{_slice_charts(models)}</div>{_rates_table(models)}</div>"
+        f"<div class='charts'>{curve_charts(models)}</div>{_rates_table(models)}</div>"
         for name, models in named
     )
     note = ""
@@ -227,29 +220,50 @@ def slices_section(review: Review) -> str:
     )
 
 
-def _history_chart(points: Sequence[HistoryPoint]) -> str:
-    indexed = list(enumerate(points))
+def _history_axes(points: Sequence[HistoryPoint]) -> Axes:
+    """Runs half a step in from either side; the AUCs' range with a margin."""
     aucs = [p.candidate_auc for p in points] + [p.serving_auc for p in points]
     known = [a for a in aucs if a is not None]
     low, high = (min(known), max(known)) if known else (0.0, 1.0)
     pad = max(0.01, (high - low) * 0.1)
-    axes = Axes(x=(0, max(1, len(points) - 1)), y=(max(0.0, low - pad), min(1.0, high + pad)))
+    return Axes(x=(-0.5, len(points) - 0.5), y=(max(0.0, low - pad), min(1.0, high + pad)))
+
+
+def _history_chart(points: Sequence[HistoryPoint]) -> str:
+    """Both AUCs run by run: the candidate's dots, the serving model's rings on a dashed line."""
+    indexed = list(enumerate(points))
+    serving = [(i, p.serving_auc) for i, p in indexed if p.serving_auc is not None]
     series = [
         Series(
             "candidate",
             [(i, p.candidate_auc) for i, p in indexed if p.candidate_auc is not None],
             COLOURS["candidate"],
-            dots=True,
+            marker=MARKERS["candidate"],
         ),
         Series(
             "serving",
-            [(i, p.serving_auc) for i, p in indexed if p.serving_auc is not None],
+            serving,
             COLOURS["serving"],
+            marker=MARKERS["serving"],
             dashed=True,
+            missing="" if serving else "none served in these runs",
         ),
     ]
-    ends = [_run_label(points[0]), _run_label(points[-1])] if points else []
-    return chart("AUC run by run", ("run (oldest first)", "AUC"), series, axes, ticks_x=ends)
+    ends = {0: points[0], len(points) - 1: points[-1]} if points else {}
+    why = (
+        "No AUC recorded for these runs."
+        if points
+        else "No history: this page was written without the metadata store "
+        "(wide-deep-review --html FILE adds it)."
+    )
+    return chart(
+        "AUC run by run",
+        ("run (oldest first)", "AUC"),
+        series,
+        empty=why,
+        axes=_history_axes(points),
+        ticks_x=[(i, _run_label(p)) for i, p in ends.items()],
+    )
 
 
 def _run_label(point: HistoryPoint) -> str:
@@ -261,18 +275,15 @@ def _run_label(point: HistoryPoint) -> str:
 
 def history_section(review: Review) -> str:
     """The pipeline's runs up to this one: a chart of both AUCs and a table."""
+    chart_div = f"<div class='charts' id='history-chart'>{_history_chart(review.history)}</div>"
     if not review.history:
-        return (
-            "<p>No history: this page was written without the metadata store "
-            "(<code>wide-deep-review --html FILE</code> adds it).</p>"
-        )
+        return chart_div
     rows = "".join(
         "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in p.cells(MISSING)) + "</tr>"
         for p in review.history
     )
     return (
-        f"<div class='charts' id='history-chart'>{_history_chart(review.history)}</div>"
-        "<table id='history'><tr><th>run</th><th>span</th><th>candidate AUC</th>"
+        f"{chart_div}<table id='history'><tr><th>run</th><th>span</th><th>candidate AUC</th>"
         "<th>serving AUC</th><th>change, 95% interval</th><th>blessed</th><th>pushed</th></tr>"
         f"{rows}</table>"
     )

@@ -80,8 +80,10 @@ def test_the_slice_selector_redraws_the_curves_and_nothing_loads(browser, page):
     assert cash[3] == "undefined" and cash[6] == "none: no positive"
     card = next(c for c in cells if c[0] == "payment_type=Credit Card")
     assert card[-1] == "worse"
-    # Three runs drawn in the history: a dot per candidate AUC.
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#history-chart circle")) == 3
+    # Three runs drawn in the history: a dot per candidate AUC, a ring per serving AUC.
+    drawn = "#history-chart g.model[data-label={}] circle.point"
+    assert len(browser.find_elements(By.CSS_SELECTOR, drawn.format("candidate"))) == 3
+    assert len(browser.find_elements(By.CSS_SELECTOR, drawn.format("serving"))) == 2
     # Nothing was fetched: the page is the only resource the browser loaded.
     fetched = browser.execute_script(
         "return performance.getEntriesByType('resource').map(e => e.name)"
