@@ -1,8 +1,10 @@
-"""A Review as one self-contained HTML page: inline styles, plots as inline PNG and SVG.
+"""A Review as one self-contained HTML page: inline styles, every chart inline SVG.
 
 The page names its run (pipeline, run id, span, candidate and serving versions),
-gives the verdict, every slice against the serving model worst first, the curves
-(review/page_curves.py) and the history of the pipeline's runs.
+gives the verdict, what changed against the serving model's run, every slice against
+the serving model worst first, the charts (review/page_curves.py) and the history of
+the pipeline's runs. It reads from 900 pixels wide up without scrolling sideways:
+tables wrap their long cells and break long names, charts wrap onto new lines.
 """
 
 from __future__ import annotations
@@ -27,19 +29,34 @@ from review.page_curves import (
 )
 
 _STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 76em; color: #222; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; padding: 1em 1em 3em;
+  max-width: 80em; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
+h1, p, li, code { overflow-wrap: anywhere; }
 .run { color: #555; }
-table { border-collapse: collapse; margin: .5em 0; }
-th, td { padding: .25em .7em; border-bottom: 1px solid #ddd; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
+table { border-collapse: collapse; margin: .5em 0; font-size: 13px; }
+th { font-size: 12px; vertical-align: bottom; }
+th, td { padding: .25em .4em; border-bottom: 1px solid #ddd; text-align: right; }
+th:first-child, td:first-child, #rates th:nth-child(2), #rates td:nth-child(2),
+#differences th, #differences td { text-align: left; }
+/* Names and values break anywhere rather than widen the page; a figure with its interval
+   stays on one line (a long note beside it wraps instead). */
+td:first-child, #rates td:nth-child(2), #differences td { overflow-wrap: anywhere; min-width: 7em; }
+/* Twelve columns of TFMA's metrics: a size smaller, so that a slice's name keeps room. */
+#slices { font-size: 12px; } #slices th { font-size: 11px; }
+#slices td:first-child { min-width: 11em; }
+#changes td:nth-child(7), #slice-checks td:nth-child(4), #history td:nth-child(5),
+#rates td:nth-child(4), #rates td:nth-child(7) { white-space: nowrap; }
 .pass { color: #116611; font-weight: 600; } .fail { color: #b00020; font-weight: 600; }
 tr.worse td { background: #fff4e0; } tr.fail td { background: #fde7ea; }
 .undefined { color: #777; font-style: italic; }
 .verdict { font-size: 1.2em; padding: .6em 1em; border-radius: 4px; display: inline-block; }
 .verdict.pass { background: #e6f4e6; } .verdict.fail { background: #fde7ea; }
-.plots img { width: 30%; min-width: 18em; margin-right: 1%; }
-.charts svg { margin-right: 1em; }
+.charts { display: flex; flex-wrap: wrap; gap: .5em 1.5em; margin: .5em 0; }
+.charts svg { max-width: 100%; height: auto; }
+.chart .empty { margin: 0; color: #555; font-size: 12px; text-align: center; }
+select { max-width: 100%; }
 code { background: #f4f4f4; padding: 0 .2em; }
 """
 
@@ -153,7 +170,8 @@ def _rates(review: Review) -> str:
     rows = "".join(
         f"<tr{' class=worse' if r.higher else ''} data-slice='{html.escape(r.name)}' "
         f"data-threshold='{r.threshold:g}'><td>{r.threshold:g}</td>"
-        + "".join(f"<td>{html.escape(c)}</td>" for c in r.cells(" to ", MISSING))
+        # "0.205 (0.189–0.222)", joined as the calibration table's: kept on one line, short.
+        + "".join(f"<td>{html.escape(c)}</td>" for c in r.cells("–", MISSING))
         + "</tr>"
         for r in review.rates
     )
@@ -164,6 +182,24 @@ def _rates(review: Review) -> str:
         "minus the serving model's lies above 0.</p>"
         f"<table id='rates'><tr><th>threshold</th>{head}</tr>{rows}</table>"
     )
+
+
+def _differences(review: Review) -> str:
+    """What differs from the serving model's run (the section left out when nothing served)."""
+    if review.differences:
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in found) + "</tr>"
+            for found in review.differences
+        )
+        body = (
+            "<table id='differences'><tr><th>what</th><th>serving</th><th>candidate</th></tr>"
+            f"{rows}</table>"
+        )
+    elif review.serving_version:
+        body = "<p id='differences'>Nothing differs from the serving model's run.</p>"
+    else:
+        return ""
+    return f"<h2 id='what-changed'>What changed against the serving model</h2>{body}"
 
 
 def _header(review: Review) -> str:
@@ -187,14 +223,14 @@ def _tuning(review: Review) -> str:
 
 
 def render_html(review: Review) -> str:
-    """The whole report page: run, verdict, slices, curves, history, provenance."""
+    """The whole report page: run, verdict, what changed, slices, charts, history, provenance."""
     baseline = html.escape(review.baseline_uri or "none")
     split = html.escape(review.split)
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{html.escape(review.title)}</title><style>{_STYLE}</style></head><body>"
         f"{_header(review)}"
-        f"<h2>Verdict (on the {split} split)</h2>{_verdict(review)}"
+        f"<h2>Verdict (on the {split} split)</h2>{_verdict(review)}{_differences(review)}"
         f"<h2 id='slices-against-serving'>AUC by slice against the serving model</h2>"
         f"{_changes(review)}"
         f"<h2>Curves and calibration (whole {split} split)</h2>{overall_section(review)}"
