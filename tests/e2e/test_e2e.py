@@ -6,6 +6,7 @@ import importlib.metadata
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -101,6 +102,37 @@ def test_the_report_page_names_its_pipeline_run_and_span(first_run):
         "span <b>none (a flat data root)</b> · "
     )
     assert f"<h1>Evaluation review: taxi-wide-deep, run {run.run_id}, " in page
+
+
+def test_one_auc_for_the_model_in_every_place(first_run):
+    """TFMA's metric, the summary, the review's interval and the page: the exact AUC."""
+    from modules.exact_auc import auc
+    from review import paired_comparison
+
+    output_dir, _ = first_run
+    run = _store_run(output_dir)
+    summary = json.loads((output_dir / SUMMARY_FILE).read_text())
+    examples = run.output(node_ids.EXAMPLE_GEN, "examples")
+    model = Path(summary["pushed_model_path"])
+    records = paired_comparison.split_records(examples.uri, TEST)
+    exact = auc(
+        paired_comparison.model_labels(str(model), records, "big_tip_xf"),
+        paired_comparison.model_scores(str(model), records, "tip_probability"),
+    )
+    assert summary["metrics"]["auc"] == pytest.approx(exact, abs=1e-9)
+    evaluation = run.output(node_ids.EVALUATOR, "evaluation")
+    # Nothing served: the candidate's own interval, around the same figure.
+    overall, *slices = paired_comparison.read_estimates(evaluation.uri)
+    assert overall.name == "Overall" and overall.auc == round(exact, 4)
+    assert overall.low < overall.auc < overall.high and slices
+    review = subprocess.run(
+        [str(Path(sys.executable).parent / "wide-deep-review"), "--output-dir", str(output_dir)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    figure = f"{exact:.4f}"
+    assert re.search(rf"^\s+auc\s+absolute\s+{figure}\s", review.stdout, re.M)
+    assert re.search(rf"^\s+Overall\s+[\d,]+\s+\d+\s+{figure}\s", review.stdout, re.M)
+    assert max(len(line) for line in review.stdout.splitlines()) <= 120
 
 
 def test_pushed_model_loads_and_scores_raw_examples(first_run):

@@ -100,6 +100,8 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     ] == [f"round {k} of 3" for k in (1, 2, 3)]
     # Retrained as the run trained, with its seed, the model scores what the run's did.
     # Another seed trains another model.
+    # One AUC: TFMA's (the summary's) is the exact AUC the benchmark computes itself.
+    assert round(summary["metrics"]["auc"], 4) == figures["pipeline_auc"], figures
     again, other = figures["seeds"]["runs"]
     assert again["test_auc"] == figures["pipeline_auc"], figures
     assert again["validation_auc"] == figures["pipeline_validation_auc"], figures
