@@ -45,7 +45,7 @@ th:first-child, td:first-child, #rates th:nth-child(2), #rates td:nth-child(2),
 td:first-child, #rates td:nth-child(2), #differences td { overflow-wrap: anywhere; min-width: 7em; }
 /* Twelve columns of TFMA's metrics: a size smaller, so that a slice's name keeps room. */
 #slices { font-size: 12px; } #slices th { font-size: 11px; }
-#slices td:first-child { min-width: 11em; }
+#slices td:first-child { min-width: 11em; } #differences td:first-child { min-width: 12em; }
 #changes td:nth-child(7), #slice-checks td:nth-child(4), #history td:nth-child(5),
 #rates td:nth-child(4), #rates td:nth-child(7) { white-space: nowrap; }
 .pass { color: #116611; font-weight: 600; } .fail { color: #b00020; font-weight: 600; }
@@ -55,7 +55,8 @@ tr.worse td { background: #fff4e0; } tr.fail td { background: #fde7ea; }
 .verdict.pass { background: #e6f4e6; } .verdict.fail { background: #fde7ea; }
 .charts { display: flex; flex-wrap: wrap; gap: .5em 1.5em; margin: .5em 0; }
 .charts svg { max-width: 100%; height: auto; }
-.chart .empty { margin: 0; color: #555; font-size: 12px; text-align: center; }
+.chart .empty { margin: 0; height: 100%; display: flex; align-items: center;
+  justify-content: center; text-align: center; color: #555; font-size: 12px; }
 select { max-width: 100%; }
 code { background: #f4f4f4; padding: 0 .2em; }
 """
