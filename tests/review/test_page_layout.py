@@ -105,7 +105,7 @@ def alone_page(recorded_runs, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module", params=[900, 1400], ids=["900px", "1400px"])
-def sized_browser(request) -> Iterator[Any]:
+def sized_browser(request: pytest.FixtureRequest) -> Iterator[Any]:
     """A headless Chromium whose window is 900, then 1400 pixels wide."""
     driver = headless_chromium(f"{request.param},1000")
     driver.width = request.param
@@ -157,7 +157,7 @@ def _inside(inner: dict, outer: dict, slack: float = 0.5) -> bool:
     )
 
 
-def _measured(browser, page: Path, name: str) -> dict:
+def _measured(browser: Any, page: Path, name: str) -> dict:
     browser.get(page.as_uri())
     found = browser.execute_script(_MEASURE)
     SHOTS.mkdir(exist_ok=True)
@@ -194,7 +194,7 @@ def test_nothing_scrolls_sideways_and_every_chart_is_drawn_or_says_why(
             assert why["text"].strip() and _inside(why["box"], area), (title, why)
 
 
-def _chart_of(browser, css: str) -> dict:
+def _chart_of(browser: Any, css: str) -> dict:
     """The chart under ``css``: its sentence, its legend's words, its marks by model."""
     return browser.execute_script(
         "const svg = document.querySelector(arguments[0]);"
