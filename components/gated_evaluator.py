@@ -62,13 +62,16 @@ from data_layout.properties import (
     HELD_SLICES,
 )
 from modules.features import SLICE_MIN_ROWS
-from review import paired_comparison
+from review import error_rates, paired_comparison
 from review.curves import slice_name
+from review.evaluation import model_of
 from review.paired_comparison import GATED_METRIC, Comparison, SliceComparison
 
 MIN_AUC_KEY = "min_auc"
 # The dataset's slice_min_rows; absent: the DatasetDeclaration default.
 SLICE_MIN_ROWS_KEY = "slice_min_rows"
+# The dataset's max_error_rate_rise; absent: the rates are not gated.
+MAX_RATE_RISE_KEY = "max_error_rate_rise"
 # The name of the candidate model in every evaluation: TFMA's own when two models are
 # evaluated (tfma.CANDIDATE_KEY), given to the lone model of a run with nothing serving.
 CANDIDATE_NAME = tfma.CANDIDATE_KEY
@@ -358,18 +361,32 @@ def write_slice_comparisons(
     return slices
 
 
+def held_rates(evaluation: tfx.dsl.Artifact, min_rows: int, rise: float | None) -> list[str]:
+    """The error rates beyond the dataset's bound, kept beside the evaluation ([]: no bound)."""
+    if rise is None:
+        return []
+    rates = error_rates.load_rates(evaluation.uri, model_of, min_rows)
+    held = error_rates.beyond_bound(rates, float(rise))
+    error_rates.write_held(float(rise), held, evaluation.uri)
+    return held
+
+
 def bless(
     blessing: tfx.dsl.Artifact,
     evaluation: tfx.dsl.Artifact,
     comparison: Comparison,
     slices: Sequence[SliceComparison],
+    rates: Sequence[str] = (),
 ) -> None:
-    """Record the comparison and the held slices on the blessing, and write the verdict.
+    """Record the comparison and what held the candidate back, and write the verdict.
 
-    Blessed where TFMA's checks pass but for the AUC change bounds, and neither the
-    whole split nor any slice is worse beyond its noise.
+    Blessed where TFMA's checks pass but for the AUC change bounds, neither the whole
+    split nor any slice is worse beyond its noise, and no error rate (``rates``) rose
+    beyond the dataset's bound.
     """
     held = describe_held(slices)
+    if rates:
+        held = "; ".join(filter(None, [held, "held back on error rates: " + "; ".join(rates)]))
     blessing.set_string_custom_property(
         AUC_CHANGE_INTERVAL, comparison.describe() + (f"; {held}" if held else "")
     )
@@ -378,7 +395,8 @@ def bless(
         blessing,
         passes_but_for_auc_change(evaluation.uri)
         and not comparison.worse
-        and not any(s.held for s in slices),
+        and not any(s.held for s in slices)
+        and not rates,
     )
 
 
@@ -417,7 +435,8 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
             return
         min_rows = int(exec_properties.get(SLICE_MIN_ROWS_KEY) or SLICE_MIN_ROWS)
         slices = write_slice_comparisons(config, records, scored, min_rows, evaluation)
-        bless(blessing, evaluation, comparison, slices)
+        rates = held_rates(evaluation, min_rows, exec_properties.get(MAX_RATE_RISE_KEY))
+        bless(blessing, evaluation, comparison, slices, rates)
 
     def _run_tfma(
         self,
@@ -462,6 +481,7 @@ class GatedEvaluatorSpec(
         parameters={
             MIN_AUC_KEY: component_spec.ExecutionParameter(type=float),
             SLICE_MIN_ROWS_KEY: component_spec.ExecutionParameter(type=int, optional=True),
+            MAX_RATE_RISE_KEY: component_spec.ExecutionParameter(type=float, optional=True),
         },
     )
 ):
@@ -483,10 +503,12 @@ class GatedEvaluator(base_component.BaseComponent):
         min_auc: float | tfx.dsl.experimental.RuntimeParameter,
         example_splits: list[str],
         slice_min_rows: int = SLICE_MIN_ROWS,
+        max_error_rate_rise: float | None = None,
     ) -> None:
         """Gate ``model`` by ``eval_config`` on ``example_splits``, its AUC at least ``min_auc``.
 
-        ``slice_min_rows`` is the dataset's: the slice bound judges no smaller slice.
+        ``slice_min_rows`` is the dataset's: the slice bound judges no smaller slice;
+        ``max_error_rate_rise`` its error-rate bound (None: rates not gated).
         """
         super().__init__(
             spec=GatedEvaluatorSpec(
@@ -496,6 +518,7 @@ class GatedEvaluator(base_component.BaseComponent):
                 eval_config=eval_config,
                 min_auc=min_auc,
                 slice_min_rows=slice_min_rows,
+                max_error_rate_rise=max_error_rate_rise,
                 example_splits=json_utils.dumps(example_splits),
                 fairness_indicator_thresholds=json_utils.dumps(None),
                 evaluation=tfx.dsl.Channel(type=tfx.types.standard_artifacts.ModelEvaluation),

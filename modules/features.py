@@ -327,6 +327,11 @@ class DatasetDeclaration:
     # false negative rates, with their counts and intervals (a score above one predicts
     # positive): those a deployment would pick.
     review_thresholds: tuple[float, ...] = (0.25, 0.5)
+    # The error-rate bound: while a model serves, no slice of at least ``slice_min_rows``
+    # test rows may have a false positive or false negative rate, at a review threshold,
+    # above the serving model's by more than this beyond noise (Newcombe's 95% interval
+    # of the gap wholly above it). None: the rates are reported, not gated.
+    max_error_rate_rise: float | None = None
     # Raw columns present in the data but not fed to the model, and why.
     unused_columns: Mapping[str, str] = field(default_factory=dict)
     # The candidate's AUC on the blessing split must reach this to be pushed.
@@ -383,6 +388,11 @@ class DatasetDeclaration:
             raise ValueError(
                 f"dataset {self.name}: review_thresholds must be one or more numbers "
                 f"between 0 and 1, got {self.review_thresholds}"
+            )
+        rise = self.max_error_rate_rise
+        if rise is not None and not 0.0 <= rise <= 1.0:
+            raise ValueError(
+                f"dataset {self.name}: max_error_rate_rise must be in [0, 1], got {rise}"
             )
         if self.slice_max_auc_drop is None:
             return

@@ -142,6 +142,7 @@ def _evaluator(
         min_auc=RuntimeParameter(name=node_ids.MIN_AUC, ptype=float, default=config.min_auc),
         example_splits=[TEST],
         slice_min_rows=dataset.slice_min_rows,
+        max_error_rate_rise=dataset.max_error_rate_rise,
     ).with_id(node_ids.EVALUATOR)
 
 

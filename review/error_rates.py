@@ -11,9 +11,12 @@ false negative rate is higher beyond that noise.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import tensorflow as tf
 import tensorflow_model_analysis as tfma
 
 from review.curves import Operating, key_value
@@ -21,6 +24,7 @@ from review.paired_comparison import slice_label, slice_order
 from review.proportions import gap_interval, wilson
 
 RATES_AT_THRESHOLDS = "rates_at_thresholds"
+HELD_RATES_FILE = "held_error_rates.json"
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,41 @@ class SliceRates:
             for kind in ("fpr", "fnr")
             if (gap := self.gap(kind)) is not None and gap[0] > 0
         ]
+
+
+def beyond_bound(rates: Sequence[SliceRates], rise: float) -> list[str]:
+    """Each rate whose gap to serving lies wholly above ``rise``, for the verdict.
+
+    E.g. "company=Cab FNR at 0.25: 0.131 against 0.035 (gap 95% interval +0.068 to
+    +0.118)"; [] when none does or nothing served.
+    """
+    found = []
+    for r in rates:
+        for kind in ("fpr", "fnr"):
+            gap = r.gap(kind)
+            if gap is not None and gap[0] > rise:
+                mine, theirs = r.rate(kind), r.rate(kind, "serving")
+                found.append(
+                    f"{r.name} {kind.upper()} at {r.threshold:g}: {mine.share:.3f} against "
+                    f"{theirs.share:.3f} (gap 95% interval {gap[0]:+.3f} to {gap[1]:+.3f})"
+                )
+    return found
+
+
+def write_held(rise: float, held: Sequence[str], folder: str) -> None:
+    """Keep the bound and the rates beyond it in ``folder`` (the evaluation's)."""
+    with tf.io.gfile.GFile(os.path.join(folder, HELD_RATES_FILE), "w") as f:
+        f.write(json.dumps({"bound": rise, "held": list(held)}))
+
+
+def read_held(folder: str) -> tuple[float, list[str]] | None:
+    """What ``write_held`` kept in ``folder``: (bound, rates beyond it); None: no bound."""
+    path = os.path.join(folder, HELD_RATES_FILE)
+    if not tf.io.gfile.exists(path):
+        return None
+    with tf.io.gfile.GFile(path) as f:
+        found = json.loads(f.read())
+    return found["bound"], found["held"]
 
 
 def _matrices(value: tfma.proto.metrics_for_slice_pb2.MetricValue) -> dict[float, Operating]:

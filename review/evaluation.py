@@ -22,7 +22,7 @@ from data_layout.splits import TEST
 from review import paired_comparison
 from review.calibration import BRIER_SCORE, Calibration, calibration_of
 from review.curves import Curves, key_value, load_curves, slice_name
-from review.error_rates import SliceRates, load_rates
+from review.error_rates import SliceRates, load_rates, read_held
 from review.paired_comparison import (
     GATED_METRIC,
     OVERALL,
@@ -347,8 +347,10 @@ class Review:
     # The whole split's calibration, by model (CANDIDATE, BASELINE where one served).
     calibration: dict[str, Calibration] = field(default_factory=dict)
     # What differs from the serving model's run: (what, serving's, candidate's), e.g.
-    # ("hparams.dropout", "0.2", "0.25"); read from ML-Metadata by the review command.
-    differences: list[tuple[str, str, str]] = field(default_factory=list)
+    # ("hyperparameter dropout", "0.2", "0.25"), read from ML-Metadata by the review
+    # command; [] when nothing does; None when the runs were not compared (the pipeline's
+    # own page, or the serving model's run not found).
+    differences: list[tuple[str, str, str]] | None = None
 
     @property
     def overall(self) -> dict[str, float]:
@@ -417,7 +419,7 @@ def _is_model(model_name: str, wanted: str) -> bool:
     return model_name == wanted or (wanted == CANDIDATE and model_name == "")
 
 
-def _model_of(model_name: str) -> str | None:
+def model_of(model_name: str) -> str | None:
     """CANDIDATE or BASELINE for TFMA's model name; None for any other model."""
     return next((m for m in (CANDIDATE, BASELINE) if _is_model(model_name, m)), None)
 
@@ -431,7 +433,7 @@ def _slices(uri: str) -> tuple[list[SliceMetrics], list[SliceMetrics]]:
             continue
         by_model: dict[str, dict[str, float]] = {CANDIDATE: {}, BASELINE: {}}
         for kv in per_slice.metric_keys_and_values:
-            model = _model_of(kv.key.model_name)
+            model = model_of(kv.key.model_name)
             if kv.key.is_diff or model is None or not kv.value.HasField("double_value"):
                 continue
             by_model[model][kv.key.name] = kv.value.double_value.value
@@ -598,6 +600,25 @@ def _checks(
     return checks
 
 
+def _rate_check(evaluation_uri: str) -> list[Check]:
+    """The error-rate bound's check, where the dataset declared one ([] otherwise)."""
+    found = read_held(evaluation_uri)
+    if found is None:
+        return []
+    bound, held = found
+    return [
+        Check(
+            "error rates",
+            "rise",
+            None,
+            None,
+            f"FPR, FNR at most {bound:+.3f} above serving's beyond noise"
+            + (": " + "; ".join(held) if held else ""),
+            passed=not held,
+        )
+    ]
+
+
 def _beyond_noise(checks: list[Check], comparison: Comparison | None) -> list[Check]:
     """The AUC change check as the gate judged it: on the paired comparison's interval."""
     if comparison is None:
@@ -745,7 +766,7 @@ def load_review(
         config, whole.metrics if whole else {}, whole.baseline if whole else {}, failed
     )
     comparison = paired_comparison.read(evaluation_uri)
-    checks = _beyond_noise(checks + other_failures, comparison)
+    checks = _beyond_noise(checks + other_failures, comparison) + _rate_check(evaluation_uri)
     paired = paired_comparison.read_slices(evaluation_uri)
     candidate_name = next((s.name for s in config.model_specs if not s.is_baseline), "")
     notes = [comparison.describe()] if comparison is not None else []
@@ -753,7 +774,7 @@ def load_review(
         notes.append(
             "No baseline: no model had been blessed before, so only the absolute bounds apply."
         )
-    curves = load_curves(evaluation_uri, _model_of, MIN_SLICE_SIZE)
+    curves = load_curves(evaluation_uri, model_of, MIN_SLICE_SIZE)
     return Review(
         evaluation_uri=evaluation_uri,
         model_uri=model_locations.get(candidate_name, ""),
@@ -776,7 +797,7 @@ def load_review(
         left_out=_left_out(small, paired),
         candidate_version=outcome.pushed_version or _model_id(model_locations.get(candidate_name)),
         serving_version=outcome.baseline,
-        rates=load_rates(evaluation_uri, _model_of, MIN_SLICE_SIZE),
+        rates=load_rates(evaluation_uri, model_of, MIN_SLICE_SIZE),
         calibration=_calibration(curves.get(OVERALL, {}), whole),
     )
 

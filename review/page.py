@@ -186,7 +186,10 @@ def _rates(review: Review) -> str:
 
 
 def _differences(review: Review) -> str:
-    """What differs from the serving model's run (the section left out when nothing served)."""
+    """What differs from the serving model's run.
+
+    Left out when nothing served or the runs were not compared.
+    """
     if review.differences:
         rows = "".join(
             "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in found) + "</tr>"
@@ -196,10 +199,10 @@ def _differences(review: Review) -> str:
             "<table id='differences'><tr><th>what</th><th>serving</th><th>candidate</th></tr>"
             f"{rows}</table>"
         )
-    elif review.serving_version:
+    elif review.serving_version and review.differences is not None:
         body = "<p id='differences'>Nothing differs from the serving model's run.</p>"
     else:
-        return ""
+        return ""  # nothing served, or the runs were not compared
     return f"<h2 id='what-changed'>What changed against the serving model</h2>{body}"
 
 

@@ -96,10 +96,10 @@ def _differences(
     earlier: Sequence[PipelineRun],
     run: PipelineRun,
     version: str | None,
-) -> list[tuple[str, str, str]]:
-    """What differs from the run that pushed the serving ``version`` ([]: none found)."""
+) -> list[tuple[str, str, str]] | None:
+    """What differs from the run that pushed the serving ``version`` (None: not found)."""
     serving = serving_run(earlier, version) if store is not None else None
-    return differences(store, serving, run) if serving is not None else []
+    return differences(store, serving, run) if serving is not None else None
 
 
 def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
@@ -220,8 +220,11 @@ def print_verdict(review: Review, out: TextIO) -> None:
 
 
 def print_differences(review: Review, out: TextIO) -> None:
-    """What differs from the serving model's run (nothing printed when nothing serves)."""
-    if not review.serving_version:
+    """What differs from the serving model's run.
+
+    Nothing printed when nothing serves, or when the runs were not compared.
+    """
+    if not review.serving_version or review.differences is None:
         return
     print("", file=out)
     if not review.differences:

@@ -220,3 +220,20 @@ def test_the_candidate_has_one_name_with_and_without_a_serving_model(tmp_path):
         [str(raw), str(compared)], model_name=gated_evaluator.CANDIDATE_NAME
     )
     assert all(r.slicing_metrics for r in found.get_results())
+
+
+def test_an_error_rate_beyond_the_bound_holds_the_candidate_back(tmp_path):
+    result = vr.ValidationResult(validation_ok=False)
+    result.metric_validations_per_slice.append(_failure("auc", True))
+    evaluation = standard_artifacts.ModelEvaluation()
+    evaluation.uri = _written(tmp_path, result)
+    blessing = standard_artifacts.ModelBlessing()
+    blessing.uri = str(tmp_path / "blessing")
+    within = Comparison(800, 0.9, 0.9, -0.01, 0.01, tolerance=0.01)
+    rate = "company=Cab FNR at 0.25: 0.060 against 0.005 (gap 95% interval +0.025 to +0.095)"
+    gated_evaluator.bless(blessing, evaluation, within, [], [rate])
+    assert (tmp_path / "blessing" / "NOT_BLESSED").exists()
+    recorded = blessing.get_string_custom_property(AUC_CHANGE_INTERVAL)
+    assert recorded.endswith(f"; held back on error rates: {rate}")
+    # No bound declared: the rates are not read, nothing is held.
+    assert gated_evaluator.held_rates(evaluation, 100, None) == []

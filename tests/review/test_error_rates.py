@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from review.curves import Operating
-from review.error_rates import HEADINGS, SliceRates
+from review.error_rates import HEADINGS, SliceRates, beyond_bound, read_held, write_held
 
 
 def test_rates_come_from_the_counts_of_their_class():
@@ -36,3 +36,21 @@ def test_a_rate_higher_than_servings_is_flagged_beyond_noise_only(serving_fn, fl
     rates = SliceRates(None, None, 0.25, candidate, serving)
     assert rates.higher == flagged
     assert rates.cells()[-1] == (f"higher {','.join(flagged)}" if flagged else "")
+
+
+def test_the_bound_names_each_rate_beyond_it_and_only_those():
+    # FNR 12/200 against 1/200: gap interval about +0.025 to +0.095.
+    rose = SliceRates("company", "Cab", 0.25, Operating(0.25, 188, 30, 270, 12),
+                      Operating(0.25, 199, 30, 270, 1))  # fmt: skip
+    steady = SliceRates(None, None, 0.5, Operating(0.5, 190, 20, 280, 10),
+                        Operating(0.5, 190, 20, 280, 10))  # fmt: skip
+    (held,) = beyond_bound([rose, steady], 0.0)
+    assert held.startswith("company=Cab FNR at 0.25: 0.060 against 0.005 (gap 95% interval +0.0")
+    assert beyond_bound([rose, steady], 0.05) == []  # the interval reaches below +0.05
+    assert beyond_bound([SliceRates(None, None, 0.5, Operating(0.5, 1, 1, 1, 1), None)], 0.0) == []
+
+
+def test_the_held_rates_are_kept_beside_the_evaluation(tmp_path):
+    assert read_held(str(tmp_path)) is None  # no bound declared
+    write_held(0.02, ["Overall FNR at 0.25: ..."], str(tmp_path))
+    assert read_held(str(tmp_path)) == (0.02, ["Overall FNR at 0.25: ..."])

@@ -259,3 +259,6 @@ def test_nothing_differing_is_said_only_where_a_model_serves(served_review):
     assert "<p id='differences'>Nothing differs from the serving model's run.</p>" in same
     alone = dataclasses.replace(served_review, differences=[], serving_version=None)
     assert "id='what-changed'" not in render_html(alone)
+    # Not compared (the pipeline's own page): no claim either way.
+    unknown = dataclasses.replace(served_review, differences=None)
+    assert "id='what-changed'" not in render_html(unknown)
