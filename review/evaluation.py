@@ -255,6 +255,32 @@ class HistoryPoint:
 
 
 @dataclass(frozen=True)
+class Drift:
+    """One distance the ExampleValidator measured: what against what, on which feature."""
+
+    against: str  # e.g. "test vs train", "span vs previous span"
+    feature: str
+    measure: str  # TFDV's: L_INFTY (categorical), JENSEN_SHANNON_DIVERGENCE (numeric)
+    distance: float
+    threshold: float
+    drifted: bool
+
+    def cells(self) -> list[str]:
+        """The row for people: against, feature, measure, distance, threshold, mark."""
+        return [
+            self.against,
+            self.feature,
+            self.measure,
+            f"{self.distance:.3f}",
+            f"{self.threshold:.3f}",
+            "DRIFT" if self.drifted else "",
+        ]
+
+
+DRIFT_HEADINGS = ("compared", "feature", "measure", "distance", "threshold", "")
+
+
+@dataclass(frozen=True)
 class Check:
     """One threshold of the validation: what was compared, with what, and the outcome."""
 
@@ -351,6 +377,8 @@ class Review:
     # command; [] when nothing does; None when the runs were not compared (the pipeline's
     # own page, or the serving model's run not found).
     differences: list[tuple[str, str, str]] | None = None
+    # Every distance the validator measured for the run (read by the review command).
+    drift: list[Drift] = field(default_factory=list)
 
     @property
     def overall(self) -> dict[str, float]:

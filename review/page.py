@@ -13,6 +13,7 @@ import html
 
 from review.error_rates import HEADINGS
 from review.evaluation import (
+    DRIFT_HEADINGS,
     MIN_SLICE_SIZE,
     SLICE_COLUMNS,
     Review,
@@ -206,6 +207,31 @@ def _differences(review: Review) -> str:
     return f"<h2 id='what-changed'>What changed against the serving model</h2>{body}"
 
 
+def _drift(review: Review) -> str:
+    """Each distance the validator measured for the run, against its threshold."""
+    if not review.drift:
+        return (
+            "<h2 id='drift-section'>Drift</h2><p id='drift'>No drift recorded for this run "
+            "(the validator compared nothing, or this page was written without the metadata "
+            "store).</p>"
+        )
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in DRIFT_HEADINGS)
+    rows = "".join(
+        f"<tr{' class=fail' if d.drifted else ''}>"
+        + "".join(f"<td>{html.escape(c)}</td>" for c in d.cells())
+        + "</tr>"
+        for d in review.drift
+    )
+    return (
+        "<h2 id='drift-section'>Drift</h2><p>Each distance the ExampleValidator measured "
+        "(TFDV's L-infinity distance for categorical features, Jensen-Shannon divergence "
+        "for numeric ones) against its threshold: each held-out split against the train "
+        "split, the train split against the serving model's training data, the span "
+        "against the span before it. A distance over its threshold stops the run.</p>"
+        f"<table id='drift'><tr>{head}</tr>{rows}</table>"
+    )
+
+
 def _header(review: Review) -> str:
     facts = [
         ("pipeline", review.pipeline or "not recorded"),
@@ -239,6 +265,7 @@ def render_html(review: Review) -> str:
         f"{_changes(review)}"
         f"<h2>Curves and calibration (whole {split} split)</h2>{overall_section(review)}"
         f"<h2>Error rates by slice</h2>{_rates(review)}"
+        f"{_drift(review)}"
         f"<h2>Curves by slice</h2>{slices_section(review)}"
         f"<h2>History</h2>{history_section(review)}"
         f"<h2>Candidate metrics by slice</h2>{_slice_table(review)}"

@@ -65,7 +65,7 @@ def review_of_run(
     With ``store``, what differs from the serving model's run among them.
     """
     # TFMA takes seconds to import: only once there is something to read.
-    from review.evaluation import load_review, named_span
+    from review.evaluation import Drift, load_review, named_span
 
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if not has_evaluation(run):
@@ -88,6 +88,7 @@ def review_of_run(
         span=named_span(spans.span, spans.window),
         history=history_points([*earlier, run]),
         differences=_differences(store, earlier, run, review.serving_version),
+        drift=[Drift(**measured) for measured in history_row(run).drift_measured],
     )
 
 
@@ -175,6 +176,7 @@ def print_review(
     print_changes(review, out, limit)
     print_calibration(review, out)
     print_rates(review, out, threshold, limit)
+    print_drift(review, out)
     print("", file=out)
     print(f"Candidate metrics by slice ({review.split} split):", file=out)
     columns = [c for c in SLICE_COLUMNS if c.short]
@@ -232,6 +234,19 @@ def print_differences(review: Review, out: TextIO) -> None:
         return
     print("What changed against the serving model's run:", file=out)
     print_table([["what", "serving", "candidate"], *map(list, review.differences)], out)
+
+
+def print_drift(review: Review, out: TextIO) -> None:
+    """Each distance the validator measured, against its threshold (nothing: none recorded)."""
+    from review.evaluation import DRIFT_HEADINGS
+
+    if not review.drift:
+        return
+    print("", file=out)
+    print(
+        "Drift the ExampleValidator measured (a distance over its threshold stops a run):", file=out
+    )
+    print_table([list(DRIFT_HEADINGS), *(d.cells() for d in review.drift)], out)
 
 
 def print_calibration(review: Review, out: TextIO) -> None:

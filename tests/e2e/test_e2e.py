@@ -125,14 +125,22 @@ def test_one_auc_for_the_model_in_every_place(first_run):
     overall, *slices = paired_comparison.read_estimates(evaluation.uri)
     assert overall.name == "Overall" and overall.auc == round(exact, 4)
     assert overall.low < overall.auc < overall.high and slices
+    page = output_dir / "review.html"
     review = subprocess.run(
-        [str(Path(sys.executable).parent / "wide-deep-review"), "--output-dir", str(output_dir)],
+        [str(Path(sys.executable).parent / "wide-deep-review"), "--output-dir", str(output_dir),
+         "--html", str(page)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     figure = f"{exact:.4f}"
     assert re.search(rf"^\s+auc\s+absolute\s+{figure}\s", review.stdout, re.M)
     assert re.search(rf"^\s+Overall\s+[\d,]+\s+\d+\s+{figure}\s", review.stdout, re.M)
     assert max(len(line) for line in review.stdout.splitlines()) <= 120
+    # The page: the same figure in the verdict and the Overall row; the run's drift.
+    html = page.read_text()
+    assert re.search(rf"<tr data-slice='Overall'><td>Overall</td><td>[\d,]+</td><td>\d+</td>"
+                     rf"<td>{figure}</td>", html)  # fmt: skip
+    assert re.search(rf"<td>auc</td><td>absolute</td><td>{figure}</td>", html)
+    assert "<table id='drift'>" in html and "test vs train" in review.stdout
 
 
 def test_pushed_model_loads_and_scores_raw_examples(first_run):
