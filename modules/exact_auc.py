@@ -105,8 +105,9 @@ class _ExactAUCCombiner(beam.CombineFn):
             output_name=self._key.output_name,
             sub_key=self._key.sub_key,
         ):
-            labels.append(float(label))
-            scores.append(float(prediction))
+            # One value each, as an array of shape (1,) on TFMA 0.52 (float() refuses it).
+            labels.extend(np.asarray(label, dtype=float).ravel())
+            scores.extend(np.asarray(prediction, dtype=float).ravel())
         return accumulator
 
     def merge_accumulators(

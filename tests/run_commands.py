@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -13,6 +14,17 @@ from pipeline_ops.session.summary import SUMMARY_FILE
 
 PROJECT = Path(__file__).resolve().parent.parent
 TEST_TRAIN_STEPS = "300"
+
+
+# TensorFlow 2.21 (the current stack) logs its start through absl before absl is set up,
+# whatever TF_CPP_MIN_LOG_LEVEL says (abseil/abseil-cpp#1957, open): these lines reach
+# stderr from any process that loads it.
+_TF_START = re.compile(r"^(WARNING: All log messages before absl::InitializeLog\(\)|[IWE]\d{4} )")
+
+
+def stderr_for_people(stderr: str) -> str:
+    """``stderr`` without TensorFlow 2.21's start-up lines (what a command itself said)."""
+    return "".join(line for line in stderr.splitlines(keepends=True) if not _TF_START.match(line))
 
 
 def free_port() -> int:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import tensorflow_model_analysis as tfma
 from conftest import write_head
-from run_commands import review_cli
+from run_commands import review_cli, stderr_for_people
 from tensorflow_model_analysis.proto import validation_result_pb2
 
 from pipeline_def import node_ids
@@ -71,7 +71,7 @@ def _candidate(
 def _reviewed_verdict(output_dir: Path) -> int:
     """``wide-deep-review --detailed-exitcode``'s code for the run, in its own process."""
     review = review_cli("--output-dir", str(output_dir), "--detailed-exitcode")
-    assert review.stderr == "", review.stderr
+    assert stderr_for_people(review.stderr) == "", review.stderr
     return review.returncode
 
 
