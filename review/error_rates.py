@@ -11,16 +11,13 @@ false negative rate is higher beyond that noise.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import tensorflow as tf
 import tensorflow_model_analysis as tfma
 
 from review.curves import Operating, key_value
-from review.paired_comparison import slice_label, slice_order
+from review.paired_comparison import read_json, slice_label, slice_order, write_json
 from review.proportions import gap_interval, wilson
 
 RATES_AT_THRESHOLDS = "rates_at_thresholds"
@@ -156,18 +153,13 @@ def beyond_bound(rates: Sequence[SliceRates], rise: float) -> list[str]:
 
 def write_held(rise: float, held: Sequence[str], folder: str) -> None:
     """Keep the bound and the rates beyond it in ``folder`` (the evaluation's)."""
-    with tf.io.gfile.GFile(os.path.join(folder, HELD_RATES_FILE), "w") as f:
-        f.write(json.dumps({"bound": rise, "held": list(held)}))
+    write_json({"bound": rise, "held": list(held)}, folder, HELD_RATES_FILE)
 
 
 def read_held(folder: str) -> tuple[float, list[str]] | None:
     """What ``write_held`` kept in ``folder``: (bound, rates beyond it); None: no bound."""
-    path = os.path.join(folder, HELD_RATES_FILE)
-    if not tf.io.gfile.exists(path):
-        return None
-    with tf.io.gfile.GFile(path) as f:
-        found = json.loads(f.read())
-    return found["bound"], found["held"]
+    found = read_json(folder, HELD_RATES_FILE)
+    return (found["bound"], found["held"]) if found is not None else None
 
 
 def _matrices(value: tfma.proto.metrics_for_slice_pb2.MetricValue) -> dict[float, Operating]:

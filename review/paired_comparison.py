@@ -17,6 +17,7 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import tensorflow as tf
@@ -382,49 +383,50 @@ def estimates(
     return found
 
 
+def write_json(value: Any, folder: str, name: str) -> None:
+    """Keep ``value`` as JSON in ``folder`` (an evaluation's, on any file system)."""
+    with tf.io.gfile.GFile(os.path.join(folder, name), "w") as f:
+        f.write(json.dumps(value))
+
+
+def read_json(folder: str, name: str) -> Any:
+    """What ``write_json`` kept under ``name`` in ``folder``; None where nothing was kept."""
+    path = os.path.join(folder, name)
+    if not tf.io.gfile.exists(path):
+        return None
+    with tf.io.gfile.GFile(path) as f:
+        return json.loads(f.read())
+
+
 def write_estimates(found: Sequence[Estimate], folder: str) -> None:
     """Keep the candidate's intervals in ``folder`` (the evaluation's), for the review."""
-    with tf.io.gfile.GFile(os.path.join(folder, ESTIMATES_FILE), "w") as f:
-        f.write(json.dumps([asdict(e) for e in found]))
+    write_json([asdict(e) for e in found], folder, ESTIMATES_FILE)
 
 
 def read_estimates(folder: str) -> list[Estimate]:
     """What ``write_estimates`` kept in ``folder``; [] where a model served (or none kept)."""
-    path = os.path.join(folder, ESTIMATES_FILE)
-    if not tf.io.gfile.exists(path):
-        return []
-    with tf.io.gfile.GFile(path) as f:
-        return [Estimate(**row) for row in json.loads(f.read())]
+    return [Estimate(**row) for row in read_json(folder, ESTIMATES_FILE) or []]
 
 
 def write(comparison: Comparison, folder: str) -> None:
     """Keep ``comparison`` in ``folder`` (the evaluation's), for the review and the summary."""
-    with tf.io.gfile.GFile(os.path.join(folder, COMPARISON_FILE), "w") as f:
-        f.write(json.dumps(asdict(comparison)))
+    write_json(asdict(comparison), folder, COMPARISON_FILE)
 
 
 def read(folder: str) -> Comparison | None:
     """What ``write`` kept in ``folder``; None where no serving model was compared."""
-    path = os.path.join(folder, COMPARISON_FILE)
-    if not tf.io.gfile.exists(path):
-        return None
-    with tf.io.gfile.GFile(path) as f:
-        return Comparison(**json.loads(f.read()))
+    found = read_json(folder, COMPARISON_FILE)
+    return Comparison(**found) if found is not None else None
 
 
 def write_slices(slices: Sequence[SliceComparison], folder: str) -> None:
     """Keep the per-slice comparisons in ``folder`` (the evaluation's), for the review."""
-    with tf.io.gfile.GFile(os.path.join(folder, SLICES_FILE), "w") as f:
-        f.write(json.dumps([asdict(s) for s in slices]))
+    write_json([asdict(s) for s in slices], folder, SLICES_FILE)
 
 
 def read_slices(folder: str) -> list[SliceComparison]:
     """What ``write_slices`` kept in ``folder``; [] where no serving model was compared."""
-    path = os.path.join(folder, SLICES_FILE)
-    if not tf.io.gfile.exists(path):
-        return []
-    with tf.io.gfile.GFile(path) as f:
-        rows = json.loads(f.read())
+    rows = read_json(folder, SLICES_FILE) or []
     return [
         SliceComparison(
             **{**row, "comparison": row["comparison"] and Comparison(**row["comparison"])}

@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis.proto import validation_result_pb2 as vr
-from tfx.types import standard_artifacts
+from tfx.types import Artifact, standard_artifacts
 
 from components import gated_evaluator
 from components.gated_evaluator import passes_but_for_auc_change, tolerated_drop, write_verdict
@@ -109,6 +109,18 @@ def test_the_failed_slices_are_named_as_the_comparisons_name_them(tmp_path):
     }
 
 
+@pytest.fixture
+def auc_change_failed(tmp_path: Path) -> tuple[Artifact, Artifact]:
+    """An evaluation TFMA failed on the AUC change bound alone, and its blessing to write."""
+    result = vr.ValidationResult(validation_ok=False)
+    result.metric_validations_per_slice.append(_failure("auc", True))
+    evaluation = standard_artifacts.ModelEvaluation()
+    evaluation.uri = _written(tmp_path, result)
+    blessing = standard_artifacts.ModelBlessing()
+    blessing.uri = str(tmp_path / "blessing")
+    return evaluation, blessing
+
+
 def _slice(value: str, rows: int, low: float, high: float) -> SliceComparison:
     comparison = Comparison(rows, 0.8, 0.85, low, high, tolerance=0.05)
     return SliceComparison("company", value, rows, rows // 4, comparison, gated=rows >= 100)
@@ -152,15 +164,10 @@ def test_the_verdict_names_the_slices_that_held_the_candidate_back():
     ids=["within-noise", "worse-overall", "held-on-a-slice"],
 )
 def test_the_blessing_records_the_comparison_and_the_slices_that_held_it(
-    high, held, blessed, tmp_path
+    high, held, blessed, auc_change_failed, tmp_path
 ):
     # TFMA failed the AUC change bounds only: the paired comparisons decide.
-    result = vr.ValidationResult(validation_ok=False)
-    result.metric_validations_per_slice.append(_failure("auc", True))
-    evaluation = standard_artifacts.ModelEvaluation()
-    evaluation.uri = _written(tmp_path, result)
-    blessing = standard_artifacts.ModelBlessing()
-    blessing.uri = str(tmp_path / "blessing")
+    evaluation, blessing = auc_change_failed
     overall = Comparison(800, 0.89, 0.9, -0.04, high, tolerance=0.01)
     slices = gated_evaluator.judge_slices(
         [_slice("Flash Cab", 300, -0.2, -0.08 if held else 0.01)], {"company=Flash Cab"}
@@ -222,13 +229,8 @@ def test_the_candidate_has_one_name_with_and_without_a_serving_model(tmp_path):
     assert all(r.slicing_metrics for r in found.get_results())
 
 
-def test_an_error_rate_beyond_the_bound_holds_the_candidate_back(tmp_path):
-    result = vr.ValidationResult(validation_ok=False)
-    result.metric_validations_per_slice.append(_failure("auc", True))
-    evaluation = standard_artifacts.ModelEvaluation()
-    evaluation.uri = _written(tmp_path, result)
-    blessing = standard_artifacts.ModelBlessing()
-    blessing.uri = str(tmp_path / "blessing")
+def test_an_error_rate_beyond_the_bound_holds_the_candidate_back(auc_change_failed, tmp_path):
+    evaluation, blessing = auc_change_failed
     within = Comparison(800, 0.9, 0.9, -0.01, 0.01, tolerance=0.01)
     rate = "company=Cab FNR at 0.25: 0.060 against 0.005 (gap 95% interval +0.025 to +0.095)"
     gated_evaluator.bless(blessing, evaluation, within, [], [rate])
