@@ -28,8 +28,9 @@ has the rules it shares with the runner's pre-flight check):
 * a file that is not UTF-8 fails with the offset of its first other byte, and a row
   with more or fewer cells than the header with the file and the row's text
   (CsvExampleGen prints the parsed cells only);
-* numbers written with Python-only syntax (``1_000``) are text here, and splitting
-  by a ``partition_feature_name`` is not supported.
+* numbers written with Python-only syntax (``1_000``) are text here; splits by a
+  ``partition_feature_name`` hash that column's feature, as TFX does, and a row
+  without a value in it fails naming the column (TFX's message names no file).
 """
 
 from __future__ import annotations
@@ -322,24 +323,66 @@ def encode_blocks(
         yield encode(batch, kinds)
 
 
+def _read_varint(data: bytes, start: int) -> tuple[int, int]:
+    """The varint at ``start`` in ``data``, and the position after it."""
+    value, shift = 0, 0
+    while True:
+        byte = data[start]
+        value |= (byte & 0x7F) << shift
+        start += 1
+        if not byte & 0x80:
+            return value, start
+        shift += 7
+
+
+def partition_key(example: bytes, name: bytes) -> bytes:
+    """The serialized Feature ``name`` of a serialized Example, as TFX partitions by it.
+
+    TFX's ``_GeneratePartitionKey`` (base_example_gen_executor.py): the feature's
+    deterministic serialization; ValueError where the example lacks the feature, its
+    feature holds no value, or its values are floats.
+    """
+    _, position = _read_varint(example, 1)  # the Features field of the Example
+    while position < len(example):
+        length, start = _read_varint(example, position + 1)  # a map entry
+        end = start + length
+        key_length, key_start = _read_varint(example, start + 1)
+        if example[key_start : key_start + key_length] == name:
+            feature_length, feature_start = _read_varint(example, key_start + key_length + 1)
+            feature = example[feature_start : feature_start + feature_length]
+            if not feature:
+                raise ValueError(f"the partition column {name.decode()!r} has no value")
+            if feature[0] not in (0x0A, 0x1A):  # bytes_list (1), int64_list (3)
+                raise ValueError(
+                    f"the partition column {name.decode()!r} holds floats: only text and "
+                    "integer columns can key a split"
+                )
+            return feature
+        position = end
+    raise ValueError(f"no column {name.decode()!r} to partition the splits by")
+
+
 class SplitRouter:
     """Which output split a serialized example belongs to, as CsvExampleGen decides it.
 
     With output splits, the example's bytes are hashed into the splits' buckets
-    (SHA-256 of the deterministic serialization, as TFX hashes them); without, every
-    example of an input split goes to the split of the same name.
+    (SHA-256 of the deterministic serialization, as TFX hashes them), or those of its
+    ``partition`` column's feature, so that all rows of one value share a split;
+    without, every example of an input split goes to the split of the same name.
     """
 
-    def __init__(self, names: list[str], buckets: list[int] | None) -> None:
+    def __init__(self, names: list[str], buckets: list[int] | None, partition: str = "") -> None:
         self.names = names
         self.buckets = list(buckets or [])
+        self.partition = partition
         self._bounds = list(itertools.accumulate(buckets)) if buckets else None
 
     def __call__(self, example: bytes) -> int:
         """The index in ``names`` of the example's split."""
         if self._bounds is None:
             return 0
-        bucket = int(hashlib.sha256(example).hexdigest(), 16) % self._bounds[-1]
+        key = partition_key(example, self.partition.encode()) if self.partition else example
+        bucket = int(hashlib.sha256(key).hexdigest(), 16) % self._bounds[-1]
         return bisect.bisect(self._bounds, bucket)
 
 
@@ -400,11 +443,11 @@ def _routes(input_config: Any, output_config: Any) -> list[tuple[str, SplitRoute
     if splits:
         if len(input_config.splits) != 1:
             raise ValueError("output splits need exactly one input split")
-        if output_config.split_config.partition_feature_name:
-            raise ValueError(
-                "ArrowCsvExampleGen hashes whole examples; partition_feature_name is not supported"
-            )
-        router = SplitRouter([s.name for s in splits], [s.hash_buckets for s in splits])
+        router = SplitRouter(
+            [s.name for s in splits],
+            [s.hash_buckets for s in splits],
+            output_config.split_config.partition_feature_name,
+        )
         return [(input_config.splits[0].pattern, router)]
     return [(s.pattern, SplitRouter([s.name], None)) for s in input_config.splits]
 

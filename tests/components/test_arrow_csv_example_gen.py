@@ -62,15 +62,23 @@ def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:
 
 
 def _run(
-    executor: object, data_root: Path, out: Path, int_columns: list[str] | None = None
+    executor: object,
+    data_root: Path,
+    out: Path,
+    int_columns: list[str] | None = None,
+    partition: str = "",
 ) -> dict[str, list[bytes]]:
-    """Run an ExampleGen executor on the data files under ``data_root``; examples per split."""
+    """Run an ExampleGen executor on the data files under ``data_root``; examples per split.
+
+    ``partition`` names the column the splits are keyed by ("": whole examples).
+    """
     examples = tfx.types.standard_artifacts.Examples()
     examples.uri = str(out)
     splits = [("train", 2), ("eval", 1)]
     output = tfx.proto.Output(
         split_config=tfx.proto.SplitConfig(
-            splits=[tfx.proto.SplitConfig.Split(name=n, hash_buckets=b) for n, b in splits]
+            splits=[tfx.proto.SplitConfig.Split(name=n, hash_buckets=b) for n, b in splits],
+            partition_feature_name=partition or None,
         )
     )
     input_config = tfx.proto.Input(
@@ -124,6 +132,29 @@ def test_writes_the_records_and_splits_csv_example_gen_writes(
     # One file per input file and block (small blocks: several per input file).
     files = len(list((tmp_path / "arrow" / "Split-train").iterdir()))
     assert files > 2 if small_blocks else files == 2
+
+
+@pytest.mark.parametrize("column", ["company", "trip_start_hour"], ids=["text", "integer"])
+def test_splits_keyed_by_a_column_are_csv_example_gens(column, data_root, tmp_path):
+    expected = _run(tfx_csv.Executor(), data_root, tmp_path / "tfx", partition=column)
+    written = _run(ArrowCsvExecutor(), data_root, tmp_path / "arrow", partition=column)
+    assert written == expected
+    # Every value of the column in one split only (the whole point of keying by it).
+    values = {
+        name: {
+            bytes(tf.train.Example.FromString(e).features.feature[column].SerializeToString())
+            for e in found
+        }
+        for name, found in written.items()
+    }
+    assert values["train"] and values["eval"] and not values["train"] & values["eval"]
+
+
+def test_a_float_or_absent_partition_column_is_named(data_root, tmp_path):
+    with pytest.raises(Exception, match="'fare' holds floats"):
+        _run(ArrowCsvExecutor(), data_root, tmp_path / "float", partition="fare")
+    with pytest.raises(Exception, match="no column 'customer' to partition"):
+        _run(ArrowCsvExecutor(), data_root, tmp_path / "absent", partition="customer")
 
 
 def test_types_tricky_cells_as_csv_example_gen_does(tmp_path):
