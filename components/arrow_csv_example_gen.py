@@ -688,7 +688,11 @@ class WindowedSpans:
             for span in self.files
         }
         kinds = self._window_kinds(int_columns)
-        buckets = list(zip(self.router.names, self.router.buckets, strict=True))
+        buckets: list[tuple[str, int | str]] = list(
+            zip(self.router.names, self.router.buckets, strict=True)
+        )
+        if self.router.partition:  # another key, other splits: not the cached encoding
+            buckets.append(("partition", self.router.partition))
         for span, digest in digests.items():
             key = encoded_spans.encoding_key(digest, kinds[span], buckets)
             self.encoded[span] = encoded_spans.lookup(self.cache, span, key)

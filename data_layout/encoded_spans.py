@@ -23,7 +23,7 @@ from tfx.dsl.io import fileio
 MARKER = "ENCODED"
 
 
-def encoding_key(files: str, kinds: Iterable[int], buckets: Iterable[tuple[str, int]]) -> str:
+def encoding_key(files: str, kinds: Iterable[int], buckets: Iterable[tuple[str, int | str]]) -> str:
     """The cache key of a span's encoding: its files' digest, the kinds, the split."""
     settings = json.dumps({"files": files, "kinds": list(kinds), "split": list(buckets)})
     return hashlib.sha256(settings.encode()).hexdigest()[:24]

@@ -332,6 +332,11 @@ class DatasetDeclaration:
     # above the serving model's by more than this beyond noise (Newcombe's 95% interval
     # of the gap wholly above it). None: the rates are reported, not gated.
     max_error_rate_rise: float | None = None
+    # The column naming the entity each row is of (a customer, a patient, a machine):
+    # ExampleGen keys its splits by it (TFX's partition_feature_name), so all of an
+    # entity's rows land in one split and the test split asks about unseen entities.
+    # "": rows are split one by one.
+    entity: str = ""
     # Raw columns present in the data but not fed to the model, and why.
     unused_columns: Mapping[str, str] = field(default_factory=dict)
     # The candidate's AUC on the blessing split must reach this to be pushed.

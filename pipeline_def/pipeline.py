@@ -34,7 +34,10 @@ def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
         tfx.proto.SplitConfig.Split(name=name, hash_buckets=buckets)
         for name, buckets in config.split_buckets
     ]
-    output = tfx.proto.Output(split_config=tfx.proto.SplitConfig(splits=splits))
+    entity = datasets.load(config.dataset).entity
+    output = tfx.proto.Output(
+        split_config=tfx.proto.SplitConfig(splits=splits, partition_feature_name=entity or None)
+    )
     input_config = tfx.proto.Input(
         splits=[tfx.proto.Input.Split(name="single_split", pattern=config.input_pattern)]
     )

@@ -2,6 +2,8 @@ import dataclasses
 import json
 
 import pytest
+from tfx import v1 as tfx
+from tfx.utils import proto_utils
 from tfx.v1.dsl.experimental import RuntimeParameter
 
 from components.cached_transform import ANALYZER_CACHE_DIR_KEY
@@ -88,6 +90,19 @@ def test_the_slice_bound_judges_slices_of_the_size_the_dataset_declares(config, 
     monkeypatch.setattr(datasets, "load", lambda name: declared)
     by_id = {c.id: c for c in create_pipeline(config).components}
     assert by_id[node_ids.EVALUATOR].exec_properties[SLICE_MIN_ROWS_KEY] == 250
+
+
+def _split_config(config: PipelineConfig) -> tfx.proto.SplitConfig:
+    by_id = {c.id: c for c in create_pipeline(config).components}
+    output = by_id[node_ids.EXAMPLE_GEN].exec_properties["output_config"]
+    return proto_utils.json_to_proto(output, tfx.proto.Output()).split_config
+
+
+def test_the_splits_are_keyed_by_the_entity_the_dataset_declares(config, monkeypatch):
+    assert not _split_config(config).HasField("partition_feature_name")  # the taxi: none
+    declared = dataclasses.replace(datasets.load(config.dataset), entity="company")
+    monkeypatch.setattr(datasets, "load", lambda name: declared)
+    assert _split_config(config).partition_feature_name == "company"
 
 
 def test_transform_is_given_the_analyzer_cache_folder_only_when_the_cache_is_on(config):
