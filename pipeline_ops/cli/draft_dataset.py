@@ -43,11 +43,13 @@ from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.quiet import quiet_libraries
 from pipeline_ops.drafting.crosses import Crosses, choose_crosses, summary
+from pipeline_ops.drafting.entity import Entity, find_entity, named_entity
 from pipeline_ops.drafting.render import curated_schema, render, statistics, tfdv_types
 from pipeline_ops.drafting.rules import Choice, choose, training_settings
 from pipeline_ops.drafting.table import (
     DraftError,
     Labelled,
+    Table,
     check_label,
     check_name,
     read_table,
@@ -71,41 +73,60 @@ def draft(
     datasets_dir: Path = datasets.DATASETS_DIR,
     data_dir: Path = DEFAULT_DATA_ROOT,
     out: TextIO = sys.stdout,
+    entity: str | None = None,
 ) -> Path:
     """Check the input, draft the dataset and write it; the declaration's folder.
 
-    Every check comes before anything is written, and the files are written under
-    temporary names first, then renamed: bad input leaves nothing behind.
+    ``entity`` names the column the rows are of ("": none; None: the draft looks for
+    one). Every check comes before anything is written, and the files are written
+    under temporary names first, then renamed: bad input leaves nothing behind.
     """
     check_name(name, datasets_dir, data_dir, csv_path, overwrite)
     labelled = check_label(read_table(csv_path), label, positive)
     table, labels = labelled.table, labelled.labels
+    keyed = _entity(table, label, entity)
     quiet_libraries()
     with tempfile.TemporaryDirectory(prefix=f"draft-{name}-") as tmp:
         # The sample as plain UTF-8 CSV: what TFDV reads here and ExampleGen later.
         plain = Path(tmp) / f"{name}.csv"
         plain.write_text(table.text, encoding="utf-8")
         stats = statistics(plain)
-        choices = _choices(labelled, label, tfdv_types(stats))
+        choices = _choices(labelled, label, tfdv_types(stats), keyed)
         crosses = choose_crosses(table.cells, labels, choices)
         trees = measure(table.cells, labels, choices)
-        source = render(name, table, label, positive, choices, crosses, trees)
+        source = render(name, table, label, positive, choices, crosses, trees, keyed)
         _check_declaration(source, name, csv_path)
         read = [c.column for c in choices if c.kind in READ]
         schema = curated_schema(stats, label, positive, table, read)
         folder = _write(name, source, schema, plain, csv_path, datasets_dir, data_dir)
     sample = data_dir / name / f"{name}.csv"
     _print_columns(labelled, label, positive, choices, sample, out)
+    if keyed is not None:
+        print(f"  splits keyed by {keyed.column}: {keyed.why}", file=out)
     _print_measures(crosses, trees, table.rows, out)
     print(f"wrote {folder}/ and {sample}", file=out)
     return folder
 
 
-def _choices(labelled: Labelled, label: str, types: dict[str, str]) -> list[Choice]:
-    """Each column's kind but the label's, by the drafting rules, from TFDV's ``types``."""
+def _entity(table: Table, label: str, named: str | None) -> Entity | None:
+    """The entity the splits are keyed by: the one named, none (""), or the one found."""
+    if named == "":
+        return None
+    return named_entity(table, named, label) if named else find_entity(table, label)
+
+
+def _choices(
+    labelled: Labelled, label: str, types: dict[str, str], entity: Entity | None
+) -> list[Choice]:
+    """Each column's kind but the label's, by the drafting rules, from TFDV's ``types``.
+
+    The entity's column keys the splits and is no feature.
+    """
     table = labelled.table
     return [
-        choose(column, table.cells[column], labelled.labels, types.get(column, "STRING"))
+        Choice(column, "unused", f"the entity ({entity.why}): the splits are keyed by it")
+        if entity is not None and column == entity.column
+        else choose(column, table.cells[column], labelled.labels, types.get(column, "STRING"))
         for column in table.columns
         if column != label
     ]
@@ -193,13 +214,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--overwrite", action="store_true", help="replace a dataset of that name")
     parser.add_argument("--datasets-dir", type=Path, default=datasets.DATASETS_DIR)
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_ROOT)
+    whose = parser.add_mutually_exclusive_group()
+    whose.add_argument(
+        "--entity", default=None, help="the column the rows are of (default: the draft looks)"
+    )
+    whose.add_argument(
+        "--no-entity", dest="entity", action="store_const", const="",
+        help="the rows are of no entity: split them one by one",
+    )  # fmt: skip
     args = parser.parse_args(argv)
 
     def body() -> int:
         with scaffold.bad_input(DraftError, UnicodeDecodeError, csv.Error):
             draft(
                 args.name, args.csv, args.label, args.positive, overwrite=args.overwrite,
-                datasets_dir=args.datasets_dir, data_dir=args.data_dir,
+                datasets_dir=args.datasets_dir, data_dir=args.data_dir, entity=args.entity,
             )  # fmt: skip
         print(f"next: {commands.command_line(commands.RUN)} --dataset {args.name}")
         return commands.EXIT_OK

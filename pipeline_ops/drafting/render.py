@@ -10,6 +10,7 @@ from pathlib import Path
 
 from modules.features import SLICE_MIN_ROWS
 from pipeline_ops.drafting.crosses import Crosses
+from pipeline_ops.drafting.entity import Entity
 from pipeline_ops.drafting.rules import (
     SLICE_MAX_AUC_DROP,
     SMALL_TABLE_ROWS,
@@ -217,6 +218,17 @@ def _unused_lines(choices: Sequence[Choice]) -> list[str]:
     return ["    unused_columns={", *entries, "    },"]
 
 
+def _entity_lines(entity: Entity | None) -> list[str]:
+    """The ``entity=`` line with its evidence; none without an entity."""
+    if entity is None:
+        return []
+    why = (
+        f"The rows are of {entity.entities} entities ({entity.rows_per_entity:.1f} rows "
+        f"each): each entity's rows in one split, so the test split asks about new ones."
+    )
+    return [*_comment(why, "    "), f"    entity={literal(entity.column)},"]
+
+
 def _tree_lines(trees: TreeGain) -> list[str]:
     """The ``tree_leaves=`` line, after the measured gain that asks for it."""
     why = trees_summary(trees)
@@ -268,10 +280,12 @@ def render(
     choices: Sequence[Choice],
     crosses: Crosses,
     trees: TreeGain | None,
+    entity: Entity | None = None,
 ) -> str:
     """The declaration module's source, formatted as ruff formats it, with ``crosses``.
 
-    With tree leaves when ``trees`` measured a gain that asks for them.
+    With tree leaves when ``trees`` measured a gain that asks for them, and the
+    ``entity`` the splits are keyed by.
     """
     groups = _groups(choices)
     leaves = trees.leaves() if trees else None
@@ -283,6 +297,7 @@ def render(
         *_crosses(crosses),
         *_slice_lines(choices),
         *_unused_lines(choices),
+        *_entity_lines(entity),
         "    # The best single column's AUC, rounded down: the model must do better.",
         f"    min_auc={min_auc_of(choices)},",
         *(_tree_lines(trees) if leaves else []),
