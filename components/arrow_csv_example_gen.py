@@ -78,6 +78,7 @@ from data_layout.properties import (
     INPUT_DIGEST_PROPERTY,
     PREVIOUS_SPAN_PROPERTY,
     REUSED_PROPERTY,
+    SPLIT_KEY_PROPERTY,
     TRAIN_PARTS_PROPERTY,
     WINDOW_NOTE_PROPERTY,
     WINDOW_PROPERTY,
@@ -498,6 +499,9 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
             raise
         _refuse_if_changed(read, windowed)
         examples.set_string_custom_property(INPUT_DIGEST_PROPERTY, read.window_digest)
+        examples.set_string_custom_property(
+            SPLIT_KEY_PROPERTY, output_config.split_config.partition_feature_name
+        )
         examples.span = read.window.span
         examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
         examples_utils.set_file_format(examples, "tfrecords_gzip")

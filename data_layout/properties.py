@@ -60,6 +60,8 @@ TRAIN_PARTS_PROPERTY = "train_parts"
 # ...and the digest of what the run read (spans.window_digest; a flat root's files too):
 # a later run of the same digest, settings and code may have nothing to do.
 INPUT_DIGEST_PROPERTY = "input_digest"
+# On Examples: the column the splits are keyed by ("": rows split one by one).
+SPLIT_KEY_PROPERTY = "split_keyed_by"
 # On Transform's TransformGraph, when the data root holds spans: the parts of the train
 # split (see TRAIN_PARTS_PROPERTY) whose analysis it read from the analyzer cache, and
 # those it analyzed (JSON object {"read": [...], "analyzed": [...]} of "span-N/split").

@@ -379,6 +379,8 @@ class Review:
     differences: list[tuple[str, str, str]] | None = None
     # Every distance the validator measured for the run (read by the review command).
     drift: list[Drift] = field(default_factory=list)
+    # The column the splits were keyed by (the dataset's entity); None: row by row.
+    split_key: str | None = None
 
     @property
     def overall(self) -> dict[str, float]:

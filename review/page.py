@@ -240,6 +240,8 @@ def _header(review: Review) -> str:
         ("candidate", review.candidate_version or "not recorded"),
         ("serving model", review.serving_version or "none"),
     ]
+    if review.split_key:
+        facts.append(("splits keyed by", review.split_key))
     items = " · ".join(f"{k} <b>{html.escape(v)}</b>" for k, v in facts)
     return f"<h1>{html.escape(review.title)}</h1><p class='run' id='run'>{items}</p>"
 

@@ -17,6 +17,7 @@ from ml_metadata.metadata_store import metadata_store
 from data_layout.properties import (
     BEST_VALIDATION_AUC,
     EVALUATED_SPLITS,
+    SPLIT_KEY_PROPERTY,
     TUNED_HPARAMS,
     TUNING_SECONDS,
     TUNING_TRIALS,
@@ -80,7 +81,8 @@ def review_of_run(
         run_id=run.run_id,
         split=str_property(evaluation, EVALUATED_SPLITS) or TEST,
     )
-    spans = span_record(run.output(node_ids.EXAMPLE_GEN, "examples"))
+    examples = run.output(node_ids.EXAMPLE_GEN, "examples")
+    spans = span_record(examples)
     return dataclasses.replace(
         review,
         tuning=tuning_of_run(run),
@@ -89,6 +91,7 @@ def review_of_run(
         history=history_points([*earlier, run]),
         differences=_differences(store, earlier, run, review.serving_version),
         drift=[Drift(**measured) for measured in history_row(run).drift_measured],
+        split_key=(str_property(examples, SPLIT_KEY_PROPERTY) or None) if examples else None,
     )
 
 
@@ -163,6 +166,8 @@ def print_review(
     print(f"  {review.title}", file=out)
     print(f"  model     {review.model_uri}", file=out)
     print(f"  baseline  {review.baseline_uri or 'none'}", file=out)
+    if review.split_key:
+        print(f"  splits keyed by {review.split_key}: each of its values in one split", file=out)
     print("", file=out)
     print_verdict(review, out)
     print_differences(review, out)

@@ -12,9 +12,11 @@ import tensorflow as tf
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
 from data_layout.properties import (
+    SPLIT_KEY_PROPERTY,
     analyzer_cache_record,
     outcome_of,
     span_record,
+    str_property,
     warm_start_of,
 )
 from modules.diagram import diagram_in
@@ -65,6 +67,8 @@ class RunSummary:
     # The candidate against the serving model on the same test rows, in a line (the
     # paired bootstrap's interval of the AUC difference); "" when none served.
     comparison: str = ""
+    # The column the splits are keyed by (the dataset's entity); None: row by row.
+    split_keyed_by: str | None = None
     # The train split's parts (span-N/split) Transform read from its analyzer cache and
     # those it analyzed: {"read": [...], "analyzed": [...]}; {} for a flat root.
     analyzer_cache: dict[str, list[str]] = field(default_factory=dict)
@@ -95,6 +99,9 @@ def outcome_fields(
         "warm_start_note": warm_start_note,
         "not_pushed_reason": outcome.push.not_pushed_reason if outcome.push else "",
         "comparison": outcome.comparison,
+        "split_keyed_by": (str_property(examples, SPLIT_KEY_PROPERTY) or None)
+        if examples
+        else None,
     }
 
 
@@ -193,6 +200,8 @@ def _data_lines(summary: RunSummary) -> list[str]:
             else ""
         )
         lines.append(f"  span {summary.span}: trained on span(s) {spans} ({rows} rows){reused}")
+    if summary.split_keyed_by:
+        lines.append(f"  splits keyed by {summary.split_keyed_by}: each of its values in one split")
     if summary.warm_started_from:
         lines.append(f"  warm-started from serving version {summary.warm_started_from}")
     elif summary.warm_start_note and summary.warm_start_note != "nothing serves":

@@ -36,6 +36,7 @@ from components.arrow_csv_example_gen import (
     read_header,
 )
 from data_layout import csv_files
+from data_layout.properties import SPLIT_KEY_PROPERTY
 from modules import datasets
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig
@@ -67,12 +68,14 @@ def _run(
     out: Path,
     int_columns: list[str] | None = None,
     partition: str = "",
+    examples: tfx.types.standard_artifacts.Examples | None = None,
 ) -> dict[str, list[bytes]]:
     """Run an ExampleGen executor on the data files under ``data_root``; examples per split.
 
-    ``partition`` names the column the splits are keyed by ("": whole examples).
+    ``partition`` names the column the splits are keyed by ("": whole examples);
+    ``examples`` is the output artifact, to read its properties after.
     """
-    examples = tfx.types.standard_artifacts.Examples()
+    examples = examples or tfx.types.standard_artifacts.Examples()
     examples.uri = str(out)
     splits = [("train", 2), ("eval", 1)]
     output = tfx.proto.Output(
@@ -137,8 +140,10 @@ def test_writes_the_records_and_splits_csv_example_gen_writes(
 @pytest.mark.parametrize("column", ["company", "trip_start_hour"], ids=["text", "integer"])
 def test_splits_keyed_by_a_column_are_csv_example_gens(column, data_root, tmp_path):
     expected = _run(tfx_csv.Executor(), data_root, tmp_path / "tfx", partition=column)
-    written = _run(ArrowCsvExecutor(), data_root, tmp_path / "arrow", partition=column)
+    artifact = tfx.types.standard_artifacts.Examples()
+    written = _run(ArrowCsvExecutor(), data_root, tmp_path / "arrow", None, column, artifact)
     assert written == expected
+    assert artifact.get_string_custom_property(SPLIT_KEY_PROPERTY) == column
     # Every value of the column in one split only (the whole point of keying by it).
     values = {
         name: {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 
@@ -68,3 +69,15 @@ def test_a_failed_run_has_no_metrics_and_is_written_as_json(recorded_runs, summa
     written = json.loads(write_json(summary, tmp_path).read_text())
     assert written["failed_component"] == "ExampleValidator"
     assert written["run_id"] == recorded_runs.broken
+
+
+def test_the_summary_says_what_the_splits_are_keyed_by(recorded_runs, summary_of):
+    summary = summary_of(recorded_runs.good)
+    assert summary.split_keyed_by is None  # the taxi's rows are split one by one
+    keyed = dataclasses.replace(summary, split_keyed_by="customer_id")
+    out = io.StringIO()
+    print_closing(keyed, out)
+    assert "  splits keyed by customer_id: each of its values in one split" in out.getvalue()
+    plain = io.StringIO()
+    print_closing(summary, plain)
+    assert "splits keyed by" not in plain.getvalue()
