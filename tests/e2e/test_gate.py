@@ -202,7 +202,8 @@ def test_a_candidate_that_loses_on_one_slice_is_judged_by_the_slice_bound(slice_
     # the row with an interval (a..b), FAIL exactly when the slice held the candidate back.
     review = review_cli("--output-dir", str(output_dir))
     assert review.returncode == 0, review.stderr
-    (card_line,) = [line for line in review.stdout.splitlines()
+    slice_table = review.stdout.split("\nAUC by slice", 1)[1]
+    (card_line,) = [line for line in slice_table.splitlines()
                     if line.strip().startswith(f"{card.name} ") and ".." in line]  # fmt: skip
     assert ("FAIL" in card_line) is card.held, review.stdout
 
