@@ -152,8 +152,8 @@ def history_row(run: PipelineRun, serving_before: int | None = None) -> HistoryR
         candidate, serving = candidate_and_baseline(evaluation.uri)
         comparison = paired_comparison.read(evaluation.uri)
         if comparison is not None:
-            # Exact, where TFMA's AUC sorts scores into 10,000 buckets: an overconfident
-            # model's scores below 1e-4 all tie there (docs/decisions/evaluation-cost.md).
+            # The exact AUCs: runs evaluated before ExactAUC hold TFMA's bucketed figure,
+            # which ties an overconfident model's scores (docs/decisions/evaluation-cost.md).
             candidate["auc"], serving["auc"] = comparison.candidate_auc, comparison.baseline_auc
     return HistoryRow(
         run_id=run.run_id,

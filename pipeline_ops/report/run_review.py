@@ -301,9 +301,8 @@ def print_rates(
         file=out,
     )
     shown = rates[: limit + 1]
-    rows = [[clipped(cells[0], SLICE_NAME_CHARS), *cells[1:]] for cells in map(list, [HEADINGS])]
-    rows += [[clipped(c[0], SLICE_NAME_CHARS), *c[1:]] for c in (r.cells() for r in shown)]
-    print_table(rows, out)
+    cut = [[clipped(c[0], SLICE_NAME_CHARS), *c[1:]] for c in (r.cells() for r in shown)]
+    print_table([list(HEADINGS), *cut], out)
     if len(rates) > len(shown):
         print(f"  {len(rates) - len(shown)} more slice(s): --all shows them all", file=out)
     print(
