@@ -17,7 +17,11 @@ bootstrap's 95% interval of the difference lies wholly below the bound
 dataset's slice bound (a change threshold on each slice of its slice columns) is
 judged the same way on each slice's rows, and only on slices of at least its
 ``slice_min_rows`` rows: the paired comparison of every slice is written beside the
-evaluation (``slice_comparisons.json``). Every other threshold stays TFMA's.
+evaluation (``slice_comparisons.json``). With the dataset's error-rate bound
+(``max_error_rate_rise``), a slice's false positive or negative rate above the
+serving model's beyond it also holds the candidate back (``held_error_rates.json``).
+Every other threshold stays TFMA's. While nothing serves, the candidate's own AUC
+intervals, overall and per slice, are written instead (``candidate_intervals.json``).
 
 The blessing records the serving version the candidate was compared with, the
 comparison's interval and the slices that held the candidate back; the evaluation,
