@@ -31,7 +31,7 @@ from modules.hparams import HParams
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.report.changed import differences, serving_run
-from pipeline_ops.report.history import history_row, print_history_points
+from pipeline_ops.report.history import HistoryRow, history_row, print_history_points
 from pipeline_ops.report.text_table import clipped, print_table
 
 if TYPE_CHECKING:
@@ -83,14 +83,15 @@ def review_of_run(
     )
     examples = run.output(node_ids.EXAMPLE_GEN, "examples")
     spans = span_record(examples)
+    row = history_row(run)  # the history's last point, and the run's drift
     return dataclasses.replace(
         review,
         tuning=tuning_of_run(run),
         pipeline=pipeline,
         span=named_span(spans.span, spans.window),
-        history=history_points([*earlier, run]),
+        history=[*history_points(earlier), _point(run, row)],
         differences=_differences(store, earlier, run, review.serving_version),
-        drift=[Drift(**measured) for measured in history_row(run).drift_measured],
+        drift=[Drift(**measured) for measured in row.drift_measured],
         split_key=(str_property(examples, SPLIT_KEY_PROPERTY) or None) if examples else None,
     )
 
@@ -108,22 +109,23 @@ def _differences(
 
 def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
     """The runs that reached an evaluation, oldest first, as the review's history."""
+    return [
+        _point(run, history_row(run))
+        for run in sorted(runs, key=lambda r: r.started_ms)
+        if run.output(node_ids.EVALUATOR, "evaluation") is not None
+    ]
+
+
+def _point(run: PipelineRun, row: HistoryRow) -> HistoryPoint:
+    """One run's place in the review's history, from its history row."""
     from review.evaluation import named_span
 
-    points = []
-    for run in sorted(runs, key=lambda r: r.started_ms):
-        if run.output(node_ids.EVALUATOR, "evaluation") is None:
-            continue
-        row = history_row(run)
-        points.append(
-            dataclasses.replace(
-                row.point(),
-                span=named_span(row.span, row.window),
-                # A rerun of the serving model pushes nothing new.
-                pushed_version=row.pushed_version if _pushed_new(run) else None,
-            )
-        )
-    return points
+    return dataclasses.replace(
+        row.point(),
+        span=named_span(row.span, row.window),
+        # A rerun of the serving model pushes nothing new.
+        pushed_version=row.pushed_version if _pushed_new(run) else None,
+    )
 
 
 def _pushed_new(run: PipelineRun) -> bool:
