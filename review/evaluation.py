@@ -140,10 +140,12 @@ class SliceChange:
     @property
     def few(self) -> bool:
         """Whether the slice has too few of a class for an honest interval: flagged, not ranked."""
-        return (
-            self.low is None
-            and self.rows > 0
-            and (min(self.positives, self.rows - self.positives) < paired_comparison.MIN_CLASS_ROWS)
+        return self.low is None and self.rows > 0 and self._short() is not None
+
+    def _short(self) -> tuple[int, str] | None:
+        """The class the slice has too few of for an interval (``short_class``)."""
+        return paired_comparison.short_class(
+            self.rows, self.positives, paired_comparison.MIN_CLASS_ROWS
         )
 
     @property
@@ -166,14 +168,11 @@ class SliceChange:
 
     def _no_interval(self) -> str:
         """Why the interval cell is empty, in a few words: "1 positive", "no negative"."""
-        negatives = self.rows - self.positives
-        for count, kind in ((self.positives, "positive"), (negatives, "negative")):
-            if count == 0:
-                return f"no {kind}"
-        for count, kind in ((self.positives, "positive"), (negatives, "negative")):
-            if count < paired_comparison.MIN_CLASS_ROWS:
-                return f"{count} {kind}{'s' if count > 1 else ''}"
-        return self.undefined or ""
+        found = self._short()
+        if found is None:
+            return self.undefined or ""
+        count, kind = found
+        return f"no {kind}" if count == 0 else f"{count} {kind}{'s' if count > 1 else ''}"
 
     @property
     def not_recorded(self) -> bool:

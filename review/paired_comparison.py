@@ -253,6 +253,19 @@ def compare(
     )
 
 
+def short_class(rows: int, positives: int, fewest: int = 1) -> tuple[int, str] | None:
+    """The class ``rows`` have too few of: (its count, "positive" or "negative").
+
+    A class with none comes first; then one with fewer than ``fewest``; None when
+    both have enough.
+    """
+    counts = ((positives, "positive"), (rows - positives, "negative"))
+    return next(
+        (found for found in counts if found[0] == 0),
+        next((found for found in counts if found[0] < fewest), None),
+    )
+
+
 def class_shortfall(rows: int, positives: int, fewest: int = 1) -> str | None:
     """Why ``rows`` with ``positives`` among them have no AUC, or no honest interval.
 
@@ -261,15 +274,13 @@ def class_shortfall(rows: int, positives: int, fewest: int = 1) -> str | None:
     """
     if rows == 0:
         return "no example"
-    counts = ((positives, "positive"), (rows - positives, "negative"))
-    for count, kind in counts:
-        if count == 0:
-            return f"no {kind} example"
-    for count, kind in counts:
-        if count < fewest:
-            plural = "s" if count > 1 else ""
-            return f"{count} {kind}{plural}: fewer than {fewest} of a class"
-    return None
+    found = short_class(rows, positives, fewest)
+    if found is None:
+        return None
+    count, kind = found
+    if count == 0:
+        return f"no {kind} example"
+    return f"{count} {kind}{'s' if count > 1 else ''}: fewer than {fewest} of a class"
 
 
 def undefined_reason(labels: np.ndarray) -> str | None:
