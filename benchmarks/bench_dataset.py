@@ -20,11 +20,12 @@ rows) is printed beside them.
 ``--folds N`` also compares the two where far more rows judge them: the run's train
 and validation rows are dealt into N folds, and in each of N rounds one fold is
 scored, the next one chooses (the model's early stopping, the trees' setting) and the
-others train, the pipeline's Transform analysis included. The pipeline side is the
-run's own preprocessing_fn and run_fn with the run's Trainer settings (read from
-ML-Metadata; a tuned run's Tuner values are not applied), so it measures the draft as
-the run trained it. Each round prints a line; the JSON gets each round's AUCs, the
-means and the rounds the pipeline won. The test split is never read by it.
+others train, the pipeline's Transform analysis included. Where the dataset declares
+an entity, whole entities are dealt into the folds, as the run's splits keep them.
+The pipeline side is the run's own preprocessing_fn and run_fn with the run's Trainer
+settings (read from ML-Metadata; a tuned run's Tuner values are not applied), so it
+measures the draft as the run trained it. Each round prints a line; the JSON gets each
+round's AUCs, the means and the rounds the pipeline won. The test split is never read by it.
 
 ``--seeds S ...`` trains the run's model again with each seed, all else the run's (its
 train split, Transform graph, Trainer settings, early stopping on validation), and
@@ -53,6 +54,7 @@ quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 import numpy as np  # noqa: E402
 
+from components.arrow_csv_example_gen import partition_key  # noqa: E402
 from data_layout.splits import TEST, TRAIN, VALIDATION  # noqa: E402
 from modules import datasets  # noqa: E402
 from modules.exact_auc import auc  # noqa: E402
@@ -229,11 +231,28 @@ def compare(dataset: DatasetDeclaration, run: PipelineRun, records: dict[str, li
     }
 
 
-def deal_folds(records: list[bytes], folds: int, seed: int = FOLD_SEED) -> list[list[bytes]]:
-    """``records`` shuffled (with ``seed``) and dealt into ``folds`` folds, sizes within one."""
-    order = list(records)
-    random.Random(seed).shuffle(order)
-    return [order[k::folds] for k in range(folds)]
+def deal_folds(
+    records: list[bytes], folds: int, seed: int = FOLD_SEED, entity: str = ""
+) -> list[list[bytes]]:
+    """``records`` shuffled (with ``seed``) and dealt into ``folds`` folds, sizes within one.
+
+    With an ``entity`` column, its values are shuffled and dealt instead, each to the
+    fold with the fewest rows so far: all of an entity's rows share a fold, as they
+    share a split in the run, so no round scores entities its models trained on.
+    """
+    if not entity:
+        order = list(records)
+        random.Random(seed).shuffle(order)
+        return [order[k::folds] for k in range(folds)]
+    rows_of: dict[bytes, list[bytes]] = {}
+    for record in records:
+        rows_of.setdefault(partition_key(record, entity.encode()), []).append(record)
+    keys = sorted(rows_of)
+    random.Random(seed).shuffle(keys)
+    dealt: list[list[bytes]] = [[] for _ in range(folds)]
+    for key in keys:
+        min(dealt, key=len).extend(rows_of[key])
+    return dealt
 
 
 def fold_roles(folds: int) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -388,12 +407,13 @@ def cross_validate(
 
     In each round one fold is scored, the next one chooses (the model's early stopping,
     the trees' setting) and the others train (Transform's analysis too), as the run's
-    train, validation and test splits do. The test split is never read. With
+    train, validation and test splits do; a dataset's entity keeps each entity's rows in
+    one fold, as its splits do. The test split is never read. With
     ``keep_scores`` each round also holds its scored rows' labels and both models'
     scores (``"scored"``; arrays, for an interval over the rounds: not JSON).
     ``hparams`` replace the run's Trainer settings: a setting is tried without a new run.
     """
-    dealt = deal_folds(records[TRAIN] + records[VALIDATION], folds)
+    dealt = deal_folds(records[TRAIN] + records[VALIDATION], folds, entity=dataset.entity)
     rounds = []
     for scored, choosing, training in fold_roles(folds):
         started = time.monotonic()

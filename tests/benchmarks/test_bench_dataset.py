@@ -23,6 +23,41 @@ def test_folds_hold_every_row_once_in_near_equal_sizes(bench, folds):
     assert bench.deal_folds(records, folds, seed=1) != dealt
 
 
+def _panel_records(entities: int, years: int) -> list[bytes]:
+    import tensorflow as tf
+
+    def example(person: int, year: int) -> bytes:
+        feature = {
+            "person": tf.train.Feature(int64_list=tf.train.Int64List(value=[person])),
+            "year": tf.train.Feature(int64_list=tf.train.Int64List(value=[year])),
+        }
+        return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+    return [example(p, y) for p in range(entities) for y in range(years)]
+
+
+def test_an_entity_s_rows_share_one_fold(bench):
+    records = _panel_records(entities=40, years=7)
+    dealt = bench.deal_folds(records, 5, entity="person")
+    folds_of = {}
+    for k, fold in enumerate(dealt):
+        for record in fold:
+            folds_of.setdefault(bench.partition_key(record, b"person"), set()).add(k)
+    assert len(folds_of) == 40
+    assert all(len(folds) == 1 for folds in folds_of.values())
+    assert sorted(r for fold in dealt for r in fold) == sorted(records)
+    # Whole entities of 7 rows each: the folds within one entity of each other.
+    assert max(map(len, dealt)) - min(map(len, dealt)) <= 7
+    assert bench.deal_folds(records, 5, entity="person") == dealt
+    # Rows dealt one by one put most entities in several folds: what the entity prevents.
+    by_row = bench.deal_folds(records, 5)
+    spread = {bench.partition_key(r, b"person"): set() for r in records}
+    for k, fold in enumerate(by_row):
+        for record in fold:
+            spread[bench.partition_key(record, b"person")].add(k)
+    assert sum(len(folds) > 1 for folds in spread.values()) > 30
+
+
 @pytest.mark.parametrize("folds", [3, 5])
 def test_each_round_scores_one_fold_chooses_on_another_and_trains_on_the_rest(bench, folds):
     roles = bench.fold_roles(folds)
