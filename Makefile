@@ -135,7 +135,7 @@ $(BENCH_STAMP): $(BENCH_LOCK) $(STAMP)
 	@$(UV) pip install --quiet --python $(PY) -r $(BENCH_LOCK)
 	@touch $@
 
-bench-suite: $(BENCH_STAMP)  ## Draft, run and cross-validate against tuned trees on 10 public tables (ARGS="[--folds 3] [--tables a,b] [--held-out] [--reuse]").
+bench-suite: $(BENCH_STAMP)  ## Draft, run and cross-validate against tuned trees on 10 public tables (ARGS="[--folds 3] [--tables a,b] [--held-out | --panels] [--reuse]").
 	$(PY) benchmarks/bench_suite.py $(ARGS)
 
 spans: $(STAMP)  ## Write the taxi sample as quarterly spans, data/taxi-spans/span-NN/ (2013-Q1 = span-00).

@@ -1,6 +1,7 @@
 """The benchmark suite: the pipeline against tuned trees on ten public tables.
 
-    python benchmarks/bench_suite.py [--folds 5] [--tables NAME,NAME] [--reuse] [--report]
+    python benchmarks/bench_suite.py [--folds 5] [--tables NAME,NAME] [--held-out | --panels]
+                                    [--reuse] [--report]
     make bench-suite ARGS="--folds 3 --tables hmda,chile"
 
 Each table of ``TABLES`` (``docs/benchmarks/suite.md`` says where each comes from
@@ -78,6 +79,8 @@ class SuiteTable(NamedTuple):
     positive: str
     # Columns that say the label after the fact, or ids: a reviewer would remove them.
     drop: tuple[str, ...] = ()
+    # Flags of the drafting command beyond the table's (a panel drafted without its entity).
+    draft_args: tuple[str, ...] = ()
 
     @property
     def dataset(self) -> str:
@@ -111,6 +114,20 @@ HELD_OUT = [
     SuiteTable("health_insurance", "AER", "HealthInsurance", "insurance", "no"),
     SuiteTable("default", "ISLR", "Default", "default", "Yes"),
 ]
+# Panels (``--panels``): people observed year after year, an id column repeating over
+# their rows. Each is drafted as a user's would be (the draft keys the splits and the
+# folds by the id) and again with --no-entity (rows split one by one, the id a number
+# among the features): how much a row split flatters both models. Listed 2026-11-27
+# before the pipeline or the trees had been run on either: Males is the table issue
+# #44 was found on, PSID7682 one nobody here had run.
+PANELS = [
+    SuiteTable("males", "Ecdat", "Males", "union", "yes"),
+    SuiteTable("males_rows", "Ecdat", "Males", "union", "yes", draft_args=("--no-entity",)),
+    SuiteTable("psid", "AER", "PSID7682", "union", "yes"),
+    SuiteTable("psid_rows", "AER", "PSID7682", "union", "yes", draft_args=("--no-entity",)),
+]
+# Each pool's tables by the name its summary is kept under (results/<name>.json).
+POOLS = {"suite": TABLES, "held-out": HELD_OUT, "panels": PANELS}
 
 
 def prepare(frame, table: SuiteTable):  # noqa: ANN001, ANN201 - pandas DataFrames
@@ -276,7 +293,7 @@ def compare_table(name: str, folds: int, out: Path) -> None:
     """The folds comparison of one table's run, written to ``out`` (a step of its own)."""
     from bench_dataset import cross_validate, finished_run, run_records  # benchmarks/, beside this
 
-    (table,) = select_tables(name, [*TABLES, *HELD_OUT])
+    (table,) = select_tables(name, [*TABLES, *HELD_OUT, *PANELS])
     dataset = datasets.load(table.dataset)
     run = finished_run(dataset, SUITE_DIR / "runs" / table.name)
     figures = cross_validate(dataset, run, run_records(run), folds, keep_scores=True)
@@ -319,7 +336,8 @@ def bench_table(table: SuiteTable, folds: int, meta: dict, log: TextIO, reuse: b
         return None
     seconds = {"table": prepared.seconds}
     command = [sys.executable, "-m", "pipeline_ops.cli.draft_dataset", table.dataset,
-               str(prepared.csv_path), table.label, table.positive, "--overwrite"]  # fmt: skip
+               str(prepared.csv_path), table.label, table.positive, "--overwrite",
+               *table.draft_args]  # fmt: skip
     if (draft := _command_step(table, "draft", command, log)) is None:
         return None
     seconds["draft"] = draft
@@ -496,6 +514,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the held-out tables, which no rule was chosen on, in place of the suite's",
     )
     parser.add_argument(
+        "--panels",
+        action="store_true",
+        help="the panel tables, each with its entity and without, in place of the suite's",
+    )
+    parser.add_argument(
         "--reuse",
         action="store_true",
         help="keep a table's figures when they are of this commit, folds and draft",
@@ -510,8 +533,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.folds < 3:
         parser.error(f"--folds needs at least 3 (score, choose, train), got {args.folds}")
+    if args.held_out and args.panels:
+        parser.error("--held-out and --panels are two pools: one at a time")
+    summary = "held-out" if args.held_out else "panels" if args.panels else "suite"
     try:
-        pool = [*TABLES, *HELD_OUT] if args.compare else HELD_OUT if args.held_out else TABLES
+        pool = [*TABLES, *HELD_OUT, *PANELS] if args.compare else POOLS[summary]
         tables = select_tables(args.compare or args.tables, pool)
     except ValueError as err:
         parser.error(str(err))
@@ -525,7 +551,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if results:
             report(results)
         return 0 if results else 1
-    return run_suite(tables, args.folds, args.reuse, "held-out" if args.held_out else "suite")
+    return run_suite(tables, args.folds, args.reuse, summary)
 
 
 if __name__ == "__main__":

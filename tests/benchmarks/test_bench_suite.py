@@ -92,10 +92,24 @@ def test_the_held_out_tables_are_their_own_pool(suite):
         suite.select_tables(first)
 
 
+def test_each_panel_is_run_with_its_entity_and_without(suite):
+    pools = [suite.TABLES, suite.HELD_OUT, suite.PANELS]
+    names = [t.name for pool in pools for t in pool]
+    assert len(names) == len(set(names))
+    drafted = {t.name: t.draft_args for t in suite.PANELS}
+    for name, args in drafted.items():
+        if not name.endswith("_rows"):
+            assert args == ()
+            assert drafted[f"{name}_rows"] == ("--no-entity",)
+    assert suite.POOLS["panels"] is suite.PANELS
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--folds", "2"], "--folds needs at least 3 (score, choose, train), got 2"),
+        (["--held-out", "--panels"], "--held-out and --panels are two pools: one at a time"),
+        (["--panels", "--tables", "hmda"], "no table hmda in the suite"),
         (["--tables", "nope"], "no table nope in the suite"),
         (["--held-out", "--tables", "mlc_churn"], "no table mlc_churn in the suite"),
     ],
@@ -111,7 +125,9 @@ def test_the_docs_list_the_same_tables_with_the_same_labels(suite):
     # The list of tables, not the results tables below it: its rows name their source.
     rows = [line for line in DOCS.read_text().splitlines() if line.startswith("| ") and "`" in line]
     listed = {line.split("|")[1].strip(): line for line in rows}
-    for t in [*suite.TABLES, *suite.HELD_OUT]:
+    for t in [*suite.TABLES, *suite.HELD_OUT, *suite.PANELS]:
+        if t.draft_args:  # the same table drafted another way
+            continue
         assert t.name in listed, t.name
         assert f'`"{t.package}", "{t.item}"`' in listed[t.name]
         assert f"`{t.label} == {t.positive}`" in listed[t.name]
