@@ -30,7 +30,11 @@ has the rules it shares with the runner's pre-flight check):
   (CsvExampleGen prints the parsed cells only);
 * numbers written with Python-only syntax (``1_000``) are text here; splits by a
   ``partition_feature_name`` hash that column's feature, as TFX does, and a row
-  without a value in it fails naming the column (TFX's message names no file).
+  without a value in it fails naming the column (TFX's message names no file);
+* a ``test_period`` column (a panel's year, say) puts the rows of its newest value in
+  the span into the ``test`` split, and the others into the other splits by their
+  hash buckets: the question production asks, how a model does on the next period
+  (TFX's SplitConfig has no such rule).
 """
 
 from __future__ import annotations
@@ -79,11 +83,12 @@ from data_layout.properties import (
     PREVIOUS_SPAN_PROPERTY,
     REUSED_PROPERTY,
     SPLIT_KEY_PROPERTY,
+    TEST_PERIOD_PROPERTY,
     TRAIN_PARTS_PROPERTY,
     WINDOW_NOTE_PROPERTY,
     WINDOW_PROPERTY,
 )
-from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TRAIN
+from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN
 
 # Rows are read, encoded and written in blocks of about this many bytes of CSV (about
 # 35k rows): large enough for the C++ reader and encoder to dominate, small enough to
@@ -98,6 +103,8 @@ INT_COLUMNS_KEY = "int_columns"
 SPAN_KEY = "requested_span"
 WINDOW_KEY = "window"
 SPAN_CACHE_KEY = "span_cache"
+# The column whose newest value's rows form the test split ("": the test split is hashed).
+TEST_PERIOD_KEY = "test_period"
 # Set by the driver: the window it resolved (spans.window_json) and each span's files
 # digest as it read them (JSON {span: digest}); the executor reads that window.
 RESOLVED_WINDOW_KEY = "resolved_window"
@@ -336,12 +343,12 @@ def _read_varint(data: bytes, start: int) -> tuple[int, int]:
         shift += 7
 
 
-def partition_key(example: bytes, name: bytes) -> bytes:
+def partition_key(example: bytes, name: bytes, role: str = "partition") -> bytes:
     """The serialized Feature ``name`` of a serialized Example, as TFX partitions by it.
 
     TFX's ``_GeneratePartitionKey`` (base_example_gen_executor.py): the feature's
     deterministic serialization; ValueError where the example lacks the feature, its
-    feature holds no value, or its values are floats.
+    feature holds no value, or its values are floats (naming the column's ``role``).
     """
     _, position = _read_varint(example, 1)  # the Features field of the Example
     while position < len(example):
@@ -352,15 +359,57 @@ def partition_key(example: bytes, name: bytes) -> bytes:
             feature_length, feature_start = _read_varint(example, key_start + key_length + 1)
             feature = example[feature_start : feature_start + feature_length]
             if not feature:
-                raise ValueError(f"the partition column {name.decode()!r} has no value")
+                raise ValueError(f"the {role} column {name.decode()!r} has no value")
             if feature[0] not in (0x0A, 0x1A):  # bytes_list (1), int64_list (3)
                 raise ValueError(
-                    f"the partition column {name.decode()!r} holds floats: only text and "
+                    f"the {role} column {name.decode()!r} holds floats: only text and "
                     "integer columns can key a split"
                 )
             return feature
         position = end
-    raise ValueError(f"no column {name.decode()!r} to partition the splits by")
+    raise ValueError(f"no column {name.decode()!r}, the {role} column the splits follow")
+
+
+def _period_value(example: bytes, column: str) -> int | str:
+    """The value of the period ``column`` in a serialized Example (ValueError: none)."""
+    feature = tf.train.Feature.FromString(partition_key(example, column.encode(), "period"))
+    values = feature.int64_list.value or [v.decode() for v in feature.bytes_list.value]
+    if not values:  # an empty cell: which period the row is of is unknown
+        raise ValueError(f"the period column {column!r} has no value in a row")
+    return values[0]
+
+
+def newest_period(
+    files: Sequence[str], names: list[str], column: str, int_columns: Sequence[str] = ()
+) -> int | str:
+    """The newest value of the period ``column`` in ``files``: largest integer, last text.
+
+    Text is compared as written (ISO dates sort so). CsvFormatError where no file has
+    the column, it has no value, or it holds decimals.
+    """
+    if column not in names:
+        raise CsvFormatError(
+            f"{files[0]}: no column {column!r}, the period whose newest value is the test split"
+        )
+    index = names.index(column)
+    values = pa.chunked_array(
+        [batch.column(index).drop_null() for path in files for batch in _batches(path, names)],
+        pa.string(),
+    ).combine_chunks()
+    kind = _kind(values)
+    if kind is ColumnKind.UNKNOWN:
+        raise CsvFormatError(f"{files[0]}: the period column {column!r} holds no value")
+    if kind is ColumnKind.STRING:
+        return pc.max(values).as_py()
+    if kind is ColumnKind.FLOAT:
+        if column not in int_columns:
+            raise CsvFormatError(
+                f"{files[0]}: the period column {column!r} holds decimals: only integers "
+                "and text (dates) can mark a period"
+            )
+        _check_whole(files[0], column, values)
+        values = _numbers(values, pa.float64())
+    return int(pc.max(_numbers(values, pa.int64()) if kind is ColumnKind.INT else values).as_py())
 
 
 class SplitRouter:
@@ -370,21 +419,48 @@ class SplitRouter:
     (SHA-256 of the deterministic serialization, as TFX hashes them), or those of its
     ``partition`` column's feature, so that all rows of one value share a split;
     without, every example of an input split goes to the split of the same name.
+    With a ``period`` column, an example of its ``newest`` value goes to ``test`` and
+    the others are hashed into the other splits' buckets (``for_files`` finds it).
     """
 
-    def __init__(self, names: list[str], buckets: list[int] | None, partition: str = "") -> None:
+    def __init__(
+        self,
+        names: list[str],
+        buckets: list[int] | None,
+        partition: str = "",
+        period: str = "",
+        newest: int | str | None = None,
+    ) -> None:
         self.names = names
         self.buckets = list(buckets or [])
-        self.partition = partition
-        self._bounds = list(itertools.accumulate(buckets)) if buckets else None
+        self.partition, self.period, self.newest = partition, period, newest
+        if period and TEST not in names:
+            raise ValueError(f"a test period needs a {TEST!r} split, not {names}")
+        self._hashed = [i for i, n in enumerate(names) if not (period and n == TEST)]
+        hashed = [self.buckets[i] for i in self._hashed]
+        self._bounds = list(itertools.accumulate(hashed)) if buckets else None
+
+    def for_files(
+        self, files: Sequence[str], names: list[str], int_columns: Sequence[str] = ()
+    ) -> SplitRouter:
+        """The router with its period's newest value in ``files`` (itself: no period)."""
+        if not self.period:
+            return self
+        newest = newest_period(files, names, self.period, int_columns)
+        return SplitRouter(self.names, self.buckets, self.partition, self.period, newest)
 
     def __call__(self, example: bytes) -> int:
         """The index in ``names`` of the example's split."""
         if self._bounds is None:
             return 0
+        if self.period:
+            if self.newest is None:
+                raise ValueError("the test period's newest value was never found (for_files)")
+            if _period_value(example, self.period) == self.newest:
+                return self.names.index(TEST)
         key = partition_key(example, self.partition.encode()) if self.partition else example
         bucket = int(hashlib.sha256(key).hexdigest(), 16) % self._bounds[-1]
-        return bisect.bisect(self._bounds, bucket)
+        return self._hashed[bisect.bisect(self._bounds, bucket)]
 
 
 def _write_block(
@@ -438,7 +514,9 @@ def write_file(
     return counts
 
 
-def _routes(input_config: Any, output_config: Any) -> list[tuple[str, SplitRouter]]:
+def _routes(
+    input_config: Any, output_config: Any, period: str = ""
+) -> list[tuple[str, SplitRouter]]:
     """Per input split: its file pattern and the router to the output splits."""
     splits = output_config.split_config.splits
     if splits:
@@ -448,6 +526,7 @@ def _routes(input_config: Any, output_config: Any) -> list[tuple[str, SplitRoute
             [s.name for s in splits],
             [s.hash_buckets for s in splits],
             output_config.split_config.partition_feature_name,
+            period,
         )
         return [(input_config.splits[0].pattern, router)]
     return [(s.pattern, SplitRouter([s.name], None)) for s in input_config.splits]
@@ -482,12 +561,13 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
         # Locally the driver read the files first, and TFX's cache key holds what it read.
         read.check_unchanged(_driver_digests(exec_properties))
         windowed = None
+        period = exec_properties.get(TEST_PERIOD_KEY) or ""
         if not read.window.flat:
             windowed = WindowedSpans(
                 input_base,
                 read.window,
                 read.files,
-                _routes(input_config, output_config)[0][1],
+                _routes(input_config, output_config, period)[0][1],
                 exec_properties[SPAN_CACHE_KEY],
             )
         try:
@@ -517,21 +597,32 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
     ) -> None:
         """Write the examples of the files ``read`` lists into ``examples``' splits."""
         int_columns = json.loads(exec_properties.get(INT_COLUMNS_KEY) or "[]")
+        period = exec_properties.get(TEST_PERIOD_KEY) or ""
         if windowed is None:  # a flat root
             split_names = example_gen_utils.generate_output_split_names(input_config, output_config)
             _make_splits(examples, split_names)
             with self._make_beam_pipeline() as pipeline:
-                for route_pattern, router in _routes(input_config, output_config):
-                    _write_split(
+                for route_pattern, router in _routes(input_config, output_config, period):
+                    used = _write_split(
                         pipeline, read.root, route_pattern, router, examples.uri, int_columns
                     )
+            _record_test_period(examples, used)
             return
         rows, reused = windowed.encode(self._make_beam_pipeline, int_columns, read.digests)
+        _record_test_period(examples, windowed.newest_router(int_columns))
         _make_splits(examples, windowed.split_names)
         windowed.assemble(examples.uri)
         _record_window(examples, read.window, rows, reused)
         examples.set_string_custom_property(
             TRAIN_PARTS_PROPERTY, json.dumps(windowed.train_parts())
+        )
+
+
+def _record_test_period(examples: Any, router: SplitRouter) -> None:
+    """The test split's period on the Examples (``year = 1987``), where a period made it."""
+    if router.period:
+        examples.set_string_custom_property(
+            TEST_PERIOD_PROPERTY, f"{router.period} = {router.newest}"
         )
 
 
@@ -697,13 +788,15 @@ class WindowedSpans:
         )
         if self.router.partition:  # another key, other splits: not the cached encoding
             buckets.append(("partition", self.router.partition))
+        if self.router.period:
+            buckets.append(("test_period", self.router.period))
         for span, digest in digests.items():
             key = encoded_spans.encoding_key(digest, kinds[span], buckets)
             self.encoded[span] = encoded_spans.lookup(self.cache, span, key)
         missing = [s for s, e in sorted(self.encoded.items()) if e.rows is None]
         self.encoded_now = set(missing)
         if missing:
-            self._encode_missing(make_pipeline, missing, kinds)
+            self._encode_missing(make_pipeline, missing, kinds, int_columns)
         rows = {s: sum(e.rows.values()) for s, e in self.encoded.items()}
         return rows, [s for s in sorted(self.encoded) if s not in missing]
 
@@ -734,15 +827,20 @@ class WindowedSpans:
         make_pipeline: Callable[[], beam.Pipeline],
         missing: list[int],
         kinds: dict[int, tuple[ColumnKind, ...]],
+        int_columns: list[str],
     ) -> None:
-        """Encode the ``missing`` spans in one Beam pipeline, publish them, look them up again."""
+        """Encode the ``missing`` spans in one Beam pipeline, publish them, look them up again.
+
+        A test period's newest value is each span's own.
+        """
         with tempfile.TemporaryDirectory(prefix="encoded-spans-") as staging:
             targets = {s: self._target(s, staging) for s in missing}
             with make_pipeline() as pipeline:
                 for span in missing:
+                    router = self.router.for_files(self.files[span], self.names, int_columns)
                     _encode_span(
                         pipeline, span, self.files[span], self.names, kinds[span],
-                        self.router, targets[span],
+                        router, targets[span],
                     )  # fmt: skip
             for span in missing:
                 if targets[span] != self.encoded[span].uri:
@@ -757,6 +855,10 @@ class WindowedSpans:
         return (
             os.path.join(staging, f"span-{span}") if encoded_spans.encoded_elsewhere(uri) else uri
         )
+
+    def newest_router(self, int_columns: list[str]) -> SplitRouter:
+        """The router of the run's span: its test period's newest value found."""
+        return self.router.for_files(self.files[self.window.span], self.names, int_columns)
 
     def forget(self, span: int) -> None:
         """Drop what this run made of ``span``: its kinds, and its encoding if made now."""
@@ -850,14 +952,18 @@ def _write_split(
     router: SplitRouter,
     output_uri: str,
     int_columns: list[str],
-) -> None:
-    """Add to ``pipeline`` the steps that write the data files in ``root`` matching ``pattern``."""
+) -> SplitRouter:
+    """Add to ``pipeline`` the steps that write the data files in ``root`` matching ``pattern``.
+
+    Returns the router the files are written with (a test period's newest value found).
+    """
     names = spans.data_names(fileio, root, pattern)
     files = csv_files.data_files(os.path.join(root, n) for n in names)
     if not files:
         raise RuntimeError(f"Split pattern {os.path.join(root, pattern)} does not match any files.")
     # Every file is checked against this header as it is read (see _batches).
     names = read_header(files[0])
+    router = router.for_files(files, names, int_columns)
     label = "+".join(router.names)
     kinds = (
         pipeline
@@ -866,6 +972,7 @@ def _write_split(
         | f"MergeColumnTypes[{label}]" >> beam.CombineGlobally(merge_kinds)
     )
     _write_files(pipeline, label, files, names, kinds, router, output_uri)
+    return router
 
 
 class SpanDriver(example_gen_driver.FileBasedDriver):
@@ -924,10 +1031,11 @@ class ArrowCsvExampleGenSpec(
             SPAN_KEY: component_spec.ExecutionParameter(type=str),
             WINDOW_KEY: component_spec.ExecutionParameter(type=int),
             SPAN_CACHE_KEY: component_spec.ExecutionParameter(type=str),
+            TEST_PERIOD_KEY: component_spec.ExecutionParameter(type=str, optional=True),
         },
     )
 ):
-    """FileBasedExampleGen's spec, plus the INT columns (a JSON list) and the span settings."""
+    """FileBasedExampleGen's spec, plus the INT columns (a JSON list), spans and test period."""
 
 
 class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
@@ -954,6 +1062,7 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
         window: int = 1,
         span_cache: str = "",
         custom_config: dict[str, Any] | None = None,
+        test_period: str = "",
     ) -> None:
         """Read ``span``'s window of ``window`` spans (or a flat root) under ``input_base``.
 
@@ -961,8 +1070,10 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
         default is 0 counts as unset in TFX).
 
         ``span_cache`` is where encoded spans are kept for later runs; a root with span
-        folders needs it. ``custom_config`` is only recorded (and so in the cache key):
-        the pipeline puts the digest of the code the step runs there.
+        folders needs it. ``test_period`` names the column whose newest value's rows
+        form the test split ("": the test split is hashed like the others).
+        ``custom_config`` is only recorded (and so in the cache key): the pipeline puts
+        the digest of the code the step runs there.
         """
         base_component.BaseComponent.__init__(
             self,
@@ -974,6 +1085,7 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
                 requested_span=span,
                 window=window,
                 span_cache=span_cache,
+                test_period=test_period,
                 custom_config=json.dumps(custom_config or {}, sort_keys=True),
                 output_data_format=example_gen_pb2.FORMAT_TF_EXAMPLE,
                 output_file_format=example_gen_pb2.FORMAT_TFRECORDS_GZIP,

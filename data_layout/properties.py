@@ -62,6 +62,9 @@ TRAIN_PARTS_PROPERTY = "train_parts"
 INPUT_DIGEST_PROPERTY = "input_digest"
 # On Examples: the column the splits are keyed by ("": rows split one by one).
 SPLIT_KEY_PROPERTY = "split_keyed_by"
+# On Examples: the period whose newest value the test split holds (``year = 1987``; absent:
+# the test split is hashed like the others).
+TEST_PERIOD_PROPERTY = "test_period"
 # On Transform's TransformGraph, when the data root holds spans: the parts of the train
 # split (see TRAIN_PARTS_PROPERTY) whose analysis it read from the analyzer cache, and
 # those it analyzed (JSON object {"read": [...], "analyzed": [...]} of "span-N/split").

@@ -337,6 +337,11 @@ class DatasetDeclaration:
     # entity's rows land in one split and the test split asks about unseen entities.
     # "": rows are split one by one.
     entity: str = ""
+    # A panel's period column (a year, a month as an ISO date): ExampleGen puts the rows of
+    # its newest value into the test split and hashes the others into train and
+    # validation (by the entity where one is declared): the test split asks how a model
+    # does on the next period. "": the test split is hashed like the others.
+    test_period: str = ""
     # Raw columns present in the data but not fed to the model, and why.
     unused_columns: Mapping[str, str] = field(default_factory=dict)
     # The candidate's AUC on the blessing split must reach this to be pushed.

@@ -34,9 +34,11 @@ def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
         tfx.proto.SplitConfig.Split(name=name, hash_buckets=buckets)
         for name, buckets in config.split_buckets
     ]
-    entity = datasets.load(config.dataset).entity
+    dataset = datasets.load(config.dataset)
     output = tfx.proto.Output(
-        split_config=tfx.proto.SplitConfig(splits=splits, partition_feature_name=entity or None)
+        split_config=tfx.proto.SplitConfig(
+            splits=splits, partition_feature_name=dataset.entity or None
+        )
     )
     input_config = tfx.proto.Input(
         splits=[tfx.proto.Input.Split(name="single_split", pattern=config.input_pattern)]
@@ -50,6 +52,7 @@ def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
         window=config.window,
         span_cache=config.span_cache,
         custom_config={CODE_DIGEST_KEY: step_code_digest(config.dataset)},
+        test_period=dataset.test_period,
     ).with_id(node_ids.EXAMPLE_GEN)
 
 

@@ -26,6 +26,7 @@ from tfx.utils import proto_utils
 from components import arrow_csv_example_gen
 from components.arrow_csv_example_gen import (
     INT_COLUMNS_KEY,
+    TEST_PERIOD_KEY,
     ArrowCsvExecutor,
     ColumnKind,
     CsvFormatError,
@@ -36,7 +37,8 @@ from components.arrow_csv_example_gen import (
     read_header,
 )
 from data_layout import csv_files
-from data_layout.properties import SPLIT_KEY_PROPERTY
+from data_layout.properties import SPLIT_KEY_PROPERTY, TEST_PERIOD_PROPERTY
+from data_layout.splits import TEST
 from modules import datasets
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig
@@ -69,15 +71,17 @@ def _run(
     int_columns: list[str] | None = None,
     partition: str = "",
     examples: tfx.types.standard_artifacts.Examples | None = None,
+    test_period: str = "",
 ) -> dict[str, list[bytes]]:
     """Run an ExampleGen executor on the data files under ``data_root``; examples per split.
 
     ``partition`` names the column the splits are keyed by ("": whole examples);
-    ``examples`` is the output artifact, to read its properties after.
+    ``examples`` is the output artifact, to read its properties after; a
+    ``test_period`` column adds a test split of its newest value's rows.
     """
     examples = examples or tfx.types.standard_artifacts.Examples()
     examples.uri = str(out)
-    splits = [("train", 2), ("eval", 1)]
+    splits = [("train", 2), ("eval", 1)] + ([(TEST, 1)] if test_period else [])
     output = tfx.proto.Output(
         split_config=tfx.proto.SplitConfig(
             splits=[tfx.proto.SplitConfig.Split(name=n, hash_buckets=b) for n, b in splits],
@@ -94,6 +98,8 @@ def _run(
     }
     if int_columns is not None:
         properties[INT_COLUMNS_KEY] = json.dumps(int_columns)
+    if test_period:
+        properties[TEST_PERIOD_KEY] = test_period
     executor.Do({}, {keys.EXAMPLES_KEY: [examples]}, properties)
     return {
         name: sorted(
@@ -158,8 +164,69 @@ def test_splits_keyed_by_a_column_are_csv_example_gens(column, data_root, tmp_pa
 def test_a_float_or_absent_partition_column_is_named(data_root, tmp_path):
     with pytest.raises(Exception, match="'fare' holds floats"):
         _run(ArrowCsvExecutor(), data_root, tmp_path / "float", partition="fare")
-    with pytest.raises(Exception, match="no column 'customer' to partition"):
+    with pytest.raises(Exception, match="no column 'customer', the partition column"):
         _run(ArrowCsvExecutor(), data_root, tmp_path / "absent", partition="customer")
+
+
+def _panel(root: Path, periods: list[str], people: int = 60) -> Path:
+    """Each person's rows, one per period, in two files; a ``year`` and a ``person`` column."""
+    root.mkdir()
+    rows = [[str(p), period, str(p % 7)] for p in range(people) for period in periods]
+    _write_csv(root / "a.csv", ["person", "year", "x"], rows[: len(rows) // 2])
+    _write_csv(root / "b.csv", ["person", "year", "x"], rows[len(rows) // 2 :])
+    return root
+
+
+def _column(examples: list[bytes], name: str) -> list[int | str]:
+    values = []
+    for record in examples:
+        feature = tf.train.Example.FromString(record).features.feature[name]
+        kind = feature.WhichOneof("kind")
+        value = getattr(feature, kind).value[0]
+        values.append(value.decode() if isinstance(value, bytes) else value)
+    return values
+
+
+@pytest.mark.parametrize(
+    ("periods", "newest"),
+    [
+        ([str(y) for y in range(1980, 1988)], 1987),
+        # Dates as ISO text sort as they run; "2024-10" after "2024-09", not after "2024-1".
+        ([f"2024-{m:02d}" for m in range(1, 13)], "2024-12"),
+    ],
+    ids=["years", "iso-months"],
+)
+def test_a_test_period_puts_its_newest_rows_in_test(periods, newest, tmp_path):
+    root = _panel(tmp_path / "data", periods)
+    artifact = tfx.types.standard_artifacts.Examples()
+    written = _run(ArrowCsvExecutor(), root, tmp_path / "out", None, "person", artifact, "year")
+    assert _column(written[TEST], "year") == [newest] * 60
+    earlier = _column(written["train"] + written["eval"], "year")
+    assert newest not in earlier and len(earlier) == 60 * (len(periods) - 1)
+    # The earlier periods still split by person, near their 2:1 buckets.
+    train, held = (set(_column(written[s], "person")) for s in ("train", "eval"))
+    assert not train & held and 25 <= len(train) <= 55
+    assert artifact.get_string_custom_property(TEST_PERIOD_PROPERTY) == f"year = {newest}"
+
+
+@pytest.mark.parametrize(
+    ("cells", "message"),
+    [
+        (["1980.5", "1981.5"], "the period column 'year' holds decimals"),
+        (["", ""], "the period column 'year' holds no value"),
+        (["1980", ""], "the period column 'year' has no value"),
+    ],
+    ids=["decimals", "no-value", "an-empty-cell"],
+)
+def test_a_period_that_cannot_split_is_named(cells, message, tmp_path):
+    root = _panel(tmp_path / "data", cells, people=4)
+    with pytest.raises(Exception, match=message):
+        _run(ArrowCsvExecutor(), root, tmp_path / "out", None, "person", None, "year")
+
+
+def test_an_absent_period_column_is_named(data_root, tmp_path):
+    with pytest.raises(Exception, match="no column 'year', the period whose newest value"):
+        _run(ArrowCsvExecutor(), data_root, tmp_path / "out", None, "", None, "year")
 
 
 def test_types_tricky_cells_as_csv_example_gen_does(tmp_path):

@@ -6,6 +6,7 @@ from tfx import v1 as tfx
 from tfx.utils import proto_utils
 from tfx.v1.dsl.experimental import RuntimeParameter
 
+from components.arrow_csv_example_gen import TEST_PERIOD_KEY
 from components.cached_transform import ANALYZER_CACHE_DIR_KEY
 from components.gated_evaluator import SLICE_MIN_ROWS_KEY
 from data_layout import spans
@@ -103,6 +104,18 @@ def test_the_splits_are_keyed_by_the_entity_the_dataset_declares(config, monkeyp
     declared = dataclasses.replace(datasets.load(config.dataset), entity="company")
     monkeypatch.setattr(datasets, "load", lambda name: declared)
     assert _split_config(config).partition_feature_name == "company"
+
+
+def test_the_test_split_is_the_newest_period_the_dataset_declares(config, monkeypatch):
+    def test_period() -> str:
+        built = create_pipeline(config)
+        example_gen = {c.id: c for c in built.components}[node_ids.EXAMPLE_GEN]
+        return example_gen.exec_properties[TEST_PERIOD_KEY]
+
+    assert test_period() == ""  # the taxi: a hashed test split
+    declared = dataclasses.replace(datasets.load(config.dataset), test_period="trip_start_day")
+    monkeypatch.setattr(datasets, "load", lambda name: declared)
+    assert test_period() == "trip_start_day"
 
 
 def test_transform_is_given_the_analyzer_cache_folder_only_when_the_cache_is_on(config):
