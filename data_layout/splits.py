@@ -20,3 +20,17 @@ TEST = "test"
 # periods; nothing learns from or is judged on them.
 NEWEST_SPAN = "newest_span"
 PREVIOUS_SPAN = "previous_span"
+
+
+def split_lines(keyed_by: str | None, test_period: str | None) -> list[str]:
+    """How the rows were split, in lines for people; none for rows split one by one.
+
+    ``keyed_by`` is the column the splits are keyed by (the dataset's entity),
+    ``test_period`` the test split's period as the Examples record it (``year = 1987``).
+    """
+    lines = []
+    if keyed_by:
+        lines.append(f"splits keyed by {keyed_by}: each of its values in one split")
+    if test_period:
+        lines.append(f"test split: the newest period, {test_period}; the others train")
+    return lines

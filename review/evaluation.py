@@ -380,6 +380,8 @@ class Review:
     drift: list[Drift] = field(default_factory=list)
     # The column the splits were keyed by (the dataset's entity); None: row by row.
     split_key: str | None = None
+    # The test split's period (``year = 1987``: its newest value); None: hashed.
+    test_period: str | None = None
 
     @property
     def overall(self) -> dict[str, float]:

@@ -18,6 +18,7 @@ from data_layout.properties import (
     BEST_VALIDATION_AUC,
     EVALUATED_SPLITS,
     SPLIT_KEY_PROPERTY,
+    TEST_PERIOD_PROPERTY,
     TUNED_HPARAMS,
     TUNING_SECONDS,
     TUNING_TRIALS,
@@ -26,7 +27,7 @@ from data_layout.properties import (
     span_record,
     str_property,
 )
-from data_layout.splits import TEST
+from data_layout.splits import TEST, split_lines
 from modules.hparams import HParams
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
@@ -93,6 +94,7 @@ def review_of_run(
         differences=_differences(store, earlier, run, review.serving_version),
         drift=[Drift(**measured) for measured in row.drift_measured],
         split_key=(str_property(examples, SPLIT_KEY_PROPERTY) or None) if examples else None,
+        test_period=(str_property(examples, TEST_PERIOD_PROPERTY) or None) if examples else None,
     )
 
 
@@ -168,8 +170,8 @@ def print_review(
     print(f"  {review.title}", file=out)
     print(f"  model     {review.model_uri}", file=out)
     print(f"  baseline  {review.baseline_uri or 'none'}", file=out)
-    if review.split_key:
-        print(f"  splits keyed by {review.split_key}: each of its values in one split", file=out)
+    for line in split_lines(review.split_key, review.test_period):
+        print(f"  {line}", file=out)
     print("", file=out)
     print_verdict(review, out)
     print_differences(review, out)

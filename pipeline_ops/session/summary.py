@@ -13,12 +13,14 @@ from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
 from data_layout.properties import (
     SPLIT_KEY_PROPERTY,
+    TEST_PERIOD_PROPERTY,
     analyzer_cache_record,
     outcome_of,
     span_record,
     str_property,
     warm_start_of,
 )
+from data_layout.splits import split_lines
 from modules.diagram import diagram_in
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
@@ -69,6 +71,8 @@ class RunSummary:
     comparison: str = ""
     # The column the splits are keyed by (the dataset's entity); None: row by row.
     split_keyed_by: str | None = None
+    # The test split's period (``year = 1987``: its newest value); None: hashed.
+    test_period: str | None = None
     # The train split's parts (span-N/split) Transform read from its analyzer cache and
     # those it analyzed: {"read": [...], "analyzed": [...]}; {} for a flat root.
     analyzer_cache: dict[str, list[str]] = field(default_factory=dict)
@@ -102,6 +106,7 @@ def outcome_fields(
         "split_keyed_by": (str_property(examples, SPLIT_KEY_PROPERTY) or None)
         if examples
         else None,
+        "test_period": (str_property(examples, TEST_PERIOD_PROPERTY) or None) if examples else None,
     }
 
 
@@ -200,8 +205,7 @@ def _data_lines(summary: RunSummary) -> list[str]:
             else ""
         )
         lines.append(f"  span {summary.span}: trained on span(s) {spans} ({rows} rows){reused}")
-    if summary.split_keyed_by:
-        lines.append(f"  splits keyed by {summary.split_keyed_by}: each of its values in one split")
+    lines.extend(f"  {line}" for line in split_lines(summary.split_keyed_by, summary.test_period))
     if summary.warm_started_from:
         lines.append(f"  warm-started from serving version {summary.warm_started_from}")
     elif summary.warm_start_note and summary.warm_start_note != "nothing serves":

@@ -81,3 +81,7 @@ def test_the_summary_says_what_the_splits_are_keyed_by(recorded_runs, summary_of
     plain = io.StringIO()
     print_closing(summary, plain)
     assert "splits keyed by" not in plain.getvalue()
+    assert summary.test_period is None and "test split" not in plain.getvalue()
+    panel = io.StringIO()
+    print_closing(dataclasses.replace(keyed, test_period="year = 1987"), panel)
+    assert "  test split: the newest period, year = 1987; the others train" in panel.getvalue()
