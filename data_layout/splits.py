@@ -29,7 +29,9 @@ def split_lines(keyed_by: str | None, test_period: str | None) -> list[str]:
     ``test_period`` the test split's period as the Examples record it (``year = 1987``).
     """
     lines = []
-    if keyed_by:
+    if keyed_by and test_period:
+        lines.append(f"train and validation keyed by {keyed_by}: each of its values in one")
+    elif keyed_by:
         lines.append(f"splits keyed by {keyed_by}: each of its values in one split")
     if test_period:
         lines.append(f"test split: the newest period, {test_period}; the others train")

@@ -44,6 +44,7 @@ from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.quiet import quiet_libraries
 from pipeline_ops.drafting.crosses import Crosses, choose_crosses, summary
 from pipeline_ops.drafting.entity import Entity, find_entity, named_entity
+from pipeline_ops.drafting.period import Period, find_period, named_period
 from pipeline_ops.drafting.render import curated_schema, render, statistics, tfdv_types
 from pipeline_ops.drafting.rules import Choice, choose, training_settings
 from pipeline_ops.drafting.table import (
@@ -74,27 +75,32 @@ def draft(
     data_dir: Path = DEFAULT_DATA_ROOT,
     out: TextIO = sys.stdout,
     entity: str | None = None,
+    test_period: str | None = None,
 ) -> Path:
     """Check the input, draft the dataset and write it; the declaration's folder.
 
-    ``entity`` names the column the rows are of ("": none; None: the draft looks for
-    one). Every check comes before anything is written, and the files are written
-    under temporary names first, then renamed: bad input leaves nothing behind.
+    ``entity`` names the column the rows are of, ``test_period`` the column whose
+    newest value is the test split ("": none; None: the draft looks for one). Every
+    check comes before anything is written, and the files are written under
+    temporary names first, then renamed: bad input leaves nothing behind.
     """
     check_name(name, datasets_dir, data_dir, csv_path, overwrite)
     labelled = check_label(read_table(csv_path), label, positive)
     table, labels = labelled.table, labelled.labels
     keyed = _entity(table, label, entity)
+    period = _period(table, label, test_period, keyed)
+    # Held-out folds of whole entities, as the run's splits will hold them.
+    groups = table.cells[keyed.column] if keyed else None
     quiet_libraries()
     with tempfile.TemporaryDirectory(prefix=f"draft-{name}-") as tmp:
         # The sample as plain UTF-8 CSV: what TFDV reads here and ExampleGen later.
         plain = Path(tmp) / f"{name}.csv"
         plain.write_text(table.text, encoding="utf-8")
         stats = statistics(plain)
-        choices = _choices(labelled, label, tfdv_types(stats), keyed)
-        crosses = choose_crosses(table.cells, labels, choices)
-        trees = measure(table.cells, labels, choices)
-        source = render(name, table, label, positive, choices, crosses, trees, keyed)
+        choices = _choices(labelled, label, tfdv_types(stats), keyed, period)
+        crosses = choose_crosses(table.cells, labels, choices, groups)
+        trees = measure(table.cells, labels, choices, groups)
+        source = render(name, table, label, positive, choices, crosses, trees, keyed, period)
         _check_declaration(source, name, csv_path)
         read = [c.column for c in choices if c.kind in READ]
         schema = curated_schema(stats, label, positive, table, read)
@@ -103,6 +109,8 @@ def draft(
     _print_columns(labelled, label, positive, choices, sample, out)
     if keyed is not None:
         print(f"  splits keyed by {keyed.column}: {keyed.why}", file=out)
+    if period is not None:
+        print(f"  test split: {period.describe(table.rows)}", file=out)
     _print_measures(crosses, trees, table.rows, out)
     print(f"wrote {folder}/ and {sample}", file=out)
     return folder
@@ -115,17 +123,37 @@ def _entity(table: Table, label: str, named: str | None) -> Entity | None:
     return named_entity(table, named, label) if named else find_entity(table, label)
 
 
+def _period(table: Table, label: str, named: str | None, entity: Entity | None) -> Period | None:
+    """The period the test split is the newest of: the one named, none (""), or one found."""
+    if named == "":
+        return None
+    return named_period(table, named, entity, label) if named else find_period(table, entity, label)
+
+
 def _choices(
-    labelled: Labelled, label: str, types: dict[str, str], entity: Entity | None
+    labelled: Labelled,
+    label: str,
+    types: dict[str, str],
+    entity: Entity | None,
+    period: Period | None,
 ) -> list[Choice]:
     """Each column's kind but the label's, by the drafting rules, from TFDV's ``types``.
 
-    The entity's column keys the splits and is no feature.
+    The entity's column keys the splits and is no feature; nor is the test period's,
+    whose newest value no model would have seen in training.
     """
     table = labelled.table
+    unused = {}
+    if entity is not None:
+        unused[entity.column] = f"the entity ({entity.why}): the splits are keyed by it"
+    if period is not None:
+        unused[period.column] = (
+            f"the test period: its newest value ({period.newest}) is the test split, "
+            "a value no model sees in training"
+        )
     return [
-        Choice(column, "unused", f"the entity ({entity.why}): the splits are keyed by it")
-        if entity is not None and column == entity.column
+        Choice(column, "unused", unused[column])
+        if column in unused
         else choose(column, table.cells[column], labelled.labels, types.get(column, "STRING"))
         for column in table.columns
         if column != label
@@ -222,6 +250,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--no-entity", dest="entity", action="store_const", const="",
         help="the rows are of no entity: split them one by one",
     )  # fmt: skip
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument(
+        "--test-period", default=None, metavar="COLUMN",
+        help="the period column whose newest value is the test split "
+        "(default: the draft looks, in a table with an entity)",
+    )  # fmt: skip
+    when.add_argument(
+        "--no-test-period", dest="test_period", action="store_const", const="",
+        help="no period test split: the test split is hashed like the others",
+    )  # fmt: skip
     args = parser.parse_args(argv)
 
     def body() -> int:
@@ -229,6 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             draft(
                 args.name, args.csv, args.label, args.positive, overwrite=args.overwrite,
                 datasets_dir=args.datasets_dir, data_dir=args.data_dir, entity=args.entity,
+                test_period=args.test_period,
             )  # fmt: skip
         print(f"next: {commands.command_line(commands.RUN)} --dataset {args.name}")
         return commands.EXIT_OK

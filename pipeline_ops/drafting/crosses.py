@@ -281,17 +281,28 @@ def interaction(a: Candidate, b: Candidate, labels: np.ndarray, folds: np.ndarra
     )  # fmt: skip
 
 
-def fold_of_each_row(rows: int) -> np.ndarray:
-    """Each row's fold: the rows shuffled (FOLD_SEED) and dealt into FOLDS folds."""
-    return np.random.default_rng(FOLD_SEED).permutation(rows) % FOLDS
+def fold_of_each_row(rows: int, groups: Sequence[str] | None = None) -> np.ndarray:
+    """Each row's fold: the rows shuffled (FOLD_SEED) and dealt into FOLDS folds.
+
+    With ``groups`` (each row's entity), the entities are dealt instead: a held-out
+    fold then holds entities the fit never saw, as the run's test split does.
+    """
+    if groups is None:
+        return np.random.default_rng(FOLD_SEED).permutation(rows) % FOLDS
+    entities, entity_of_row = np.unique(np.asarray(groups), return_inverse=True)
+    fold_of_entity = np.random.default_rng(FOLD_SEED).permutation(len(entities)) % FOLDS
+    return fold_of_entity[entity_of_row]
 
 
 def measure_pairs(
-    cells: Mapping[str, Sequence[str]], labels: Sequence[int], choices: Sequence[Choice]
+    cells: Mapping[str, Sequence[str]],
+    labels: Sequence[int],
+    choices: Sequence[Choice],
+    groups: Sequence[str] | None = None,
 ) -> list[Interaction]:
-    """Every pair of candidate features' interaction, the strongest first."""
+    """Every pair of candidate features' interaction, the strongest first (folds: ``groups``)."""
     y = np.asarray(labels, dtype=float)
-    folds = fold_of_each_row(len(y))
+    folds = fold_of_each_row(len(y), groups)
     pairs = itertools.combinations(candidates(cells, choices), 2)
     # The Newton steps solve systems of a few dozen unknowns: BLAS's threads, woken for
     # each, cost far more than the solve on a busy machine.
@@ -300,10 +311,16 @@ def measure_pairs(
 
 
 def choose_crosses(
-    cells: Mapping[str, Sequence[str]], labels: Sequence[int], choices: Sequence[Choice]
+    cells: Mapping[str, Sequence[str]],
+    labels: Sequence[int],
+    choices: Sequence[Choice],
+    groups: Sequence[str] | None = None,
 ) -> Crosses:
-    """The pairs to cross: the MAX_CROSSES strongest reaching both thresholds; the next best."""
-    measured = measure_pairs(cells, labels, choices)
+    """The pairs to cross: the MAX_CROSSES strongest reaching both thresholds; the next best.
+
+    ``groups`` (each row's entity) keeps an entity's rows in one fold.
+    """
+    measured = measure_pairs(cells, labels, choices, groups)
     chosen = [m for m in measured if not m.shortfall()][:MAX_CROSSES]
     rest = [m for m in measured if m not in chosen]
     return Crosses(tuple(chosen), tuple(rest[:NEXT_BEST]))

@@ -11,6 +11,7 @@ from pathlib import Path
 from modules.features import SLICE_MIN_ROWS
 from pipeline_ops.drafting.crosses import Crosses
 from pipeline_ops.drafting.entity import Entity
+from pipeline_ops.drafting.period import Period
 from pipeline_ops.drafting.rules import (
     SLICE_MAX_AUC_DROP,
     SMALL_TABLE_ROWS,
@@ -218,15 +219,31 @@ def _unused_lines(choices: Sequence[Choice]) -> list[str]:
     return ["    unused_columns={", *entries, "    },"]
 
 
-def _entity_lines(entity: Entity | None) -> list[str]:
+def _entity_lines(entity: Entity | None, period: Period | None) -> list[str]:
     """The ``entity=`` line with its evidence; none without an entity."""
     if entity is None:
         return []
+    where = (
+        "rows before the test period in one of train and validation"
+        if period
+        else "rows in one split, so the test split asks about new ones"
+    )
     why = (
         f"The rows are of {entity.entities} entities ({entity.rows_per_entity:.1f} rows "
-        f"each): each entity's rows in one split, so the test split asks about new ones."
+        f"each): each entity's {where}."
     )
     return [*_comment(why, "    "), f"    entity={literal(entity.column)},"]
+
+
+def _period_lines(period: Period | None) -> list[str]:
+    """The ``test_period=`` line with what it asks; none without a period."""
+    if period is None:
+        return []
+    why = (
+        f"The test split is the newest {period.column} in the data (here {period.newest}, "
+        f"{period.rows} rows): how a model does on the next period, as production asks."
+    )
+    return [*_comment(why, "    "), f"    test_period={literal(period.column)},"]
 
 
 def _tree_lines(trees: TreeGain) -> list[str]:
@@ -281,11 +298,12 @@ def render(
     crosses: Crosses,
     trees: TreeGain | None,
     entity: Entity | None = None,
+    period: Period | None = None,
 ) -> str:
     """The declaration module's source, formatted as ruff formats it, with ``crosses``.
 
-    With tree leaves when ``trees`` measured a gain that asks for them, and the
-    ``entity`` the splits are keyed by.
+    With tree leaves when ``trees`` measured a gain that asks for them, the ``entity``
+    the splits are keyed by and the ``period`` whose newest value is the test split.
     """
     groups = _groups(choices)
     leaves = trees.leaves() if trees else None
@@ -297,7 +315,8 @@ def render(
         *_crosses(crosses),
         *_slice_lines(choices),
         *_unused_lines(choices),
-        *_entity_lines(entity),
+        *_entity_lines(entity, period),
+        *_period_lines(period),
         "    # The best single column's AUC, rounded down: the model must do better.",
         f"    min_auc={min_auc_of(choices)},",
         *(_tree_lines(trees) if leaves else []),

@@ -93,11 +93,15 @@ def tree_columns(cells: Mapping[str, Sequence[str]], choices: Sequence[Choice]) 
 
 
 def measure(
-    cells: Mapping[str, Sequence[str]], labels: Sequence[int], choices: Sequence[Choice]
+    cells: Mapping[str, Sequence[str]],
+    labels: Sequence[int],
+    choices: Sequence[Choice],
+    groups: Sequence[str] | None = None,
 ) -> TreeGain | None:
     """What the deep trees gain over the additive ones on held-out rows.
 
-    None when no column can be split, or a fold's other rows hold one class only.
+    ``groups`` (each row's entity) keeps an entity's rows in one fold. None when no
+    column can be split, or a fold's other rows hold one class only.
     """
     from sklearn.ensemble import GradientBoostingClassifier
     from sklearn.metrics import log_loss, roc_auc_score
@@ -110,7 +114,8 @@ def measure(
     if len(y) > MAX_ROWS:
         keep = np.random.default_rng(FOLD_SEED).choice(len(y), MAX_ROWS, replace=False)
         x, y = x[keep], y[keep]
-    folds = fold_of_each_row(len(y))
+        groups = None if groups is None else [groups[i] for i in keep]
+    folds = fold_of_each_row(len(y), groups)
     if any(len(np.unique(y[folds != fold])) < 2 for fold in range(FOLDS)):
         return None
     scores = {depth: np.zeros(len(y)) for depth in (1, DRAFTED.depth)}

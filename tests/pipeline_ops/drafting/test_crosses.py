@@ -12,6 +12,7 @@ import pytest
 from pipeline_ops.cli import draft_dataset
 from pipeline_ops.drafting import rules
 from pipeline_ops.drafting.crosses import (
+    FOLDS,
     MIN_GAIN,
     NEXT_BEST,
     additive_probabilities,
@@ -166,3 +167,17 @@ def test_the_additive_fit_converges_where_a_value_has_almost_no_positive():
     assert (rows * p).sum() == pytest.approx(positives.sum(), rel=1e-6)
     # The rarest value's cells are the least likely of their columns.
     assert (p[4] < p[:4].min(axis=0)).all()
+
+
+def test_an_entity_s_rows_are_held_out_together():
+    groups = [f"P{i // 6}" for i in range(600)]  # 100 entities of 6 rows
+    folds = fold_of_each_row(600, groups)
+    fold_of = {}
+    for group, fold in zip(groups, folds, strict=True):
+        assert fold_of.setdefault(group, fold) == fold
+    assert sorted(set(folds)) == list(range(FOLDS))
+    assert all(15 <= sum(1 for f in fold_of.values() if f == k) <= 25 for k in range(FOLDS))
+    # Rows dealt one by one split most entities over folds (the leak the groups prevent).
+    by_row = fold_of_each_row(600)
+    spread = {g: {f for g2, f in zip(groups, by_row, strict=True) if g2 == g} for g in fold_of}
+    assert sum(len(f) > 1 for f in spread.values()) > 90
