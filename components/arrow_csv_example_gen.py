@@ -440,6 +440,16 @@ class SplitRouter:
         hashed = [self.buckets[i] for i in self._hashed]
         self._bounds = list(itertools.accumulate(hashed)) if buckets else None
 
+    def check_columns(self, path: str, names: list[str]) -> None:
+        """CsvFormatError naming ``path`` where its header lacks a column the splits follow."""
+        roles = (
+            (self.partition, "the entity the splits are keyed by (the dataset's entity=)"),
+            (self.period, "the period whose newest value is the test split (test_period=)"),
+        )
+        for column, role in roles:
+            if column and column not in names:
+                raise CsvFormatError(f"{path}: no column {column!r}, {role}")
+
     def for_files(
         self, files: Sequence[str], names: list[str], int_columns: Sequence[str] = ()
     ) -> SplitRouter:
@@ -742,6 +752,7 @@ class WindowedSpans:
                 raise spans.SpanError(f"span {span} ({self.folders[span]}) holds no CSV files")
             self.files[span] = csv_files.data_files(found)
         self.names = self._columns()
+        router.check_columns(self.files[window.span][0], self.names)
         self.encoded: dict[int, encoded_spans.EncodedSpan] = {}
         # Set by encode: each span's kinds key, and the spans encoded in this run.
         self.kinds_keys: dict[int, str] = {}
@@ -963,6 +974,7 @@ def _write_split(
         raise RuntimeError(f"Split pattern {os.path.join(root, pattern)} does not match any files.")
     # Every file is checked against this header as it is read (see _batches).
     names = read_header(files[0])
+    router.check_columns(files[0], names)
     router = router.for_files(files, names, int_columns)
     label = "+".join(router.names)
     kinds = (
