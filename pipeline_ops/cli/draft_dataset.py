@@ -76,18 +76,22 @@ def draft(
     out: TextIO = sys.stdout,
     entity: str | None = None,
     test_period: str | None = None,
+    entity_feature: bool = False,
 ) -> Path:
     """Check the input, draft the dataset and write it; the declaration's folder.
 
     ``entity`` names the column the rows are of, ``test_period`` the column whose
-    newest value is the test split ("": none; None: the draft looks for one). Every
-    check comes before anything is written, and the files are written under
-    temporary names first, then renamed: bad input leaves nothing behind.
+    newest value is the test split ("": none; None: the draft looks for one); with
+    ``entity_feature`` the entity's column is a feature too. Every check comes before
+    anything is written, and the files are written under temporary names first, then
+    renamed: bad input leaves nothing behind.
     """
     check_name(name, datasets_dir, data_dir, csv_path, overwrite)
     labelled = check_label(read_table(csv_path), label, positive)
     table, labels = labelled.table, labelled.labels
     keyed = _entity(table, label, entity)
+    if entity_feature and keyed is None:
+        raise DraftError(f"{csv_path}: --entity-feature, but no entity was found or named")
     period = _period(table, label, test_period, keyed)
     # Held-out folds of whole entities, as the run's splits will hold them.
     groups = table.cells[keyed.column] if keyed else None
@@ -97,7 +101,8 @@ def draft(
         plain = Path(tmp) / f"{name}.csv"
         plain.write_text(table.text, encoding="utf-8")
         stats = statistics(plain)
-        choices = _choices(labelled, label, tfdv_types(stats), keyed, period)
+        unused = None if entity_feature else keyed
+        choices = _choices(labelled, label, tfdv_types(stats), unused, period)
         crosses = choose_crosses(table.cells, labels, choices, groups)
         trees = measure(table.cells, labels, choices, groups)
         source = render(name, table, label, positive, choices, crosses, trees, keyed, period)
@@ -108,7 +113,8 @@ def draft(
     sample = data_dir / name / f"{name}.csv"
     _print_columns(labelled, label, positive, choices, sample, out)
     if keyed is not None:
-        print(f"  splits keyed by {keyed.column}: {keyed.why}", file=out)
+        also = "; a feature too (--entity-feature)" if entity_feature else ""
+        print(f"  splits keyed by {keyed.column}: {keyed.why}{also}", file=out)
     if period is not None:
         print(f"  test split: {period.describe(table.rows)}", file=out)
     _print_measures(crosses, trees, table.rows, out)
@@ -139,8 +145,9 @@ def _choices(
 ) -> list[Choice]:
     """Each column's kind but the label's, by the drafting rules, from TFDV's ``types``.
 
-    The entity's column keys the splits and is no feature; nor is the test period's,
-    whose newest value no model would have seen in training.
+    ``entity``'s column keys the splits and is no feature (None: no column left out for
+    it); nor is the test period's, whose newest value no model would have seen in
+    training.
     """
     table = labelled.table
     unused = {}
@@ -250,6 +257,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--no-entity", dest="entity", action="store_const", const="",
         help="the rows are of no entity: split them one by one",
     )  # fmt: skip
+    parser.add_argument(
+        "--entity-feature", action="store_true",
+        help="the entity's column is a feature too: with a test period, the model has "
+        "seen each entity's earlier rows",
+    )  # fmt: skip
     when = parser.add_mutually_exclusive_group()
     when.add_argument(
         "--test-period", default=None, metavar="COLUMN",
@@ -267,7 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             draft(
                 args.name, args.csv, args.label, args.positive, overwrite=args.overwrite,
                 datasets_dir=args.datasets_dir, data_dir=args.data_dir, entity=args.entity,
-                test_period=args.test_period,
+                test_period=args.test_period, entity_feature=args.entity_feature,
             )  # fmt: skip
         print(f"next: {commands.command_line(commands.RUN)} --dataset {args.name}")
         return commands.EXIT_OK

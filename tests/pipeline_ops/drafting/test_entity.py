@@ -36,6 +36,17 @@ def test_no_entity_and_a_named_one_on_the_command_line(tmp_path, capsys):
     assert code == commands.EXIT_OK and 'entity="year",' in source
 
 
+def test_the_entity_is_a_feature_too_on_request(tmp_path, capsys):
+    table = panel(tmp_path / "panel.csv")
+    code, source = draft(tmp_path / "feature", table, "--entity-feature")
+    assert code == commands.EXIT_OK and 'entity="person nr",' in source
+    assert '"person nr": "the entity' not in source  # not left out: drafted by the rules
+    assert 'Hashed("person nr"' in source
+    code, source = draft(tmp_path / "none", table, "--no-entity", "--entity-feature")
+    assert code == commands.EXIT_BAD_INPUT and source == ""
+    assert "--entity-feature, but no entity was found or named" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("edit", "flags", "message"),
     [
