@@ -39,10 +39,7 @@ has the rules it shares with the runner's pre-flight check):
 
 from __future__ import annotations
 
-import bisect
 import functools
-import hashlib
-import itertools
 import json
 import os
 import tempfile
@@ -76,6 +73,7 @@ from tfx.utils import proto_utils
 from tfx_bsl.coders import example_coder
 
 from components.spec_extension import extended
+from components.split_router import SplitRouter
 from data_layout import csv_files, encoded_spans, spans
 from data_layout.csv_files import CsvFormatError
 from data_layout.properties import (
@@ -88,7 +86,7 @@ from data_layout.properties import (
     WINDOW_NOTE_PROPERTY,
     WINDOW_PROPERTY,
 )
-from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN
+from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TRAIN
 
 # Rows are read, encoded and written in blocks of about this many bytes of CSV (about
 # 35k rows): large enough for the C++ reader and encoder to dominate, small enough to
@@ -331,54 +329,6 @@ def encode_blocks(
         yield encode(batch, kinds)
 
 
-def _read_varint(data: bytes, start: int) -> tuple[int, int]:
-    """The varint at ``start`` in ``data``, and the position after it."""
-    value, shift = 0, 0
-    while True:
-        byte = data[start]
-        value |= (byte & 0x7F) << shift
-        start += 1
-        if not byte & 0x80:
-            return value, start
-        shift += 7
-
-
-def partition_key(example: bytes, name: bytes, role: str = "partition") -> bytes:
-    """The serialized Feature ``name`` of a serialized Example, as TFX partitions by it.
-
-    TFX's ``_GeneratePartitionKey`` (base_example_gen_executor.py): the feature's
-    deterministic serialization; ValueError where the example lacks the feature, its
-    feature holds no value, or its values are floats (naming the column's ``role``).
-    """
-    _, position = _read_varint(example, 1)  # the Features field of the Example
-    while position < len(example):
-        length, start = _read_varint(example, position + 1)  # a map entry
-        end = start + length
-        key_length, key_start = _read_varint(example, start + 1)
-        if example[key_start : key_start + key_length] == name:
-            feature_length, feature_start = _read_varint(example, key_start + key_length + 1)
-            feature = example[feature_start : feature_start + feature_length]
-            if not feature:
-                raise ValueError(f"the {role} column {name.decode()!r} has no value")
-            if feature[0] not in (0x0A, 0x1A):  # bytes_list (1), int64_list (3)
-                raise ValueError(
-                    f"the {role} column {name.decode()!r} holds floats: only text and "
-                    "integer columns can key a split"
-                )
-            return feature
-        position = end
-    raise ValueError(f"no column {name.decode()!r}, the {role} column the splits follow")
-
-
-def _period_value(example: bytes, column: str) -> int | str:
-    """The value of the period ``column`` in a serialized Example (ValueError: none)."""
-    feature = tf.train.Feature.FromString(partition_key(example, column.encode(), "period"))
-    values = feature.int64_list.value or [v.decode() for v in feature.bytes_list.value]
-    if not values:  # an empty cell: which period the row is of is unknown
-        raise ValueError(f"the period column {column!r} has no value in a row")
-    return values[0]
-
-
 def newest_period(
     files: Sequence[str], names: list[str], column: str, int_columns: Sequence[str] = ()
 ) -> int | str:
@@ -412,65 +362,13 @@ def newest_period(
     return int(pc.max(_numbers(values, pa.int64()) if kind is ColumnKind.INT else values).as_py())
 
 
-class SplitRouter:
-    """Which output split a serialized example belongs to, as CsvExampleGen decides it.
-
-    With output splits, the example's bytes are hashed into the splits' buckets
-    (SHA-256 of the deterministic serialization, as TFX hashes them), or those of its
-    ``partition`` column's feature, so that all rows of one value share a split;
-    without, every example of an input split goes to the split of the same name.
-    With a ``period`` column, an example of its ``newest`` value goes to ``test`` and
-    the others are hashed into the other splits' buckets (``for_files`` finds it).
-    """
-
-    def __init__(
-        self,
-        names: list[str],
-        buckets: list[int] | None,
-        partition: str = "",
-        period: str = "",
-        newest: int | str | None = None,
-    ) -> None:
-        self.names = names
-        self.buckets = list(buckets or [])
-        self.partition, self.period, self.newest = partition, period, newest
-        if period and TEST not in names:
-            raise ValueError(f"a test period needs a {TEST!r} split, not {names}")
-        self._hashed = [i for i, n in enumerate(names) if not (period and n == TEST)]
-        hashed = [self.buckets[i] for i in self._hashed]
-        self._bounds = list(itertools.accumulate(hashed)) if buckets else None
-
-    def check_columns(self, path: str, names: list[str]) -> None:
-        """CsvFormatError naming ``path`` where its header lacks a column the splits follow."""
-        roles = (
-            (self.partition, "the entity the splits are keyed by (the dataset's entity=)"),
-            (self.period, "the period whose newest value is the test split (test_period=)"),
-        )
-        for column, role in roles:
-            if column and column not in names:
-                raise CsvFormatError(f"{path}: no column {column!r}, {role}")
-
-    def for_files(
-        self, files: Sequence[str], names: list[str], int_columns: Sequence[str] = ()
-    ) -> SplitRouter:
-        """The router with its period's newest value in ``files`` (itself: no period)."""
-        if not self.period:
-            return self
-        newest = newest_period(files, names, self.period, int_columns)
-        return SplitRouter(self.names, self.buckets, self.partition, self.period, newest)
-
-    def __call__(self, example: bytes) -> int:
-        """The index in ``names`` of the example's split."""
-        if self._bounds is None:
-            return 0
-        if self.period:
-            if self.newest is None:
-                raise ValueError("the test period's newest value was never found (for_files)")
-            if _period_value(example, self.period) == self.newest:
-                return self.names.index(TEST)
-        key = partition_key(example, self.partition.encode()) if self.partition else example
-        bucket = int(hashlib.sha256(key).hexdigest(), 16) % self._bounds[-1]
-        return self._hashed[bisect.bisect(self._bounds, bucket)]
+def _with_newest(
+    router: SplitRouter, files: Sequence[str], names: list[str], int_columns: Sequence[str]
+) -> SplitRouter:
+    """``router`` with its test period's newest value in ``files`` (itself: no period)."""
+    if not router.period:
+        return router
+    return router.with_newest(newest_period(files, names, router.period, int_columns))
 
 
 def _write_block(
@@ -848,7 +746,7 @@ class WindowedSpans:
             targets = {s: self._target(s, staging) for s in missing}
             with make_pipeline() as pipeline:
                 for span in missing:
-                    router = self.router.for_files(self.files[span], self.names, int_columns)
+                    router = _with_newest(self.router, self.files[span], self.names, int_columns)
                     _encode_span(
                         pipeline, span, self.files[span], self.names, kinds[span],
                         router, targets[span],
@@ -869,7 +767,7 @@ class WindowedSpans:
 
     def newest_router(self, int_columns: list[str]) -> SplitRouter:
         """The router of the run's span: its test period's newest value found."""
-        return self.router.for_files(self.files[self.window.span], self.names, int_columns)
+        return _with_newest(self.router, self.files[self.window.span], self.names, int_columns)
 
     def forget(self, span: int) -> None:
         """Drop what this run made of ``span``: its kinds, and its encoding if made now."""
@@ -975,7 +873,7 @@ def _write_split(
     # Every file is checked against this header as it is read (see _batches).
     names = read_header(files[0])
     router.check_columns(files[0], names)
-    router = router.for_files(files, names, int_columns)
+    router = _with_newest(router, files, names, int_columns)
     label = "+".join(router.names)
     kinds = (
         pipeline
