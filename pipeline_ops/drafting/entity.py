@@ -23,12 +23,15 @@ MIN_ENTITIES = 20
 MIN_ROWS_PER_ENTITY = 2.0
 # One entity holding more than this share of the rows: the split cannot be balanced.
 MAX_ENTITY_SHARE = 0.5
-# Names that say the column identifies: "customer_id", "person nr", "PatientNo", ...
-NAME_HINT = re.compile(
-    r"(^|[^a-z])(id|nr|no|num|key)$|^id[^a-z]|customer|patient|person|user|account|member"
-    r"|client|machine|device|subject|household|firm|store|station",
-    re.IGNORECASE,
-)
+# Names that say the column identifies: "customer_id", "person nr", "PatientNo", "id_2",
+# "customer"; not "account_length" or "number_vmail_messages", which measure.
+ID_WORDS = frozenset({"id", "nr", "no", "num", "key", "number"})
+ENTITY_WORDS = frozenset({
+    "customer", "patient", "person", "user", "account", "member", "client", "machine",
+    "device", "subject", "household", "firm", "store", "station",
+})  # fmt: skip
+# A name's words: "PatientNo" is patient, no; "person nr" is person, nr.
+WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 SHOWN_LINES = 5
 
 
@@ -47,6 +50,19 @@ class Entity:
         return self.rows / self.entities
 
 
+def names_an_id(column: str) -> bool:
+    """Whether the name says the column identifies, by its words.
+
+    An id word last ("person nr"), "id" first, or entity and id words only ("customer").
+    """
+    words = [w.lower() for w in WORDS.findall(column) if not w.isdigit()]
+    if not words:
+        return False
+    if words[-1] in ID_WORDS or words[0] == "id":
+        return True
+    return set(words) <= ENTITY_WORDS | ID_WORDS
+
+
 def _evidence(column: str, values: list[str]) -> str | None:
     """Why ``values`` look like an entity's key; None when they do not."""
     present = [v for v in values if v]
@@ -56,7 +72,7 @@ def _evidence(column: str, values: list[str]) -> str | None:
     repeats = (
         f"{len(counts)} values over {len(present)} rows, {len(present) / len(counts):.1f} each"
     )
-    if NAME_HINT.search(column):
+    if names_an_id(column):
         return f"{repeats}; its name says it identifies"
     if not read_numbers(values) and len(counts) > MAX_VOCABULARY:
         return f"{repeats}; text codes, too many for a vocabulary"

@@ -109,7 +109,7 @@ def test_the_entity_keeps_each_customer_in_one_split_and_a_row_split_flatters(tm
         str(tmp_path / "grouped"), "--train-steps", TEST_TRAIN_STEPS,
     )  # fmt: skip
     assert again.returncode == 1, again.stdout + again.stderr
-    assert f"{data}: no column 'customer', the entity the splits are keyed by" in again.stdout
+    assert f"{data}: no column 'customer', the entity the splits are keyed by" in again.stderr
     assert sorted(p.name for p in (tmp_path / "grouped" / "serving").iterdir()) == serving
     failed = json.loads((tmp_path / "grouped" / "run_summary.json").read_text())
     assert failed["status"] == "failed" and failed["failed_component"] == node_ids.EXAMPLE_GEN

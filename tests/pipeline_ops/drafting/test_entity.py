@@ -9,6 +9,7 @@ from panel_table import draft, panel
 
 from pipeline_ops import commands
 from pipeline_ops.cli import draft_dataset
+from pipeline_ops.drafting.entity import names_an_id
 
 
 def test_the_draft_finds_the_entity_says_why_and_keys_the_splits(tmp_path):
@@ -64,3 +65,17 @@ def test_an_entity_that_cannot_key_the_splits_is_refused(tmp_path, capsys, edit,
     assert code == commands.EXIT_BAD_INPUT and source == ""
     assert err.startswith("error: ") and message in err and len(err.splitlines()) == 1
     assert not (tmp_path / "data" / "panel").exists()  # nothing half-drafted
+
+
+@pytest.mark.parametrize(
+    ("column", "identifies"),
+    [
+        ("person nr", True), ("customer_id", True), ("PatientNo", True), ("customer", True),
+        ("id_2", True), ("CustomerID", True),
+        # Measures that merely begin with an entity's word (mlc_churn's account_length).
+        ("account_length", False), ("number_vmail_messages", False), ("no_of_children", False),
+        ("caseid", False), ("year", False),
+    ],
+)  # fmt: skip
+def test_a_name_says_it_identifies_by_its_words(column, identifies):
+    assert names_an_id(column) is identifies
