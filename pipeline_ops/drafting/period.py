@@ -14,13 +14,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline_ops.drafting.entity import Entity
+from pipeline_ops.drafting.entity import WORDS, Entity
 from pipeline_ops.drafting.table import DraftError, Table
 
-# Names that say a column marks time: "year", "survey_wave", "Month", "period", ...
-NAME_HINT = re.compile(
-    r"(^|[^a-z])(year|yr|month|quarter|week|wave|period|date|day)s?($|[^a-z])", re.IGNORECASE
-)
+# Names whose last word says time: "year", "survey_wave", "obsMonth", "period"; not
+# "total_day_minutes", which measures.
+TIME_WORDS = frozenset({
+    "year", "yr", "month", "quarter", "week", "wave", "period", "date", "day", "round",
+})  # fmt: skip
 # Values whose order is the order of time: integers (1987), ISO dates as text
 # (2024-03, 2024-03-31), quarters (2024Q1).
 ORDERED_TEXT = re.compile(r"\d{4}(-\d{2}(-\d{2})?|Q[1-4])")
@@ -49,6 +50,12 @@ class Period:
             f"the newest {self.column}, {self.newest} ({self.rows} rows, "
             f"{self.rows / table_rows:.1%}), of {self.periods} ({self.why})"
         )
+
+
+def _names_time(column: str) -> bool:
+    """Whether the column's last word says time (entity.WORDS splits the name)."""
+    words = [w.lower() for w in WORDS.findall(column) if not w.isdigit()]
+    return bool(words) and words[-1].removesuffix("s") in TIME_WORDS
 
 
 def _newest(values: Sequence[str]) -> str | None:
@@ -87,7 +94,7 @@ def find_period(table: Table, entity: Entity | None, label: str) -> Period | Non
     if entity is None:
         return None
     for column in table.columns:
-        if column in (label, entity.column) or not NAME_HINT.search(column):
+        if column in (label, entity.column) or not _names_time(column):
             continue
         found = _period(table, column, entity, "its name says time, one row per entity each")
         if isinstance(found, Period):
