@@ -34,6 +34,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -89,12 +90,8 @@ def draft(
     check_name(name, datasets_dir, data_dir, csv_path, overwrite)
     labelled = check_label(read_table(csv_path), label, positive)
     table, labels = labelled.table, labelled.labels
-    keyed = _entity(table, label, entity)
-    if entity_feature and keyed is None:
-        raise DraftError(f"{csv_path}: --entity-feature, but no entity was found or named")
-    period = _period(table, label, test_period, keyed)
-    # Held-out folds of whole entities, as the run's splits will hold them.
-    groups = table.cells[keyed.column] if keyed else None
+    splits = _splits(table, label, entity, test_period, entity_feature)
+    keyed, period, groups = splits.entity, splits.period, splits.groups(table)
     quiet_libraries()
     with tempfile.TemporaryDirectory(prefix=f"draft-{name}-") as tmp:
         # The sample as plain UTF-8 CSV: what TFDV reads here and ExampleGen later.
@@ -112,14 +109,45 @@ def draft(
         folder = _write(name, source, schema, plain, csv_path, datasets_dir, data_dir)
     sample = data_dir / name / f"{name}.csv"
     _print_columns(labelled, label, positive, choices, sample, out)
-    if keyed is not None:
-        also = "; a feature too (--entity-feature)" if entity_feature else ""
-        print(f"  splits keyed by {keyed.column}: {keyed.why}{also}", file=out)
-    if period is not None:
-        print(f"  test split: {period.describe(table.rows)}", file=out)
+    for line in splits.lines(table.rows):
+        print(f"  {line}", file=out)
     _print_measures(crosses, trees, table.rows, out)
     print(f"wrote {folder}/ and {sample}", file=out)
     return folder
+
+
+@dataclass(frozen=True)
+class _Splits:
+    """How the draft splits the rows: the entity keying them, the test period."""
+
+    entity: Entity | None
+    period: Period | None
+    # The entity's column is a feature too (--entity-feature).
+    entity_feature: bool
+
+    def groups(self, table: Table) -> list[str] | None:
+        """Each row's entity, for held-out folds of whole entities as the run's splits hold."""
+        return table.cells[self.entity.column] if self.entity else None
+
+    def lines(self, rows: int) -> list[str]:
+        """What the draft says of them, a line each."""
+        lines = []
+        if self.entity is not None:
+            also = "; a feature too (--entity-feature)" if self.entity_feature else ""
+            lines.append(f"splits keyed by {self.entity.column}: {self.entity.why}{also}")
+        if self.period is not None:
+            lines.append(f"test split: {self.period.describe(rows)}")
+        return lines
+
+
+def _splits(
+    table: Table, label: str, entity: str | None, test_period: str | None, entity_feature: bool
+) -> _Splits:
+    """The splits the flags ask for, or the draft finds; DraftError where they cannot be."""
+    keyed = _entity(table, label, entity)
+    if entity_feature and keyed is None:
+        raise DraftError(f"{table.path}: --entity-feature, but no entity was found or named")
+    return _Splits(keyed, _period(table, label, test_period, keyed), entity_feature)
 
 
 def _entity(table: Table, label: str, named: str | None) -> Entity | None:
