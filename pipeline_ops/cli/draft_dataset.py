@@ -47,7 +47,7 @@ from pipeline_ops.drafting.crosses import Crosses, choose_crosses, summary
 from pipeline_ops.drafting.entity import Entity, find_entity, named_entity
 from pipeline_ops.drafting.period import Period, find_period, named_period
 from pipeline_ops.drafting.render import curated_schema, render, statistics, tfdv_types
-from pipeline_ops.drafting.rules import Choice, choose, training_settings
+from pipeline_ops.drafting.rules import Choice, choose, id_feature, training_settings
 from pipeline_ops.drafting.table import (
     DraftError,
     Labelled,
@@ -98,8 +98,7 @@ def draft(
         plain = Path(tmp) / f"{name}.csv"
         plain.write_text(table.text, encoding="utf-8")
         stats = statistics(plain)
-        unused = None if entity_feature else keyed
-        choices = _choices(labelled, label, tfdv_types(stats), unused, period)
+        choices = _choices(labelled, label, tfdv_types(stats), splits)
         crosses = choose_crosses(table.cells, labels, choices, groups)
         trees = measure(table.cells, labels, choices, groups)
         source = render(name, table, label, positive, choices, crosses, trees, keyed, period)
@@ -165,31 +164,33 @@ def _period(table: Table, label: str, named: str | None, entity: Entity | None) 
 
 
 def _choices(
-    labelled: Labelled,
-    label: str,
-    types: dict[str, str],
-    entity: Entity | None,
-    period: Period | None,
+    labelled: Labelled, label: str, types: dict[str, str], splits: _Splits
 ) -> list[Choice]:
     """Each column's kind but the label's, by the drafting rules, from TFDV's ``types``.
 
-    ``entity``'s column keys the splits and is no feature (None: no column left out for
-    it); nor is the test period's, whose newest value no model would have seen in
-    training.
+    The entity's column keys the splits and is no feature, unless asked for: then its
+    ids are hashed, whatever they look like (an id names, it does not measure). Nor is
+    the test period's column, whose newest value no model would have seen in training.
     """
-    table = labelled.table
-    unused = {}
-    if entity is not None:
-        unused[entity.column] = f"the entity ({entity.why}): the splits are keyed by it"
-    if period is not None:
-        unused[period.column] = (
+    table, labels = labelled.table, labelled.labels
+    decided = {}
+    if (entity := splits.entity) is not None:
+        decided[entity.column] = (
+            id_feature(entity.column, table.cells[entity.column], labels)
+            if splits.entity_feature
+            else Choice(
+                entity.column, "unused", f"the entity ({entity.why}): the splits are keyed by it"
+            )
+        )
+    if (period := splits.period) is not None:
+        why = (
             f"the test period: its newest value ({period.newest}) is the test split, "
             "a value no model sees in training"
         )
+        decided[period.column] = Choice(period.column, "unused", why)
     return [
-        Choice(column, "unused", unused[column])
-        if column in unused
-        else choose(column, table.cells[column], labelled.labels, types.get(column, "STRING"))
+        decided.get(column)
+        or choose(column, table.cells[column], labels, types.get(column, "STRING"))
         for column in table.columns
         if column != label
     ]

@@ -242,6 +242,12 @@ def _integer_range(column: _Column, low: int, high: int) -> Choice:
     )
 
 
+def id_feature(name: str, values: list[str], labels: list[int]) -> Choice:
+    """An entity's id as a feature: hashed, whatever its values look like."""
+    column = _Column.of(name, values, labels)
+    return _hashed(column, f"the entity's ids as a feature ({column.distinct} distinct)")
+
+
 def _hashed(column: _Column, described: str) -> Choice:
     """Too many distinct values for a vocabulary: hash buckets, a power of two."""
     buckets = min(4096, 1 << math.ceil(math.log2(column.distinct)))

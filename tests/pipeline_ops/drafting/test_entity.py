@@ -43,6 +43,14 @@ def test_the_entity_is_a_feature_too_on_request(tmp_path, capsys):
     assert code == commands.EXIT_OK and 'entity="person nr",' in source
     assert '"person nr": "the entity' not in source  # not left out: drafted by the rules
     assert 'Hashed("person nr"' in source
+
+    # A numeric id too: an id names, it does not measure (no z-score, no buckets).
+    def numbered(rows: list[list]) -> list[list]:
+        return [[int(r[0][1:]), *r[1:]] for r in rows]
+
+    numbered_table = panel(tmp_path / "n.csv", numbered)
+    code, source = draft(tmp_path / "numbered", numbered_table, "--entity-feature")
+    assert code == commands.EXIT_OK and 'Hashed("person nr", 256)' in source
     code, source = draft(tmp_path / "none", table, "--no-entity", "--entity-feature")
     assert code == commands.EXIT_BAD_INPUT and source == ""
     assert "--entity-feature, but no entity was found or named" in capsys.readouterr().err
