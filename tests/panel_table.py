@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -41,3 +42,13 @@ def draft(tmp_path: Path, table: Path, *flags: str) -> tuple[int, str]:
     )  # fmt: skip
     source = tmp_path / "ds" / "panel" / "__init__.py"
     return code, source.read_text() if source.exists() else ""
+
+
+def drafted_in_process(tmp_path: Path) -> tuple[str, str]:
+    """The panel drafted by ``draft_dataset.draft`` itself: what it printed, the declaration."""
+    out = io.StringIO()
+    folder = draft_dataset.draft(
+        "panel", panel(tmp_path / "panel.csv"), "left", "yes",
+        datasets_dir=tmp_path / "ds", data_dir=tmp_path / "data", out=out,
+    )  # fmt: skip
+    return out.getvalue(), (folder / "__init__.py").read_text()

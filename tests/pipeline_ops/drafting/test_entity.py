@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from panel_table import draft, panel
+from panel_table import draft, drafted_in_process, panel
 
 from pipeline_ops import commands
-from pipeline_ops.cli import draft_dataset
 from pipeline_ops.drafting.entity import names_an_id
 
 
 def test_the_draft_finds_the_entity_says_why_and_keys_the_splits(tmp_path):
-    out = io.StringIO()
-    folder = draft_dataset.draft(
-        "panel", panel(tmp_path / "panel.csv"), "left", "yes",
-        datasets_dir=tmp_path / "ds", data_dir=tmp_path / "data", out=out,
-    )  # fmt: skip
-    printed, source = out.getvalue(), (folder / "__init__.py").read_text()
+    printed, source = drafted_in_process(tmp_path)
     assert (
         "  splits keyed by person nr: 150 values over 900 rows, 6.0 each; its name says it "
         "identifies" in printed.splitlines()

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from panel_table import PEOPLE, draft, panel
+from panel_table import PEOPLE, draft, drafted_in_process, panel
 
 from pipeline_ops import commands
-from pipeline_ops.cli import draft_dataset
 from pipeline_ops.drafting.entity import Entity
 from pipeline_ops.drafting.period import find_period
 from pipeline_ops.drafting.table import read_table
 
 
 def test_a_panel_s_newest_year_is_the_test_split_and_no_feature(tmp_path):
-    out = io.StringIO()
-    folder = draft_dataset.draft(
-        "panel", panel(tmp_path / "panel.csv"), "left", "yes",
-        datasets_dir=tmp_path / "ds", data_dir=tmp_path / "data", out=out,
-    )  # fmt: skip
-    printed, source = out.getvalue(), (folder / "__init__.py").read_text()
+    printed, source = drafted_in_process(tmp_path)
     assert (
         f"  test split: the newest year, 2020 ({PEOPLE} rows, 16.7%), of 6 (its name says "
         "time, one row per entity each)" in printed.splitlines()
