@@ -655,6 +655,8 @@ class WindowedSpans:
         # Set by encode: each span's kinds key, and the spans encoded in this run.
         self.kinds_keys: dict[int, str] = {}
         self.encoded_now: set[int] = set()
+        # The routers the spans were encoded with now (a test period's newest value found).
+        self.routers: dict[int, SplitRouter] = {}
 
     @property
     def split_names(self) -> list[str]:
@@ -747,6 +749,7 @@ class WindowedSpans:
             with make_pipeline() as pipeline:
                 for span in missing:
                     router = _with_newest(self.router, self.files[span], self.names, int_columns)
+                    self.routers[span] = router
                     _encode_span(
                         pipeline, span, self.files[span], self.names, kinds[span],
                         router, targets[span],
@@ -766,8 +769,14 @@ class WindowedSpans:
         )
 
     def newest_router(self, int_columns: list[str]) -> SplitRouter:
-        """The router of the run's span: its test period's newest value found."""
-        return _with_newest(self.router, self.files[self.window.span], self.names, int_columns)
+        """The router of the run's span: its test period's newest value found.
+
+        The one it was encoded with in this run; a span reused from the cache is read.
+        """
+        span = self.window.span
+        if span in self.routers:
+            return self.routers[span]
+        return _with_newest(self.router, self.files[span], self.names, int_columns)
 
     def forget(self, span: int) -> None:
         """Drop what this run made of ``span``: its kinds, and its encoding if made now."""

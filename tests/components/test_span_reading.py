@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import tensorflow as tf
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 from tfx import v1 as tfx
@@ -28,13 +29,19 @@ from components.arrow_csv_example_gen import (
     SPAN_CACHE_KEY,
     SPAN_DIGESTS_KEY,
     SPAN_KEY,
+    TEST_PERIOD_KEY,
     WINDOW_KEY,
     ArrowCsvExampleGen,
     ArrowCsvExecutor,
     SpanDriver,
 )
 from data_layout import spans
-from data_layout.properties import INPUT_DIGEST_PROPERTY, WINDOW_PROPERTY
+from data_layout.properties import (
+    INPUT_DIGEST_PROPERTY,
+    REUSED_PROPERTY,
+    TEST_PERIOD_PROPERTY,
+    WINDOW_PROPERTY,
+)
 from pipeline_def.project_paths import sample_csv
 
 ROWS = 200
@@ -255,3 +262,39 @@ def test_what_was_encoded_from_changing_files_is_not_kept(tmp_path, sample, monk
     with pytest.raises(spans.SpanNotReady):
         _do(_driven(root, cache), tmp_path / "out")
     assert [p.name for p in (cache / "span-0").iterdir()] == []
+
+
+def _months(folder: Path) -> list[int]:
+    files = [str(p) for p in folder.iterdir()]
+    return [
+        tf.train.Example.FromString(r.numpy())
+        .features.feature["trip_start_month"]
+        .int64_list.value[0]
+        for r in tf.data.TFRecordDataset(files, compression_type="GZIP")
+    ]
+
+
+def test_a_test_period_is_each_span_s_own_newest_encoded_or_reused(tmp_path, sample):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    header, rows = sample
+    month = header.index("trip_start_month")
+    # Span 1 holds later months than span 0: its own newest is the run's test period.
+    shifted = [[*r[:month], str(int(r[month]) % 6 + 1 + 6 * (i >= ROWS)), *r[month + 1 :]]
+               for i, r in enumerate(rows)]  # fmt: skip
+    for span in (0, 1):
+        land(root, span, (header, shifted))
+    newest = max(int(r[month]) for r in shifted[ROWS : 2 * ROWS])
+    properties = {**_properties(root, cache), TEST_PERIOD_KEY: "trip_start_month"}
+    for run in ("encoded", "reused"):
+        examples = tfx.types.standard_artifacts.Examples()
+        examples.uri = str(tmp_path / run)
+        ArrowCsvExecutor().Do({}, {keys.EXAMPLES_KEY: [examples]}, dict(properties))
+        assert examples.get_string_custom_property(TEST_PERIOD_PROPERTY) == (
+            f"trip_start_month = {newest}"
+        )
+        test_months = _months(tmp_path / run / "Split-test")
+        assert test_months and set(test_months) == {newest}
+        # Span 0's newest month (6) was its own test split: an older span's held-out rows
+        # join train, never the run's test.
+        assert 6 in _months(tmp_path / run / "Split-train")
+    assert json.loads(examples.get_string_custom_property(REUSED_PROPERTY)) == [0, 1]
