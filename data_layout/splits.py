@@ -30,7 +30,9 @@ def split_lines(keyed_by: str | None, test_period: str | None) -> list[str]:
     """
     lines = []
     if keyed_by and test_period:
-        lines.append(f"train and validation keyed by {keyed_by}: each of its values in one")
+        lines.append(
+            f"train and validation keyed by {keyed_by}: each of its values in one of the two"
+        )
     elif keyed_by:
         lines.append(f"splits keyed by {keyed_by}: each of its values in one split")
     if test_period:
