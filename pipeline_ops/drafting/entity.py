@@ -13,9 +13,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from components.split_router import SplitRouter
 from pipeline_ops.drafting.reading import read_numbers
 from pipeline_ops.drafting.rules import MAX_VOCABULARY
 from pipeline_ops.drafting.table import DraftError, Table
+from pipeline_ops.session.local_run_settings import split_buckets_for
 
 # Fewer entities than this and the column is a category (a payment type), not a key.
 MIN_ENTITIES = 20
@@ -33,6 +35,8 @@ ENTITY_WORDS = frozenset({
 # A name's words: "PatientNo" is patient, no; "person nr" is person, nr.
 WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 SHOWN_LINES = 5
+# A cell ExampleGen reads as an integer.
+INTEGER = re.compile(r"\s*[+-]?\d+\s*")
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,22 @@ def named_entity(table: Table, column: str, label: str) -> Entity:
     return checked(table, Entity(column, entities, table.rows, "named on the command line"))
 
 
+def _empty_key_split(table: Table, column: str) -> str:
+    """The split ExampleGen keys a row with an empty ``column`` into, as the runner splits."""
+    import tensorflow as tf
+
+    # An empty cell is an empty list of the column's kind (integers, else bytes).
+    empty = (
+        tf.train.Feature(int64_list=tf.train.Int64List())
+        if all(INTEGER.fullmatch(v) for v in table.cells[column] if v)
+        else tf.train.Feature(bytes_list=tf.train.BytesList())
+    )
+    example = tf.train.Example(features=tf.train.Features(feature={column: empty}))
+    buckets = split_buckets_for(table.path.stat().st_size)
+    router = SplitRouter([n for n, _ in buckets], [b for _, b in buckets], column)
+    return buckets[router(example.SerializeToString())][0]
+
+
 def checked(table: Table, entity: Entity) -> Entity:
     """``entity``, or DraftError where it cannot key the splits: empty cells, one giant."""
     values = table.cells[entity.column]
@@ -113,7 +133,8 @@ def checked(table: Table, entity: Entity) -> Entity:
         raise DraftError(
             f"{table.path}: the entity column {entity.column!r} is empty in {len(empty)} "
             f"rows (lines {lines}{', ...' if len(empty) > SHOWN_LINES else ''}): they would "
-            "all go to one split; fill them, or draft with --no-entity"
+            f"all go to the {_empty_key_split(table, entity.column)} split, keyed by one "
+            "empty value; fill them, or draft with --no-entity"
         )
     top, count = Counter(values).most_common(1)[0]
     if count > MAX_ENTITY_SHARE * len(values):

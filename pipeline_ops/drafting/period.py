@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline_ops.drafting.entity import WORDS, Entity
+from pipeline_ops.drafting.entity import INTEGER, WORDS, Entity
 from pipeline_ops.drafting.table import DraftError, Table
 
 # Names whose last word says time: "year", "survey_wave", "obsMonth", "period"; not
@@ -25,7 +25,6 @@ TIME_WORDS = frozenset({
 # Values whose order is the order of time: integers (1987), ISO dates as text
 # (2024-03, 2024-03-31), quarters (2024Q1).
 ORDERED_TEXT = re.compile(r"\d{4}(-\d{2}(-\d{2})?|Q[1-4])")
-INTEGER = re.compile(r"[+-]?\d+")
 # A period test split needs earlier periods to train and choose on.
 MIN_PERIODS = 3
 # Each entity holds one row per period: the share of rows whose pair is unique.

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import csv
+import re
+
 import pytest
 from panel_table import draft, drafted_in_process, panel
 
+from components.arrow_csv_example_gen import encode_blocks, file_kinds, read_header
+from components.split_router import SplitRouter
 from pipeline_ops import commands
 from pipeline_ops.drafting.entity import names_an_id
+from pipeline_ops.session.local_run_settings import split_buckets_for
 
 
 def test_the_draft_finds_the_entity_says_why_and_keys_the_splits(tmp_path):
@@ -79,3 +85,25 @@ def test_an_entity_that_cannot_key_the_splits_is_refused(tmp_path, capsys, edit,
 )  # fmt: skip
 def test_a_name_says_it_identifies_by_its_words(column, identifies):
     assert names_an_id(column) is identifies
+
+
+@pytest.mark.parametrize("ids", ["text", "integers"])
+def test_empty_entity_cells_are_said_to_go_where_example_gen_puts_them(tmp_path, capsys, ids):
+    def emptied(rows: list[list]) -> list[list]:
+        person = (lambda r: r[0]) if ids == "text" else (lambda r: int(r[0][1:]))
+        return [["" if i % 100 == 0 else person(r), *r[1:]] for i, r in enumerate(rows)]
+
+    path = panel(tmp_path / "panel.csv", emptied)
+    assert draft(tmp_path, path)[0] == commands.EXIT_BAD_INPUT
+    said = re.search(r"would all go to the (\w+) split", capsys.readouterr().err).group(1)
+    # The rows' real examples, routed as the runner splits a table of this size.
+    names = read_header(str(path))
+    examples = [e for block in encode_blocks(str(path), names, file_kinds(str(path), names))
+                for e in block]  # fmt: skip
+    buckets = split_buckets_for(path.stat().st_size)
+    router = SplitRouter([n for n, _ in buckets], [b for _, b in buckets], "person nr")
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    assert {buckets[router(e)][0] for e, r in zip(examples, rows, strict=True) if not r[0]} == {
+        said
+    }
