@@ -97,7 +97,7 @@ def noisy(row: dict[str, str], rng: random.Random) -> dict[str, str]:
 
 def router_for(buckets: tuple[tuple[str, int], ...]) -> SplitRouter:
     """How the pipeline splits data hashed into these (name, buckets)."""
-    return SplitRouter([name for name, _ in buckets], [size for _, size in buckets])
+    return SplitRouter.of(buckets)
 
 
 class Sample:

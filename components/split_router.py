@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
+from collections.abc import Sequence
 
 import tensorflow as tf
 
@@ -94,6 +95,11 @@ class SplitRouter:
         self._hashed = [i for i, n in enumerate(names) if not (period and n == TEST)]
         hashed = [self.buckets[i] for i in self._hashed]
         self._bounds = list(itertools.accumulate(hashed)) if buckets else None
+
+    @classmethod
+    def of(cls, buckets: Sequence[tuple[str, int]], partition: str = "") -> SplitRouter:
+        """The router of (split, hash buckets) pairs, as a pipeline config holds them."""
+        return cls([name for name, _ in buckets], [size for _, size in buckets], partition)
 
     def check_columns(self, path: str, names: list[str]) -> None:
         """CsvFormatError naming ``path`` where its header lacks a column the splits follow."""

@@ -54,12 +54,17 @@ class Entity:
         return self.rows / self.entities
 
 
+def name_words(column: str) -> list[str]:
+    """A column name's words, lower-case, numbers left out: "PatientNo2" is patient, no."""
+    return [w.lower() for w in WORDS.findall(column) if not w.isdigit()]
+
+
 def names_an_id(column: str) -> bool:
     """Whether the name says the column identifies, by its words.
 
     An id word last ("person nr"), "id" first, or entity and id words only ("customer").
     """
-    words = [w.lower() for w in WORDS.findall(column) if not w.isdigit()]
+    words = name_words(column)
     if not words:
         return False
     if words[-1] in ID_WORDS or words[0] == "id":
@@ -120,7 +125,7 @@ def _empty_key_split(table: Table, column: str) -> str:
     )
     example = tf.train.Example(features=tf.train.Features(feature={column: empty}))
     buckets = split_buckets_for(table.path.stat().st_size)
-    router = SplitRouter([n for n, _ in buckets], [b for _, b in buckets], column)
+    router = SplitRouter.of(buckets, column)
     return buckets[router(example.SerializeToString())][0]
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline_ops.drafting.entity import INTEGER, WORDS, Entity
+from pipeline_ops.drafting.entity import INTEGER, Entity, name_words
 from pipeline_ops.drafting.table import DraftError, Table
 
 # Names whose last word says time: "year", "survey_wave", "obsMonth", "period"; not
@@ -52,8 +52,8 @@ class Period:
 
 
 def _names_time(column: str) -> bool:
-    """Whether the column's last word says time (entity.WORDS splits the name)."""
-    words = [w.lower() for w in WORDS.findall(column) if not w.isdigit()]
+    """Whether the column's last word says time."""
+    words = name_words(column)
     return bool(words) and words[-1].removesuffix("s") in TIME_WORDS
 
 

@@ -101,7 +101,7 @@ def test_empty_entity_cells_are_said_to_go_where_example_gen_puts_them(tmp_path,
     examples = [e for block in encode_blocks(str(path), names, file_kinds(str(path), names))
                 for e in block]  # fmt: skip
     buckets = split_buckets_for(path.stat().st_size)
-    router = SplitRouter([n for n, _ in buckets], [b for _, b in buckets], "person nr")
+    router = SplitRouter.of(buckets, "person nr")
     with path.open(newline="") as f:
         rows = list(csv.reader(f))[1:]
     assert {buckets[router(e)][0] for e, r in zip(examples, rows, strict=True) if not r[0]} == {
