@@ -13,7 +13,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from components.split_router import SplitRouter
 from pipeline_ops.drafting.reading import read_numbers
 from pipeline_ops.drafting.rules import MAX_VOCABULARY
 from pipeline_ops.drafting.table import DraftError, Table
@@ -115,7 +114,10 @@ def named_entity(table: Table, column: str, label: str) -> Entity:
 
 def _empty_key_split(table: Table, column: str) -> str:
     """The split ExampleGen keys a row with an empty ``column`` into, as the runner splits."""
+    # Both load TensorFlow: imported here, after the command's Keras choice.
     import tensorflow as tf
+
+    from components.split_router import SplitRouter
 
     # An empty cell is an empty list of the column's kind (integers, else bytes).
     empty = (
