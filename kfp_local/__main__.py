@@ -1,18 +1,21 @@
 """``make kfp-local``: compile the Kubeflow package, then run every task of it here as KFP would.
 
-    python -m kfp_local [--output-dir DIR] [--data-root DIR] [--span N] [--train-steps N]
-                        [--min-auc X] [--verbose]
+    python -m kfp_local [--dataset NAME] [--output-dir DIR] [--data-root DIR] [--span N]
+                        [--train-steps N] [--min-auc X]
 
 Installs the project into an image environment (``scripts/install_image.sh``, as the
 Dockerfile does), starts an S3 store on 127.0.0.1 and uploads the data, compiles the
 package with the user's ``kubeflow_runner`` from a folder outside the checkout, checks
 it as KFP's API server and Argo compiler do, and runs its tasks in dependency order as
-KFP's driver and launcher do. The data root defaults to the dataset's own folder
-(``data/taxi/``), the local runner's; ``--span``, ``--train-steps`` and ``--min-auc``
-are given as run-time parameters of the run, not compiled in. One line per task, then
-the run's summary; ``run_summary.json`` (the local runner's format), the package, each
-task's log, the store's content and ML-Metadata stay under the output dir, so a second
-run on the same dir is compared with the model the first one pushed.
+KFP's driver and launcher do. ``--dataset`` picks a declared dataset as the local
+runner does (the taxi by default; the image holds every one in ``modules/datasets/``);
+the data root defaults to its folder (``data/<dataset>/``), the output dir to
+``outputs/kfp-local`` (``outputs/<dataset>/kfp-local`` for another dataset, so that no
+model is judged against another table's). ``--span``, ``--train-steps`` and
+``--min-auc`` are given as run-time parameters of the run, not compiled in. One line
+per task, then the run's summary; ``run_summary.json`` (the local runner's format), the
+package, each task's log, the store's content and ML-Metadata stay under the output
+dir, so a second run on the same dir is compared with the model the first one pushed.
 Exit codes: 0 every task succeeded, 1 a task failed, 2 the package or input was refused.
 """
 
@@ -35,28 +38,35 @@ from kfp_local import SetupError, backend_rules, image_env, object_store, tasks
 from kfp_local.metadata import KfpMetadata, session_info
 from modules import datasets, process
 from pipeline_def import node_ids, stack
-from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, data_root_of
+from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, data_root_of, output_dir_for
 from pipeline_ops.cli.run_options import span_value
+from pipeline_ops.cli.scaffold import add_dataset_option
 from pipeline_ops.session.data_check import DataRootError, check_spans
 from pipeline_ops.session.progress import format_component_line, logs_to_file
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-PREFIX = "kfp-local"  # the run's keys in the bucket
+PREFIX = "kfp-local"  # the run's keys in the bucket, and the default output dir's name
 SECRET = "kfp-local-s3"  # the Kubernetes secret the steps' S3 keys come from
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The command line."""
+    """The command line, with the dataset's own data root and output dir where none is given."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR / "kfp-local")
-    parser.add_argument("--data-root", type=Path, default=data_root_of(datasets.DEFAULT))
+    add_dataset_option(parser)
+    parser.add_argument("--output-dir", type=Path, help="default: outputs/[<dataset>/]kfp-local")
+    parser.add_argument("--data-root", type=Path, help="default: data/<dataset>/")
     parser.add_argument("--span", type=span_value, help="run-time parameter span")
     parser.add_argument("--train-steps", type=int, help="run-time parameter train_steps")
     parser.add_argument("--min-auc", type=float, help="run-time parameter min_auc")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    args.data_root = args.data_root or data_root_of(args.dataset)
+    args.output_dir = args.output_dir or output_dir_for(args.dataset, DEFAULT_OUTPUT_DIR) / PREFIX
+    return args
 
 
-def _compile(image: image_env.ImageEnv, store: object_store.ObjectStore, output: Path) -> Path:
+def _compile(
+    image: image_env.ImageEnv, store: object_store.ObjectStore, dataset: str, output: Path
+) -> Path:
     """Compile as a user does: this environment's kubeflow_runner, run from outside the checkout.
 
     The image holds only what steps import (modules, components, pipeline_def); the
@@ -66,7 +76,7 @@ def _compile(image: image_env.ImageEnv, store: object_store.ObjectStore, output:
     with tempfile.TemporaryDirectory() as outside:
         subprocess.run(
             [
-                sys.executable, "-m", "kubeflow_runner", "--image", image.tag,
+                sys.executable, "-m", "kubeflow_runner", "--dataset", dataset, "--image", image.tag,
                 "--pipeline-root", store.uri(f"{PREFIX}/root"),
                 "--data-root", store.uri(f"{PREFIX}/data"),
                 "--serving-dir", store.uri(f"{PREFIX}/serving"),
@@ -113,7 +123,7 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
     with object_store.running_store(out / "bucket", logs / "s3-server.log") as store:
         store.replace_folder(args.data_root, f"{PREFIX}/data")
         try:
-            package = _compile(image, store, out)
+            package = _compile(image, store, args.dataset, out)
         except subprocess.CalledProcessError as err:
             raise SetupError(f"compiling the package failed: see {out / 'pipeline.log'}") from err
         spec, *platform = yaml.safe_load_all(package.read_text())
@@ -198,6 +208,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: check the input, then install, compile, check and run."""
     process.prepare()
     args = parse_args(argv)
+    try:
+        datasets.load(args.dataset)
+    except datasets.UnknownDatasetError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         check_spans(args.data_root, spans.LATEST if args.span is None else args.span, 1)
     except DataRootError as err:

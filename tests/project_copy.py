@@ -16,14 +16,21 @@ from run_commands import PROJECT
 
 from pipeline_def.code_digest import STEP_PACKAGES
 
+# What the Kubeflow harness builds its image from (the Dockerfile's context), besides code.
+_IMAGE_FILES = (
+    "Dockerfile", "pyproject.toml", "README.md", "requirements-current.lock",
+    "requirements-legacy.lock", "scripts/install_image.sh", "scripts/find_python.sh",
+)  # fmt: skip
+
 
 def copy_project(to: Path) -> Path:
     """The project's code, without outputs or environment: drafts land in the copy."""
-    for part in (*STEP_PACKAGES, "pipeline_ops"):
+    for part in (*STEP_PACKAGES, "pipeline_ops", "kfp_local"):
         shutil.copytree(PROJECT / part, to / part, ignore=shutil.ignore_patterns("__pycache__"))
-    for script in ("local_runner.py", "kubeflow_runner.py", "benchmarks/bench_dataset.py"):
-        (to / script).parent.mkdir(exist_ok=True)
-        shutil.copy(PROJECT / script, to / script)
+    for file in ("local_runner.py", "kubeflow_runner.py", "benchmarks/bench_dataset.py",
+                   *_IMAGE_FILES):  # fmt: skip
+        (to / file).parent.mkdir(exist_ok=True)
+        shutil.copy(PROJECT / file, to / file)
     return to
 
 

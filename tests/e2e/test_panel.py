@@ -4,7 +4,9 @@ Customers observed several times, each with a planted effect of their own: a mod
 that has seen a customer's other rows knows the effect. Drafted as a user drafts it,
 the customer is found, keys the splits and is no feature; drafted with --no-entity,
 the rows are split one by one and the id is a (hashed) feature, and the test split
-then asks how well a model recognizes customers it trained on.
+then asks how well a model recognizes customers it trained on. A panel with a period,
+drafted likewise, is run by the compiled Kubeflow spec's own tasks (``kfp_local``):
+its splits are keyed by the person and its test split is the newest year there too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from pathlib import Path
 
 import pytest
 import tensorflow as tf
+from ml_metadata.metadata_store import metadata_store
+from ml_metadata.proto import metadata_store_pb2
+from panel_table import PEOPLE, YEARS, panel
 from project_copy import copy_project, run_in
 from run_commands import TEST_TRAIN_STEPS
 
@@ -46,17 +51,27 @@ def _leaky_table(path: Path) -> Path:
     return path
 
 
-def _customers_by_split(out: Path) -> dict[str, set[str]]:
-    """The customers each split of the run's Examples holds, read from its TFRecords."""
-    (examples,) = (out / "pipeline" / node_ids.EXAMPLE_GEN / "examples").iterdir()
+def _rows_by_split(examples: Path) -> dict[str, list[tf.train.Example]]:
+    """The examples of each split of an Examples artifact's folder, read from its TFRecords."""
     found = {}
     for split in (TRAIN, VALIDATION, TEST):
         files = [str(p) for p in (examples / f"Split-{split}").iterdir()]
-        found[split] = {
-            tf.train.Example.FromString(r.numpy()).features.feature["customer"].bytes_list.value[0]
-            for r in tf.data.TFRecordDataset(files, compression_type="GZIP")
-        }
-    return {split: {c.decode() for c in values} for split, values in found.items()}
+        records = tf.data.TFRecordDataset(files, compression_type="GZIP")
+        found[split] = [tf.train.Example.FromString(r.numpy()) for r in records]
+    return found
+
+
+def _values(examples: list[tf.train.Example], column: str) -> set:
+    """The values of ``column`` in ``examples`` (text decoded)."""
+    features = [e.features.feature[column] for e in examples]
+    return {f.int64_list.value[0] if f.int64_list.value else f.bytes_list.value[0].decode()
+            for f in features}  # fmt: skip
+
+
+def _customers_by_split(out: Path) -> dict[str, set[str]]:
+    """The customers each split of the local run's Examples holds."""
+    (examples,) = (out / "pipeline" / node_ids.EXAMPLE_GEN / "examples").iterdir()
+    return {split: _values(rows, "customer") for split, rows in _rows_by_split(examples).items()}
 
 
 def _draft_and_run(project: Path, table: Path, name: str, out: Path, *flags: str) -> tuple:
@@ -124,3 +139,43 @@ def test_the_entity_keeps_each_customer_in_one_split_and_a_row_split_flatters(tm
     # The row split's test rows are of customers the model trained on: it scores higher
     # there than the grouped model does on customers it never saw.
     assert by_row["metrics"]["auc"] > grouped["metrics"]["auc"] + 0.03, (by_row, grouped)
+
+
+def _kfp_examples(out: Path) -> Path:
+    """The folder, in the harness's bucket, of the Examples its ML-Metadata recorded."""
+    config = metadata_store_pb2.ConnectionConfig()
+    config.sqlite.filename_uri = str(out / "metadata.sqlite")
+    (examples,) = metadata_store.MetadataStore(config).get_artifacts_by_type("tfx.Examples")
+    return out / "bucket" / examples.uri.removeprefix("s3://mlpipeline/")
+
+
+@pytest.mark.slow
+def test_on_kubeflow_a_panel_is_keyed_by_the_person_and_tested_on_the_newest_year(tmp_path):
+    project = copy_project(tmp_path / "project")
+    table = panel(tmp_path / "panel.csv")
+    drafted = run_in(
+        project, "-m", "pipeline_ops.cli.draft_dataset", "panel", str(table), "left", "yes"
+    )
+    assert drafted.returncode == 0, drafted.stderr
+    newest = 2015 + YEARS - 1
+    assert f"  test split: the newest year, {newest} " in drafted.stdout
+
+    out = tmp_path / "kfp"
+    run = run_in(
+        project, "-m", "kfp_local", "--dataset", "panel", "--output-dir", str(out),
+        "--train-steps", "200",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Pipeline panel-wide-deep: run " in run.stdout
+    summary = json.loads((out / "run_summary.json").read_text())
+    assert summary["split_keyed_by"] == "person nr", summary
+    assert summary["test_period"] == f"year = {newest}", summary
+    # The splits the compiled ExampleGen task wrote: the newest year, every person, is
+    # the test split; the other years are keyed by the person into train or validation.
+    split = _rows_by_split(_kfp_examples(out))
+    assert _values(split[TEST], "year") == {newest}
+    assert len(_values(split[TEST], "person nr")) == PEOPLE
+    assert newest not in _values(split[TRAIN], "year") | _values(split[VALIDATION], "year")
+    train, validation = (_values(split[s], "person nr") for s in (TRAIN, VALIDATION))
+    assert train and validation and not train & validation
+    assert len(train | validation) == PEOPLE

@@ -221,3 +221,30 @@ def test_the_flags_set_run_parameters_of_the_types_the_spec_declares(spec, flags
     values = kfp_main.run_parameters(kfp_main.parse_args(flags))
     assert values == expected
     assert backend_rules.run_parameter_problems(spec, values) == []
+
+
+@pytest.mark.parametrize(
+    ("flags", "data_root", "output_dir"),
+    [
+        ([], PROJECT / "data" / "taxi", PROJECT / "outputs" / "kfp-local"),
+        (
+            ["--dataset", "credit_data"],
+            PROJECT / "data" / "credit_data",
+            PROJECT / "outputs" / "credit_data" / "kfp-local",
+        ),
+        (
+            ["--dataset", "credit_data", "--output-dir", "o", "--data-root", "d"],
+            Path("d"),
+            Path("o"),
+        ),
+    ],
+)
+def test_a_dataset_runs_on_its_own_data_in_an_output_dir_of_its_own(flags, data_root, output_dir):
+    args = kfp_main.parse_args(flags)
+    assert (args.data_root, args.output_dir) == (data_root, output_dir)
+
+
+def test_an_unknown_dataset_is_named_before_anything_is_installed(tmp_path, capsys):
+    assert kfp_main.main(["--dataset", "nope", "--output-dir", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.startswith("error: no dataset 'nope' under ")
+    assert not (tmp_path / "out").exists()
