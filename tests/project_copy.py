@@ -14,21 +14,25 @@ from pathlib import Path
 
 from run_commands import PROJECT
 
-from pipeline_def.code_digest import STEP_PACKAGES
+from kfp_local.image_env import build_context
 
-# What the Kubeflow harness builds its image from (the Dockerfile's context), besides code.
-_IMAGE_FILES = (
-    "Dockerfile", "pyproject.toml", "README.md", "requirements-current.lock",
-    "requirements-legacy.lock", "scripts/install_image.sh", "scripts/find_python.sh",
-)  # fmt: skip
+# Besides what the Dockerfile copies: the commands people run, and what the Kubeflow
+# harness reads to build its image.
+_TOOLS = ("pipeline_ops", "kfp_local")
+_FILES = ("local_runner.py", "kubeflow_runner.py", "benchmarks/bench_dataset.py",
+          "Dockerfile", "scripts/find_python.sh")  # fmt: skip
 
 
 def copy_project(to: Path) -> Path:
-    """The project's code, without outputs or environment: drafts land in the copy."""
-    for part in (*STEP_PACKAGES, "pipeline_ops", "kfp_local"):
+    """The project's code, without outputs or environment: drafts land in the copy.
+
+    The copy holds the Dockerfile's build context, so the Kubeflow harness run in it
+    builds its image from the copy (drafted datasets included).
+    """
+    build_context(PROJECT / "Dockerfile", to)
+    for part in _TOOLS:
         shutil.copytree(PROJECT / part, to / part, ignore=shutil.ignore_patterns("__pycache__"))
-    for file in ("local_runner.py", "kubeflow_runner.py", "benchmarks/bench_dataset.py",
-                   *_IMAGE_FILES):  # fmt: skip
+    for file in _FILES:
         (to / file).parent.mkdir(exist_ok=True)
         shutil.copy(PROJECT / file, to / file)
     return to
