@@ -36,10 +36,8 @@ PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 STAMP := $(VENV)/.synced-from-lock
 LOCK := requirements-$(STACK).lock
-PYTHON_VERSION_legacy := 3.10
-PYTHON_VERSION_current := 3.13
-PYTHON_VERSION := $(PYTHON_VERSION_$(STACK))
-UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' $(LOCK))
+# The Pythons the stack runs on, preferred first (scripts/find_python.sh looks for them).
+PYTHON_VERSIONS := $(shell scripts/stack.sh --versions $(STACK))
 # The Debian packages the tests use: model diagram, HTML report in a browser, and a
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
@@ -50,12 +48,12 @@ help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 # .venv names the host's own stack's environment, for `source .venv/bin/activate`.
+# PYTHON=/path/to/python chooses the interpreter; else scripts/find_python.sh looks
+# (the PATH, pyenv, Debian's venv package, uv's Pythons) and says where it found one.
 $(STAMP): $(LOCK) pyproject.toml
-	@python=$$(scripts/find_python.sh $(PYTHON_VERSION)) || exit 1; \
-	if [ ! -x $(PY) ]; then echo "Creating $(VENV) with $$python"; "$$python" -m venv $(VENV); fi
-	@$(PY) -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
+	@scripts/make_venv.sh $(VENV) $(PYTHON_VERSIONS)
 	@echo "Syncing $(VENV) with $(LOCK) (the first time downloads about 3 GB)"
-	@scripts/sync_lock.sh $(UV) $(PY) $(LOCK)
+	@uv=$$(scripts/uv.sh) && scripts/sync_lock.sh "$$uv" $(PY) $(LOCK)
 	@$(UV) pip install --quiet --python $(PY) --no-deps --no-build-isolation -e .
 	@if [ "$(STACK_CHOICE)" = default ]; then scripts/link_venv.sh $(VENV); fi
 	@touch $@
