@@ -21,8 +21,12 @@ found() { say "Python $2 at $1 ($3)"; echo "$1"; exit 0; }
 # "VERSION MISSING...": its minor version, then what it lacks of venv and dev.
 probe() {
   "$1" - 2>/dev/null <<'PY'
-import importlib.util, os, sys, sysconfig
-lacks = [] if all(importlib.util.find_spec(m) for m in ("ensurepip", "venv")) else ["venv"]
+import os, sys, sysconfig
+try:
+    import ensurepip, venv  # Debian ships them in python3.X-venv
+    lacks = []
+except ImportError:
+    lacks = ["venv"]
 if not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")):
     lacks.append("dev")
 print("%d.%d" % sys.version_info[:2], *lacks)
@@ -86,13 +90,15 @@ done
 
 # uv's own Pythons (python-build-standalone): one installed before, else a download.
 uv_said=$(mktemp)
+trap 'rm -f "$uv_said"' EXIT
 if uv=$("$here/uv.sh" 2>"$uv_said"); then
+  sed 's/^/python: /' "$uv_said" >&2
   for want in "${wants[@]}"; do
     path=$("$uv" python find --no-project --python-preference only-managed "$want" 2>/dev/null) \
       && check "$path" "managed by uv"
   done
   say "none of Python $listed on the PATH or in pyenv; asking uv to install Python ${wants[0]}"
-  if out=$(UV_HTTP_RETRIES=0 UV_HTTP_TIMEOUT=${UV_HTTP_TIMEOUT:-30} "$uv" python install "${wants[0]}" 2>&1); then
+  if out=$(UV_HTTP_RETRIES=0 UV_HTTP_TIMEOUT=${UV_HTTP_TIMEOUT:-30} "$uv" python install --no-bin "${wants[0]}" 2>&1); then
     path=$("$uv" python find --no-project --python-preference only-managed "${wants[0]}")
     check "$path" "installed by uv"
   else

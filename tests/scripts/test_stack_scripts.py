@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from stack_hosts import Host, python_download
 
 PROJECT = Path(__file__).resolve().parents[2]
 SCRIPTS = PROJECT / "scripts"
@@ -34,12 +35,17 @@ def _run(
 
 
 def _host_with_glibc(tmp_path: Path, version: str) -> dict[str, str]:
-    """A PATH whose ``getconf GNU_LIBC_VERSION`` answers ``version``, as that host's would."""
+    """A PATH whose ``getconf GNU_LIBC_VERSION`` answers ``version``, as that host's would,
+    with a Python of the legacy stack."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     getconf = bin_dir / "getconf"
     getconf.write_text(f"#!/bin/sh\necho 'glibc {version}'\n")
     getconf.chmod(0o755)
+    # And a Python 3.10 for the legacy stack: what find_python.sh asks of one, answered.
+    legacy = bin_dir / "python3.10"
+    legacy.write_text("#!/bin/sh\necho 3.10\n")
+    legacy.chmod(0o755)
     return {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
 
 
@@ -77,12 +83,49 @@ def test_make_names_the_stack_on_its_first_line_and_stops_on_a_bad_one():
     assert "STACK must be current or legacy" in bad.stderr
 
 
-def test_a_missing_python_names_itself_and_what_to_do():
-    done = _run(SCRIPTS / "find_python.sh", "3.99", env={"PYENV_ROOT": "/nonexistent"})
-    assert done.returncode == 1
-    (line,) = done.stderr.splitlines()
-    assert line.startswith("error: Python 3.99 was not found")
-    assert "STACK=current or STACK=legacy" in line
+@pytest.fixture
+def bare_host(tmp_path) -> Host:
+    """A Debian 12 host without any Python of a stack, whose uv downloads fail, and a
+    copy of the scripts in a project of their own (no environment built yet)."""
+    project = tmp_path / "project"
+    shutil.copytree(SCRIPTS, project / "scripts")
+    shutil.copy2(PROJECT / "requirements-current.lock", project)
+    if (PROJECT / ".uv").is_dir():
+        (project / ".uv").symlink_to(PROJECT / ".uv")  # uv, fetched once
+    host = Host(tmp_path / "host", glibc="2.36")
+    host.env["UV_PYTHON_DOWNLOADS_JSON_URL"] = str(
+        python_download(host.root, url="http://127.0.0.1:9/cpython.tar.gz")
+    )
+    host.project = project
+    return host
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root")
+def test_without_a_legacy_python_root_runs_the_current_stack_in_the_debian_root(bare_host):
+    stack = bare_host.project / "scripts" / "stack.sh"
+    done = bare_host.run(stack)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(
+        "current root default stack: current (TFX 1.21, Python 3.13 or 3.12) in a Debian 13 root"
+    )
+    assert "no Python 3.10 for the legacy stack" in done.stdout
+    said = done.stderr.splitlines()
+    assert said[0] == (
+        "python: none of Python 3.10 on the PATH or in pyenv; asking uv to install Python 3.10"
+    )
+    assert said[1].startswith("python: uv could not download Python 3.10 from 127.0.0.1:9")
+    assert not any(line.startswith("error:") for line in said)  # the next choice follows
+    for folder in (bare_host.project.parent, *bare_host.project.parents[1:3]):
+        folder.chmod(0o755)
+    (bare_host.project / ".uv").unlink(missing_ok=True)
+    bare_host.project.chmod(0o777)
+    not_root = bare_host.run(stack, user="65534")
+    assert not_root.stdout.startswith("legacy native default"), not_root.stderr
+
+
+def test_a_stack_names_the_pythons_it_runs_on():
+    assert _run(SCRIPTS / "stack.sh", "--versions", "current").stdout.split() == ["3.13", "3.12"]
+    assert _run(SCRIPTS / "stack.sh", "--versions", "legacy").stdout.split() == ["3.10"]
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root")
