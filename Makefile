@@ -25,7 +25,7 @@ ifeq ($(STACK_MODE),root)
 GOALS := $(or $(MAKECMDGOALS),help)
 $(firstword $(GOALS)):
 	@scripts/debian_root.sh $(DEBIAN_ROOT)
-	@scripts/in_root.sh $(DEBIAN_ROOT) make --no-print-directory $(GOALS)
+	@WIDE_DEEP_IN_ROOT=1 scripts/in_root.sh $(DEBIAN_ROOT) make --no-print-directory $(GOALS)
 $(wordlist 2,999,$(GOALS)):
 	@:
 .PHONY: $(GOALS)

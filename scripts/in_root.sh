@@ -16,8 +16,9 @@ fi
 root=$(cd "$root" && pwd)
 mkdir -p "$root$project"
 # PATH: the root's own directories; the rest of the environment (make's variables,
-# certificate paths, locale) passes through, as it would to a native command.
-export WIDE_DEEP_IN_ROOT=1 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# certificate paths, locale, WIDE_DEEP_IN_ROOT when make sends a target in) passes
+# through, as it would to a native command.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 exec unshare --mount --propagation private -- bash -c '
   set -e
   root=$1 project=$2 here=$3
