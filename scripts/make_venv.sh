@@ -19,7 +19,9 @@ python=$("$here/find_python.sh" "$@")
 if ! command -v g++ >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "Installing g++ (pyfarmhash, which TFDV needs, compiles from source)"
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends g++ >/dev/null
+    apt-get update -qq >/dev/null 2>&1 \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends g++ >/dev/null 2>&1 \
+      || { echo "error: apt-get could not install g++: 'apt-get install g++' says why" >&2; exit 1; }
   else
     echo "error: g++ is missing, and pyfarmhash (which TFDV needs) compiles from source: 'sudo apt-get install g++'" >&2
     exit 1

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +82,15 @@ class Host:
         return subprocess.run(
             command, cwd=PROJECT, env=env, capture_output=True, text=True, check=False
         )
+
+
+def open_to_all(path: Path) -> None:
+    """Lets any user reach ``path``: pytest's temporary folders are their owner's alone, and
+    a test run as another user (without root) must reach its host's commands."""
+    for folder in (path, *path.parents):
+        if folder == Path(tempfile.gettempdir()):
+            return
+        folder.chmod(folder.stat().st_mode | 0o055)
 
 
 def base_python() -> Path:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from stack_hosts import SCRIPTS, Host, python_download, self_contained_python
+from stack_hosts import SCRIPTS, Host, open_to_all, python_download, self_contained_python
 
 FIND = SCRIPTS / "find_python.sh"
 VERSION = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -84,8 +84,7 @@ def test_without_root_a_python_lacking_venv_is_named_with_its_package(host):
     ).stdout.strip()  # fmt: skip
     host.python(f"python{version}", lacks="venv", base=system)
     if _can_drop_root():
-        for folder in (host.root, *host.root.parents[:2]):  # pytest's folders are root's alone
-            folder.chmod(0o755)
+        open_to_all(host.root)
         done = host.run(FIND, version, user="65534")
     else:
         done = host.run(FIND, version)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from stack_hosts import Host, python_download
+from stack_hosts import Host, open_to_all, python_download
 
 PROJECT = Path(__file__).resolve().parents[2]
 SCRIPTS = PROJECT / "scripts"
@@ -115,8 +115,7 @@ def test_without_a_legacy_python_root_runs_the_current_stack_in_the_debian_root(
     )
     assert said[1].startswith("python: uv could not download Python 3.10 from 127.0.0.1:9")
     assert not any(line.startswith("error:") for line in said)  # the next choice follows
-    for folder in (bare_host.project.parent, *bare_host.project.parents[1:3]):
-        folder.chmod(0o755)
+    open_to_all(bare_host.root)
     (bare_host.project / ".uv").unlink(missing_ok=True)
     bare_host.project.chmod(0o777)
     not_root = bare_host.run(stack, user="65534")
