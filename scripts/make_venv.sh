@@ -15,18 +15,27 @@ if [ -e "$venv" ]; then
   rm -rf "$venv"
 fi
 python=$("$here/find_python.sh" "$@")
-# pyfarmhash (TFDV's) is published as source only: uv compiles it.
-if ! command -v g++ >/dev/null 2>&1; then
+# What the environment needs of the host besides Python, installed as root, else named:
+# g++, since pyfarmhash (TFDV's) is published as source only and uv compiles it; the
+# time zone database, without which ZetaSQL (in TFX's libraries) aborts the run at its
+# first step ("Check failed: absl::LoadTimeZone"), as on a minimal Ubuntu 22.04.
+need() {  # PACKAGE WHY TEST...
+  local package=$1 why=$2
+  shift 2
+  "$@" && return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Installing g++ (pyfarmhash, which TFDV needs, compiles from source)"
+    echo "Installing $package ($why)"
     apt-get update -qq >/dev/null 2>&1 \
-      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends g++ >/dev/null 2>&1 \
-      || { echo "error: apt-get could not install g++: 'apt-get install g++' says why" >&2; exit 1; }
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$package" >/dev/null 2>&1 \
+      && return 0
+    echo "error: apt-get could not install $package ($why): 'apt-get install $package' says why" >&2
   else
-    echo "error: g++ is missing, and pyfarmhash (which TFDV needs) compiles from source: 'sudo apt-get install g++'" >&2
-    exit 1
+    echo "error: $package is missing ($why): 'sudo apt-get install $package'" >&2
   fi
-fi
+  exit 1
+}
+need g++ "pyfarmhash, which TFDV needs, compiles from source" command -v g++ >/dev/null
+need tzdata "TFX's libraries abort without the time zone database" test -e "${TZDIR:-/usr/share/zoneinfo}/America/Los_Angeles"
 echo "Creating $venv with $python"
 if ! "$python" -m venv "$venv"; then
   rm -rf "$venv"

@@ -98,3 +98,15 @@ def test_a_failed_sync_leaves_its_marker_for_the_next(tmp_path):
     )  # fmt: skip
     assert done.returncode == 1
     assert (venv / ".sync-unfinished").exists()
+
+
+def test_a_host_without_the_time_zone_database_is_told_to_install_it(host, tmp_path):
+    host.env["TZDIR"] = str(tmp_path / "no-zoneinfo")  # where cctz (absl) looks for it
+    venv = tmp_path / "venv"
+    done = host.run(MAKE_VENV, venv, VERSION)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        "error: tzdata is missing (TFX's libraries abort without the time zone database):"
+        " 'sudo apt-get install tzdata'"
+    )
+    assert not venv.exists()
