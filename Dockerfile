@@ -34,7 +34,8 @@ ENV TF_USE_LEGACY_KERAS=1 \
     PYTHONUNBUFFERED=1
 
 WORKDIR /src
-COPY requirements-current.lock requirements-legacy.lock pyproject.toml README.md ./
+COPY requirements/current.lock requirements/legacy.lock requirements/
+COPY pyproject.toml README.md ./
 COPY scripts/install_image.sh scripts/
 RUN scripts/install_image.sh python --deps-only
 

@@ -35,7 +35,7 @@ VENV := .venv-$(STACK)
 PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 STAMP := $(VENV)/.synced-from-lock
-LOCK := requirements-$(STACK).lock
+LOCK := requirements/$(STACK).lock
 # The Pythons the stack runs on, preferred first (scripts/find_python.sh looks for them).
 PYTHON_VERSIONS := $(shell scripts/stack.sh --versions $(STACK))
 # The Debian packages the tests use: model diagram, HTML report in a browser, and a
@@ -76,7 +76,7 @@ kfp-local: $(STAMP)  ## Compile for Kubeflow and run every task of the spec here
 # The documentation's tools (mkdocs, mkdocs-material, pytest-codeblocks) come from their
 # own lock, installed beside the runtime's as the suite's tables are (a sync of
 # the runtime lock removes them: the stamp then is older and they come back).
-DOCS_LOCK := requirements-docs-$(STACK).lock
+DOCS_LOCK := requirements/docs-$(STACK).lock
 DOCS_STAMP := $(VENV)/.docs-synced-from-lock
 
 $(DOCS_STAMP): $(DOCS_LOCK) $(STAMP)
@@ -126,7 +126,7 @@ bench-dataset: $(STAMP)  ## The model's AUC against tuned boosted trees (ARGS="-
 
 # The suite's tables come from their own lock, installed beside the runtime's (a
 # sync of requirements.lock removes them: the stamp then is older and they come back).
-BENCH_LOCK := requirements-bench-$(STACK).lock
+BENCH_LOCK := requirements/bench-$(STACK).lock
 BENCH_STAMP := $(VENV)/.bench-synced-from-lock
 
 $(BENCH_STAMP): $(BENCH_LOCK) $(STAMP)
@@ -152,7 +152,7 @@ clean:  ## Remove run outputs (not the environment).
 # environment, since the runtime's Notebook 7 does not load TFMA's widget; the kernel
 # is $(VENV). scripts/notebook_env.sh says why each piece is there.
 NB_VENV := .venv-notebook
-NB_LOCK := requirements-notebook.lock
+NB_LOCK := requirements/notebook.lock
 NB_STAMP := $(NB_VENV)/.synced-from-lock
 NB_PORT ?= 8888
 

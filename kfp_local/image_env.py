@@ -26,8 +26,8 @@ from pipeline_def.code_digest import STEP_PACKAGES
 PROJECT = Path(__file__).resolve().parent.parent
 # What the image is built from: a change to any of it makes another image.
 IMAGE_SOURCES = (
-    "requirements-current.lock",
-    "requirements-legacy.lock",
+    "requirements/current.lock",
+    "requirements/legacy.lock",
     "pyproject.toml",
     *STEP_PACKAGES,
 )

@@ -13,7 +13,7 @@ python=${1:?usage: scripts/install_image.sh PYTHON [--deps-only]}
 project=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The stack is the one of PYTHON's version (pyproject.toml's markers tell them apart).
 stack=$("$python" -c 'import sys; print("current" if sys.version_info >= (3, 11) else "legacy")')
-lock="$project/requirements-$stack.lock"
+lock="$project/requirements/$stack.lock"
 uv_version=$(sed -n 's/^uv==\([^ ]*\).*/\1/p' "$lock")
 "$python" -m pip install --quiet --disable-pip-version-check "uv==$uv_version"
 uv=$("$python" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/uv

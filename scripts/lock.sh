@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Re-resolve every lock of both stacks from pyproject.toml and the .in files:
-# requirements-<stack>.lock (the runtime), then the docs' and the benchmark suite's
+# requirements/<stack>.lock (the runtime), then the docs' and the benchmark suite's
 # tools, resolved against that runtime lock so what they share stays at its versions.
 #   scripts/lock.sh UV
 # The current stack is resolved for glibc 2.39 (x86_64-manylinux_2_39, the tag of
@@ -68,9 +68,9 @@ open(out, "w").write("\n".join(lines) + "\n")
 PY
 }
 for stack in legacy current; do
-  echo "Resolving requirements-$stack.lock and its docs' and bench's locks"
-  compile "$stack" "requirements-$stack.lock" pyproject.toml --extra dev
+  echo "Resolving requirements/$stack.lock and its docs' and bench's locks"
+  compile "$stack" "requirements/$stack.lock" pyproject.toml --extra dev
   for tools in docs bench; do
-    compile "$stack" "requirements-$tools-$stack.lock" "requirements-$tools.in" -c "requirements-$stack.lock"
+    compile "$stack" "requirements/$tools-$stack.lock" "requirements/$tools.in" -c "requirements/$stack.lock"
   done
 done

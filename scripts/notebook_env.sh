@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build .venv-notebook: a classic Jupyter Notebook server (requirements-notebook.lock)
+# Build .venv-notebook: a classic Jupyter Notebook server (requirements/notebook.lock)
 # that displays TFMA's own views, with the runtime's .venv as its kernel.
 #
 #   scripts/notebook_env.sh [ENV_DIR]     (make notebook calls it when the locks change)
@@ -12,7 +12,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 env_dir=${1:-$here/.venv-notebook}
 runtime_py=$here/.venv/bin/python
-lock=$here/requirements-notebook.lock
+lock=$here/requirements/notebook.lock
 kernel_name=wide-deep
 
 if [ ! -x "$runtime_py" ]; then

@@ -8,7 +8,7 @@
 # One uv for both stacks (the current lock's): it installs either stack's lock alike.
 set -euo pipefail
 project=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-lock="$project/requirements-current.lock"
+lock="$project/requirements/current.lock"
 version=$(sed -n 's/^uv==\([^ ]*\).*/\1/p' "$lock")
 home="$project/.uv/$version"
 [ -x "$home/uv" ] && { echo "$home/uv"; exit 0; }
@@ -35,7 +35,7 @@ wheel="$tmp/uv.whl"
 echo "Fetching uv $version (the current lock's pin) into .uv/$version" >&2
 curl -fsSL --max-time 300 -o "$wheel" "${url%%#*}" 2>"$tmp/err" || fail "$(tail -n1 "$tmp/err")"
 got=$(sha256sum "$wheel" | cut -d' ' -f1)
-grep -qx "$got" <<<"$hashes" || fail "the wheel's sha256 $got is not among requirements-current.lock's hashes for uv==$version"
+grep -qx "$got" <<<"$hashes" || fail "the wheel's sha256 $got is not among requirements/current.lock's hashes for uv==$version"
 mkdir "$tmp/unpacked"
 if command -v unzip >/dev/null 2>&1; then
   unzip -q "$wheel" -d "$tmp/unpacked"

@@ -298,7 +298,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path not in slow)
 
 
-# What the docs' lock adds beside the runtime (requirements-docs.in), which tests/docs
+# What the docs' lock adds beside the runtime (requirements/docs.in), which tests/docs
 # imports: `make run` does not install it.
 _DOCS_TOOLS = {"pytest_codeblocks": "pytest-codeblocks", "mkdocs": "mkdocs"}
 _DOCS_TESTS = Path(__file__).resolve().parent / "docs"

@@ -181,9 +181,11 @@ def test_the_image_context_is_what_the_dockerfile_copies(tmp_path):
     image_env.build_context(PROJECT / "Dockerfile", tmp_path)
     top = sorted(p.name for p in tmp_path.iterdir())
     assert top == sorted(
-        ["README.md", *STEP_PACKAGES, "pyproject.toml",
-         "requirements-current.lock", "requirements-legacy.lock", "scripts"]
+        ["README.md", *STEP_PACKAGES, "pyproject.toml", "requirements", "scripts"]
     )  # fmt: skip
+    assert sorted(p.name for p in (tmp_path / "requirements").iterdir()) == [
+        "current.lock", "legacy.lock"
+    ]
     # What steps import, and nothing of the operator side or the runners.
     assert not (tmp_path / "pipeline_ops").exists()
     assert [p.name for p in (tmp_path / "scripts").iterdir()] == ["install_image.sh"]
@@ -192,7 +194,7 @@ def test_the_image_context_is_what_the_dockerfile_copies(tmp_path):
 
 def test_the_image_is_a_beam_sdk_container_of_the_current_lock_on_debian_13():
     dockerfile = (PROJECT / "Dockerfile").read_text()
-    lock = (PROJECT / "requirements-current.lock").read_text()
+    lock = (PROJECT / "requirements" / "current.lock").read_text()
     locked = re.search(r"^apache-beam==([\d.]+)", lock, re.M)
     assert f"ARG BEAM_VERSION={locked.group(1)}" in dockerfile
     assert "FROM apache/beam_python3.13_sdk:${BEAM_VERSION} AS beam" in dockerfile

@@ -14,7 +14,7 @@ import pytest
 from packaging.requirements import Requirement
 from stack_hosts import PROJECT, SCRIPTS
 
-LOCK = PROJECT / "requirements-current.lock"
+LOCK = PROJECT / "requirements" / "current.lock"
 VERSIONS = subprocess.run(
     [SCRIPTS / "stack.sh", "--versions", "current"], capture_output=True, text=True, check=True
 ).stdout.split()

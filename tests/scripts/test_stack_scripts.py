@@ -89,7 +89,8 @@ def bare_host(tmp_path) -> Host:
     copy of the scripts in a project of their own (no environment built yet)."""
     project = tmp_path / "project"
     shutil.copytree(SCRIPTS, project / "scripts")
-    shutil.copy2(PROJECT / "requirements-current.lock", project)
+    (project / "requirements").mkdir()
+    shutil.copy2(PROJECT / "requirements" / "current.lock", project / "requirements")
     if (PROJECT / ".uv").is_dir():
         (project / ".uv").symlink_to(PROJECT / ".uv")  # uv, fetched once
     host = Host(tmp_path / "host", glibc="2.36")
@@ -166,7 +167,7 @@ def test_a_half_built_root_is_removed_and_never_used(tmp_path):
 def test_a_lock_edited_by_hand_is_one_line_naming_it(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    lock = tmp_path / "requirements-current.lock"
+    lock = tmp_path / "current.lock"
     lock.write_text("six==99.0.0 \\\n    --hash=sha256:" + "0" * 64 + "\n")
     uv = Path(sys.executable).parent / "uv"
     done = _run(SCRIPTS / "sync_lock.sh", uv, venv / "bin" / "python", lock)
