@@ -4,15 +4,16 @@
                   [--allow-older] [--output-dir DIR] [--metadata URI]
                   [--train-steps N] [--eval-steps N] [--hparam NAME=VALUE ...]
                   [--tune [--tune-trials N] [--tune-minutes M]] [--beam-arg ARG ...] [--verbose]
-                  [--detailed-exitcode]
+                  [--detailed-exitcode] [--wait-for-lock SECONDS]
 
 Prints one line per component and a closing summary; the full log goes to
 ``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
 machines. With span folders, a run that would only repeat an earlier one (the same
 window, files, settings and code, and what it left serving still serves) says so and
-exits 0 at once, a span still being written is waited for, and runs on one output dir
-wait for each other: a cron line may run it every hour. Exit codes: 0 success (or
-nothing to do, or data still being written), 1 a component failed, 2 bad input, 130
+exits 0 at once, a span still being written is waited for, and a run that finds another
+run of its output dir under way names it and exits 0 (after up to --wait-for-lock
+seconds): a cron line may run it every hour. Exit codes: 0 success (or nothing to do,
+data still being written, or another run under way), 1 a component failed, 2 bad input, 130
 Ctrl-C. With --detailed-exitcode a completed run exits 0 only when its model is
 blessed, and 3 when the gate held it back; a run with nothing to do exits with the
 verdict of the earlier run it would repeat.
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from data_layout.spans import SpanNotReady
+from data_layout.spans import SpanNotReady, Window
 from modules import datasets
 from pipeline_def.config import PipelineConfig
 from pipeline_def.project_paths import data_root_of, output_dir_for
@@ -38,7 +39,8 @@ from pipeline_ops.metadata.store import metadata_for
 from pipeline_ops.session.data_check import check_spans
 from pipeline_ops.session.local_run import run_session
 from pipeline_ops.session.local_run_settings import beam_args_for, split_buckets_for
-from pipeline_ops.session.period import input_digest, nothing_to_do, one_run_at_a_time
+from pipeline_ops.session.period import input_digest, nothing_to_do
+from pipeline_ops.session.run_lock import LockHeldError, one_run_at_a_time
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -63,6 +65,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "default: in-process for small data, one worker process per core for large",
     )
     add_detailed_exitcode(parser)
+    parser.add_argument(
+        "--wait-for-lock",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="where another run of the output dir is under way, wait up to this long for "
+        "it before exiting 0 (default: %(default)s, at once)",
+    )
     return parser.parse_args(argv)
 
 
@@ -134,16 +144,27 @@ def _run(args: argparse.Namespace) -> int:
         if note:
             print(f"note: {note}")
     paths.output_dir.mkdir(parents=True, exist_ok=True)
-    with one_run_at_a_time(paths.output_dir):
-        done = None if window.flat else nothing_to_do(config, input_digest(paths.data_root, window))
-        if done is not None:
-            spans_read = ", ".join(map(str, window.spans))
-            print(f"span {window.span}: {done.reason} (window {spans_read}); nothing to do")
-            # The files' verdict stands: the run it repeats judged them, and nothing since.
-            return verdict_exit_code(done.blessed) if args.detailed_exitcode else EXIT_OK
-        return run_session(
-            config, paths.output_dir, args.verbose, detailed_exitcode=args.detailed_exitcode
-        )
+    try:
+        with one_run_at_a_time(paths.output_dir, args.wait_for_lock):
+            return _run_once(args, paths, config, window)
+    except LockHeldError as held:
+        print(f"span {window.span}: {held}; nothing to do")
+        return EXIT_OK
+
+
+def _run_once(
+    args: argparse.Namespace, paths: RunPaths, config: PipelineConfig, window: Window
+) -> int:
+    """The run, under the output dir's lock: nothing where it would repeat an earlier one."""
+    done = None if window.flat else nothing_to_do(config, input_digest(paths.data_root, window))
+    if done is not None:
+        spans_read = ", ".join(map(str, window.spans))
+        print(f"span {window.span}: {done.reason} (window {spans_read}); nothing to do")
+        # The files' verdict stands: the run it repeats judged them, and nothing since.
+        return verdict_exit_code(done.blessed) if args.detailed_exitcode else EXIT_OK
+    return run_session(
+        config, paths.output_dir, args.verbose, detailed_exitcode=args.detailed_exitcode
+    )
 
 
 if __name__ == "__main__":

@@ -6,17 +6,14 @@ spans and their files' bytes), with the same settings and code (the fingerprint 
 Pusher recorded), and what it left serving still serves: its push, or the version it
 held its candidate back against. Such a run says so and exits 0 before any TFX step
 (with --detailed-exitcode, the code of the verdict that earlier run gave).
-Anything else runs. Runs on one output folder take its lock in turn, so two
-overlapping invocations never train or push the same span twice: the second waits,
-then finds the first one's run.
+Anything else runs. Runs on one output folder take its lock (``run_lock``), so two
+overlapping invocations never train or push the same span twice.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,8 +30,6 @@ from pipeline_def.code_digest import run_fingerprint
 from pipeline_def.config import PipelineConfig
 from pipeline_ops.metadata.runs import PipelineRun, runs_newest_first
 from pipeline_ops.metadata.store import open_store
-
-LOCK_FILE = ".run.lock"
 
 
 def input_digest(root: Path, window: spans.Window) -> str:
@@ -104,18 +99,3 @@ def repeated_run(
     against = f"serving version {serving}" if serving else "the absolute bound (nothing serves)"
     said = f"run {run.run_id} judged these files against {against} and pushed nothing"
     return Repeat(said + (f" ({held})" if held else ""), outcome.blessed)
-
-
-@contextlib.contextmanager
-def one_run_at_a_time(output_dir: Path) -> Iterator[None]:
-    """Hold ``output_dir``'s run lock; say so when waiting for another run's."""
-    with (output_dir / LOCK_FILE).open("w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            print(f"waiting for the run that holds {output_dir / LOCK_FILE}", flush=True)
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
