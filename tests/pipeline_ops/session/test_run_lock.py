@@ -54,9 +54,8 @@ def held(tmp_path) -> Iterator[subprocess.Popen]:
 
 
 def test_a_firing_names_the_run_under_way_and_gives_up_at_once(held, tmp_path):
-    with pytest.raises(LockHeldError) as raised:
-        with one_run_at_a_time(tmp_path):
-            pytest.fail("the lock was taken while another process held it")
+    with pytest.raises(LockHeldError) as raised, one_run_at_a_time(tmp_path):
+        pytest.fail("the lock was taken while another process held it")
     said = str(raised.value)
     assert f"(process {held.pid} on {socket.gethostname()}) holds {tmp_path / LOCK_FILE}" in said
     assert said.startswith("the run started 20")
@@ -64,9 +63,9 @@ def test_a_firing_names_the_run_under_way_and_gives_up_at_once(held, tmp_path):
 
 def test_a_firing_waits_only_as_long_as_it_is_told(held, tmp_path):
     started = time.monotonic()
-    with pytest.raises(LockHeldError, match=r"after waiting 1\.5 s$"):
-        with one_run_at_a_time(tmp_path, wait_s=1.5):
-            pytest.fail("the lock was taken while another process held it")
+    waited = pytest.raises(LockHeldError, match=r"after waiting 1\.5 s$")
+    with waited, one_run_at_a_time(tmp_path, wait_s=1.5):
+        pytest.fail("the lock was taken while another process held it")
     assert 1.5 <= time.monotonic() - started < 10
 
 
