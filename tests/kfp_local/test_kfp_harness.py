@@ -184,7 +184,8 @@ def test_the_image_context_is_what_the_dockerfile_copies(tmp_path):
         ["README.md", *STEP_PACKAGES, "pyproject.toml", "requirements", "scripts"]
     )  # fmt: skip
     assert sorted(p.name for p in (tmp_path / "requirements").iterdir()) == [
-        "current.lock", "legacy.lock"
+        "current.lock",
+        "legacy.lock",
     ]
     # What steps import, and nothing of the operator side or the runners.
     assert not (tmp_path / "pipeline_ops").exists()
