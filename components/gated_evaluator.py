@@ -19,7 +19,9 @@ judged the same way on each slice's rows, and only on slices of at least its
 ``slice_min_rows`` rows: the paired comparison of every slice is written beside the
 evaluation (``slice_comparisons.json``). With the dataset's error-rate bound
 (``max_error_rate_rise``), a slice's false positive or negative rate above the
-serving model's beyond it also holds the candidate back (``held_error_rates.json``).
+serving model's beyond it also holds the candidate back (``held_error_rates.json``),
+also where too few rows of a class leave no paired comparison; a bound that can judge
+no rate says why, in the blessing and the review, rather than pass in silence.
 Every other threshold stays TFMA's. While nothing serves, the candidate's own AUC
 intervals, overall and per slice, are written instead (``candidate_intervals.json``).
 
@@ -365,14 +367,43 @@ def write_slice_comparisons(
     return slices
 
 
-def held_rates(evaluation: tfx.dsl.Artifact, min_rows: int, rise: float | None) -> list[str]:
-    """The error rates beyond the dataset's bound, kept beside the evaluation ([]: no bound)."""
+def held_rates(
+    evaluation: tfx.dsl.Artifact, min_rows: int, rise: float | None
+) -> error_rates.HeldRates | None:
+    """The error-rate bound's verdict, kept beside the evaluation (None: no bound declared)."""
     if rise is None:
-        return []
+        return None
     rates = error_rates.load_rates(evaluation.uri, model_of, min_rows)
-    held = error_rates.beyond_bound(rates, float(rise))
-    error_rates.write_held(float(rise), held, evaluation.uri)
-    return held
+    verdict = error_rates.HeldRates(
+        float(rise), error_rates.beyond_bound(rates, float(rise)), error_rates.not_judged(rates)
+    )
+    error_rates.write_held(verdict, evaluation.uri)
+    return verdict
+
+
+def rates_said(verdict: error_rates.HeldRates | None) -> str:
+    """The error-rate bound's part of the blessing's record ("": no bound, or none held)."""
+    if verdict is None:
+        return ""
+    if verdict.not_judged:
+        return f"error rates not judged ({verdict.not_judged})"
+    return "held back on error rates: " + "; ".join(verdict.held) if verdict.held else ""
+
+
+def hold_on_rates_alone(blessing: tfx.dsl.Artifact, verdict: error_rates.HeldRates | None) -> None:
+    """Where no paired comparison could be made, gate on the error-rate bound alone.
+
+    Too few rows of a class leave no honest AUC interval: TFMA's verdict stands, but a
+    rate beyond the bound still holds the candidate back, and the blessing says what
+    the bound found, or why it judged nothing.
+    """
+    said = rates_said(verdict)
+    if not said:
+        return
+    recorded = blessing.get_string_custom_property(AUC_CHANGE_INTERVAL)
+    blessing.set_string_custom_property(AUC_CHANGE_INTERVAL, f"{recorded}; {said}")
+    if verdict.held:
+        write_verdict(blessing, False)
 
 
 def bless(
@@ -380,17 +411,15 @@ def bless(
     evaluation: tfx.dsl.Artifact,
     comparison: Comparison,
     slices: Sequence[SliceComparison],
-    rates: Sequence[str] = (),
+    rates: error_rates.HeldRates | None = None,
 ) -> None:
     """Record the comparison and what held the candidate back, and write the verdict.
 
     Blessed where TFMA's checks pass but for the AUC change bounds, neither the whole
-    split nor any slice is worse beyond its noise, and no error rate (``rates``) rose
-    beyond the dataset's bound.
+    split nor any slice is worse beyond its noise, and no error rate rose beyond the
+    dataset's bound (``rates``: its verdict, None where none is declared).
     """
-    held = describe_held(slices)
-    if rates:
-        held = "; ".join(filter(None, [held, "held back on error rates: " + "; ".join(rates)]))
+    held = "; ".join(filter(None, [describe_held(slices), rates_said(rates)]))
     blessing.set_string_custom_property(
         AUC_CHANGE_INTERVAL, comparison.describe() + (f"; {held}" if held else "")
     )
@@ -400,7 +429,7 @@ def bless(
         passes_but_for_auc_change(evaluation.uri)
         and not comparison.worse
         and not any(s.held for s in slices)
-        and not rates,
+        and not (rates and rates.held),
     )
 
 
@@ -435,11 +464,12 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
             return  # no change bound: TFMA's verdict stands
         records, scored = _scored(config.model_specs[0], examples, (model, baseline[0]), split)
         comparison = compare_with_serving(scored, drop, evaluation, blessing)
-        if comparison is None:
-            return
         min_rows = int(exec_properties.get(SLICE_MIN_ROWS_KEY) or SLICE_MIN_ROWS)
-        slices = write_slice_comparisons(config, records, scored, min_rows, evaluation)
         rates = held_rates(evaluation, min_rows, exec_properties.get(MAX_RATE_RISE_KEY))
+        if comparison is None:
+            hold_on_rates_alone(blessing, rates)
+            return
+        slices = write_slice_comparisons(config, records, scored, min_rows, evaluation)
         bless(blessing, evaluation, comparison, slices, rates)
 
     def _run_tfma(

@@ -12,7 +12,7 @@ false negative rate is higher beyond that noise.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import tensorflow_model_analysis as tfma
 
@@ -151,15 +151,37 @@ def beyond_bound(rates: Sequence[SliceRates], rise: float) -> list[str]:
     return found
 
 
-def write_held(rise: float, held: Sequence[str], folder: str) -> None:
-    """Keep the bound and the rates beyond it in ``folder`` (the evaluation's)."""
-    write_json({"bound": rise, "held": list(held)}, folder, HELD_RATES_FILE)
+def not_judged(rates: Sequence[SliceRates]) -> str:
+    """Why the bound could judge no rate ("": it judged at least one)."""
+    if not rates:
+        return "the evaluation recorded no error rates"
+    if all(r.gap(kind) is None for r in rates for kind in ("fpr", "fnr")):
+        return "no rate has rows of its class on both the candidate and the serving model"
+    return ""
 
 
-def read_held(folder: str) -> tuple[float, list[str]] | None:
-    """What ``write_held`` kept in ``folder``: (bound, rates beyond it); None: no bound."""
+@dataclass(frozen=True)
+class HeldRates:
+    """The error-rate bound's verdict.
+
+    The bound, the rates beyond it, and why it judged nothing where it could not ("":
+    it judged).
+    """
+
+    bound: float
+    held: list[str]
+    not_judged: str = ""
+
+
+def write_held(verdict: HeldRates, folder: str) -> None:
+    """Keep the error-rate bound's verdict in ``folder`` (the evaluation's)."""
+    write_json(asdict(verdict), folder, HELD_RATES_FILE)
+
+
+def read_held(folder: str) -> HeldRates | None:
+    """What ``write_held`` kept in ``folder``; None: no bound declared."""
     found = read_json(folder, HELD_RATES_FILE)
-    return (found["bound"], found["held"]) if found is not None else None
+    return HeldRates(**found) if found is not None else None
 
 
 def _matrices(value: tfma.proto.metrics_for_slice_pb2.MetricValue) -> dict[float, Operating]:

@@ -636,18 +636,12 @@ def _rate_check(evaluation_uri: str) -> list[Check]:
     found = read_held(evaluation_uri)
     if found is None:
         return []
-    bound, held = found
-    return [
-        Check(
-            "error rates",
-            "rise",
-            None,
-            None,
-            f"FPR, FNR at most {bound:+.3f} above serving's beyond noise"
-            + (": " + "; ".join(held) if held else ""),
-            passed=not held,
-        )
-    ]
+    bound = f"FPR, FNR at most {found.bound:+.3f} above serving's beyond noise"
+    if found.not_judged:
+        bound += f": not judged ({found.not_judged})"
+    elif found.held:
+        bound += ": " + "; ".join(found.held)
+    return [Check("error rates", "rise", None, None, bound, passed=not found.held)]
 
 
 def _beyond_noise(checks: list[Check], comparison: Comparison | None) -> list[Check]:

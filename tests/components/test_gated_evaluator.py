@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 import tensorflow as tf
 import tensorflow_model_analysis as tfma
@@ -18,6 +19,7 @@ from components.gated_evaluator import passes_but_for_auc_change, tolerated_drop
 from data_layout.properties import AUC_CHANGE_INTERVAL, HELD_SLICES
 from modules import datasets
 from pipeline_def.evaluation import eval_config
+from review.error_rates import HeldRates
 from review.paired_comparison import Comparison, SliceComparison
 
 
@@ -233,9 +235,32 @@ def test_an_error_rate_beyond_the_bound_holds_the_candidate_back(auc_change_fail
     evaluation, blessing = auc_change_failed
     within = Comparison(800, 0.9, 0.9, -0.01, 0.01, tolerance=0.01)
     rate = "company=Cab FNR at 0.25: 0.060 against 0.005 (gap 95% interval +0.025 to +0.095)"
-    gated_evaluator.bless(blessing, evaluation, within, [], [rate])
+    gated_evaluator.bless(blessing, evaluation, within, [], HeldRates(0.02, [rate]))
     assert (tmp_path / "blessing" / "NOT_BLESSED").exists()
     recorded = blessing.get_string_custom_property(AUC_CHANGE_INTERVAL)
     assert recorded.endswith(f"; held back on error rates: {rate}")
     # No bound declared: the rates are not read, nothing is held.
-    assert gated_evaluator.held_rates(evaluation, 100, None) == []
+    assert gated_evaluator.held_rates(evaluation, 100, None) is None
+
+
+def test_without_a_paired_comparison_the_error_rate_bound_still_gates(auc_change_failed):
+    evaluation, blessing = auc_change_failed
+    # Every row of one class: no honest interval, so no paired comparison.
+    one_class = (np.zeros(50), np.linspace(0.1, 0.9, 50), np.linspace(0.2, 0.8, 50))
+    assert gated_evaluator.compare_with_serving(one_class, 0.01, evaluation, blessing) is None
+    write_verdict(blessing, True)  # TFMA's verdict
+    gated_evaluator.hold_on_rates_alone(blessing, HeldRates(0.02, [], ""))
+    recorded = blessing.get_string_custom_property(AUC_CHANGE_INTERVAL)
+    assert recorded.startswith("no paired comparison: ") and "error rates" not in recorded
+    assert Path(blessing.uri, "BLESSED").exists()  # within the bound: TFMA's verdict stands
+    why = "no rate has rows of its class on both the candidate and the serving model"
+    gated_evaluator.hold_on_rates_alone(blessing, HeldRates(0.02, [], why))
+    assert blessing.get_string_custom_property(AUC_CHANGE_INTERVAL).endswith(
+        f"; error rates not judged ({why})"
+    )
+    rate = "Overall FNR at 0.5: 0.200 against 0.050 (gap 95% interval +0.050 to +0.250)"
+    gated_evaluator.hold_on_rates_alone(blessing, HeldRates(0.02, [rate]))
+    assert Path(blessing.uri, "NOT_BLESSED").exists() and not Path(blessing.uri, "BLESSED").exists()
+    assert blessing.get_string_custom_property(AUC_CHANGE_INTERVAL).endswith(
+        f"; held back on error rates: {rate}"
+    )

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from review.curves import Operating
-from review.error_rates import HEADINGS, SliceRates, beyond_bound, read_held, write_held
+from review.error_rates import (
+    HEADINGS,
+    HeldRates,
+    SliceRates,
+    beyond_bound,
+    not_judged,
+    read_held,
+    write_held,
+)
 
 
 def test_rates_come_from_the_counts_of_their_class():
@@ -52,5 +60,19 @@ def test_the_bound_names_each_rate_beyond_it_and_only_those():
 
 def test_the_held_rates_are_kept_beside_the_evaluation(tmp_path):
     assert read_held(str(tmp_path)) is None  # no bound declared
-    write_held(0.02, ["Overall FNR at 0.25: ..."], str(tmp_path))
-    assert read_held(str(tmp_path)) == (0.02, ["Overall FNR at 0.25: ..."])
+    write_held(HeldRates(0.02, ["Overall FNR at 0.25: ..."]), str(tmp_path))
+    assert read_held(str(tmp_path)) == HeldRates(0.02, ["Overall FNR at 0.25: ..."])
+    # As a run before "not judged" was recorded wrote it: still read.
+    (tmp_path / "held_error_rates.json").write_text('{"bound": 0.01, "held": []}')
+    assert read_held(str(tmp_path)) == HeldRates(0.01, [], "")
+
+
+def test_a_bound_that_could_judge_no_rate_says_why():
+    assert not_judged([]) == "the evaluation recorded no error rates"
+    alone = SliceRates(None, None, 0.5, Operating(0.5, 190, 20, 280, 10), None)
+    assert not_judged([alone]) == (
+        "no rate has rows of its class on both the candidate and the serving model"
+    )
+    served = SliceRates(None, None, 0.5, Operating(0.5, 190, 20, 280, 10),
+                        Operating(0.5, 190, 20, 280, 10))  # fmt: skip
+    assert not_judged([alone, served]) == ""

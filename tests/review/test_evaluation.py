@@ -17,7 +17,7 @@ from review_inputs import add_slice_plots, comparison, evaluation_of, write_slic
 from data_layout.properties import Outcome, PushRecord
 from pipeline_ops.report.run_review import print_changes
 from review.curves import Operating
-from review.error_rates import write_held
+from review.error_rates import HeldRates, write_held
 from review.evaluation import (
     MIN_SLICE_SIZE,
     HistoryPoint,
@@ -321,10 +321,13 @@ def test_the_slices_that_held_the_candidate_back_fail_and_no_other(recorded_runs
 
 def test_the_error_rate_bound_is_a_check_of_the_verdict(evaluation):
     assert not [c for c in load_review(str(evaluation), OUTCOME).checks if c.kind == "rise"]
-    write_held(0.02, ["company=Cab FNR at 0.25: 0.060 against 0.005"], str(evaluation))
+    write_held(HeldRates(0.02, ["company=Cab FNR at 0.25: 0.060 against 0.005"]), str(evaluation))
     (check,) = [c for c in load_review(str(evaluation), OUTCOME).checks if c.kind == "rise"]
     assert check.result == "FAIL" and check.slice is None
     assert check.bound.endswith(": company=Cab FNR at 0.25: 0.060 against 0.005")
-    write_held(0.02, [], str(evaluation))
+    write_held(HeldRates(0.02, []), str(evaluation))
     (check,) = [c for c in load_review(str(evaluation), OUTCOME).checks if c.kind == "rise"]
     assert check.result == "pass"
+    write_held(HeldRates(0.02, [], "the evaluation recorded no error rates"), str(evaluation))
+    (check,) = [c for c in load_review(str(evaluation), OUTCOME).checks if c.kind == "rise"]
+    assert check.bound.endswith(": not judged (the evaluation recorded no error rates)")
