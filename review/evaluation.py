@@ -290,7 +290,8 @@ class Check:
     bound: str
     passed: bool
     # Why a failure TFMA reported does not stand (the gate set it aside), "" otherwise:
-    # "within noise", "too small to gate" or "undefined: <reason>".
+    # "within noise", "too small to gate" or "undefined: <reason>"; for a check that
+    # could judge nothing, "not judged (<reason>)".
     relaxed: str = ""
     # A slice's check: the slice ("column=value"), its rows and the paired interval.
     slice: str | None = None
@@ -637,11 +638,11 @@ def _rate_check(evaluation_uri: str) -> list[Check]:
     if found is None:
         return []
     bound = f"FPR, FNR at most {found.bound:+.3f} above serving's beyond noise"
-    if found.not_judged:
-        bound += f": not judged ({found.not_judged})"
-    elif found.held:
+    if found.held:
         bound += ": " + "; ".join(found.held)
-    return [Check("error rates", "rise", None, None, bound, passed=not found.held)]
+    # A bound that could judge nothing holds nothing back, and says so in its result.
+    judged = f"not judged ({found.not_judged})" if found.not_judged else ""
+    return [Check("error rates", "rise", None, None, bound, not found.held, relaxed=judged)]
 
 
 def _beyond_noise(checks: list[Check], comparison: Comparison | None) -> list[Check]:
