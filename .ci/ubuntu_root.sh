@@ -26,6 +26,9 @@ echo "Building an Ubuntu $suite root at $root"
 debootstrap --variant=minbase --keyring="$root.keyring/usr/share/keyrings/ubuntu-archive-keyring.gpg" \
   --include=python3,make,git,curl,ca-certificates "$suite" "$root" "$mirror" "$script" >"$root.log" 2>&1 \
   || { tail -n 5 "$root.log" >&2; exit 1; }
+# What an installed system has and debootstrap leaves out for some suites (jammy):
+# without localhost in /etc/hosts, TFX 1.16's gRPC servers cannot bind.
+[ -s "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
 echo "deb $mirror $suite main universe" >"$root/etc/apt/sources.list"
 echo "deb $mirror $suite-updates main universe" >>"$root/etc/apt/sources.list"
 # This machine's certificate authorities (its egress proxy's), as debian_root.sh does.
