@@ -51,7 +51,7 @@ from components.arrow_csv_example_gen import (  # noqa: E402
     file_kinds,
     merge_kinds,
 )
-from components.split_router import SplitRouter  # noqa: E402
+from data_layout.split_router import SplitRouter  # noqa: E402
 from pipeline_def.config import DEFAULT_SPLIT  # noqa: E402
 from pipeline_ops.session.local_run_settings import CSV_BYTES_PER_ROW, split_buckets_for  # noqa: E402
 

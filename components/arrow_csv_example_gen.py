@@ -73,7 +73,6 @@ from tfx.utils import proto_utils
 from tfx_bsl.coders import example_coder
 
 from components.spec_extension import extended
-from components.split_router import SplitRouter
 from data_layout import csv_files, encoded_spans, spans
 from data_layout.csv_files import CsvFormatError
 from data_layout.properties import (
@@ -86,6 +85,7 @@ from data_layout.properties import (
     WINDOW_NOTE_PROPERTY,
     WINDOW_PROPERTY,
 )
+from data_layout.split_router import SplitRouter
 from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TRAIN
 
 # Rows are read, encoded and written in blocks of about this many bytes of CSV (about

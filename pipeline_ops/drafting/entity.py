@@ -117,7 +117,7 @@ def _empty_key_split(table: Table, column: str) -> str:
     # Both load TensorFlow: imported here, after the command's Keras choice.
     import tensorflow as tf
 
-    from components.split_router import SplitRouter
+    from data_layout.split_router import SplitRouter
 
     # An empty cell is an empty list of the column's kind (integers, else bytes).
     empty = (

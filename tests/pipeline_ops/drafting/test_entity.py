@@ -9,7 +9,7 @@ import pytest
 from panel_table import draft, drafted_in_process, panel
 
 from components.arrow_csv_example_gen import encode_blocks, file_kinds, read_header
-from components.split_router import SplitRouter
+from data_layout.split_router import SplitRouter
 from pipeline_ops import commands
 from pipeline_ops.drafting.entity import names_an_id
 from pipeline_ops.session.local_run_settings import split_buckets_for

@@ -1,0 +1,59 @@
+"""A room holds one kind of thing: every module of components/ is a piece of a component.
+
+A module there defines a TFX component, its executor or driver, or an artifact type;
+or it is a helper of the room that nothing outside components/ imports (the spec
+extension). A helper other rooms use (the split rule the drafter and the benchmarks
+read) belongs in the room of what it is about, and this test names it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from test_import_direction import PROJECT, imported_modules
+from tfx.dsl.components.base import base_component, base_driver, base_executor
+from tfx.types import artifact
+
+PIECES = (
+    base_component.BaseComponent,
+    base_executor.BaseExecutor,
+    base_driver.BaseDriver,
+    artifact.Artifact,
+)
+COMPONENTS = sorted(p for p in (PROJECT / "components").glob("*.py") if p.name != "__init__.py")
+# Where other rooms import from: the house, the tests and the runners.
+ELSEWHERE = [
+    p for folder in ("modules", "data_layout", "review", "pipeline_def", "pipeline_ops",
+                     "kfp_local", "scripts", "benchmarks", "tests")
+    for p in sorted((PROJECT / folder).rglob("*.py"))
+] + [PROJECT / "local_runner.py", PROJECT / "kubeflow_runner.py"]  # fmt: skip
+
+
+def component_pieces(module: ModuleType) -> list[str]:
+    """The components, executors, drivers and artifact types ``module`` defines."""
+    return [
+        name for name, value in vars(module).items()
+        if inspect.isclass(value) and value.__module__ == module.__name__
+        and issubclass(value, PIECES)
+    ]  # fmt: skip
+
+
+def importers_outside(module: str) -> list[str]:
+    """The files outside components/ that import ``module``."""
+    return [
+        str(p.relative_to(PROJECT)) for p in ELSEWHERE
+        if any(n == module or n.startswith(module + ".") for n in imported_modules(p.read_text()))
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", COMPONENTS, ids=lambda p: p.name)
+def test_a_module_of_components_is_a_piece_of_a_component(path: Path):
+    name = f"components.{path.stem}"
+    if component_pieces(importlib.import_module(name)):
+        return
+    outside = importers_outside(name)
+    assert not outside, f"{name} defines no component piece, and {outside} import it"
