@@ -9,14 +9,10 @@ process.prepare()
 
 # ruff: noqa: E402 - the imports below come after that choice
 
-import contextlib
 import csv
-import fcntl
 import importlib
 import itertools
-import json
 import math
-import os
 import shutil
 import socket
 import subprocess
@@ -70,37 +66,12 @@ def sample_rows() -> list[dict[str, str]]:
         return list(itertools.islice(reader, 400))
 
 
-def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
-    """A folder of this session that every pytest worker sees at the same path: xdist's
-    workers are sessions of their own, whose temporary folders share a parent."""
-    base = tmp_path_factory.getbasetemp()
-    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
-
-
-@contextlib.contextmanager
-def made_once(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Path | None]:
-    """The shared folder ``name``, to fill, for the first worker that asks; None for the
-    others, which wait until it is whole (each worker made its own copy before)."""
-    folder = shared_folder(tmp_path_factory, name)
-    with folder.with_name(f"{name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if (folder / ".made").exists():
-            yield None
-            return
-        shutil.rmtree(folder, ignore_errors=True)  # left by a worker that failed making it
-        folder.mkdir()
-        yield folder
-        (folder / ".made").touch()
-
-
 @pytest.fixture(scope="session")
 def small_data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A data root holding the first 5,000 rows of the shipped data (one for all workers:
-    a run's cache key holds its data root's path)."""
-    with made_once(tmp_path_factory, "data-5000") as folder:
-        if folder is not None:
-            write_head(5000, folder)
-    return shared_folder(tmp_path_factory, "data-5000")
+    """A data root holding the first 5,000 rows of the shipped data."""
+    root = tmp_path_factory.mktemp("data")
+    write_head(5000, root)
+    return root
 
 
 def _kind(values: list[str]) -> tf.dtypes.DType:
@@ -169,20 +140,11 @@ def run_pipeline() -> RunPipeline:
 
 @pytest.fixture(scope="session")
 def first_run(small_data_root, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
-    """One real pipeline run on the small data: (output dir, the finished process).
-
-    One for the whole session, whichever worker asks first; every test reads it and
-    none writes to it (a test that runs again over it copies it first).
-    """
-    with made_once(tmp_path_factory, "first-run") as folder:
-        if folder is not None:
-            done = _run_local_runner(small_data_root, folder / "out")
-            kept = {k: getattr(done, k) for k in ("args", "returncode", "stdout", "stderr")}
-            (folder / "process.json").write_text(json.dumps(kept))
-    folder = shared_folder(tmp_path_factory, "first-run")
-    result = subprocess.CompletedProcess(**json.loads((folder / "process.json").read_text()))
+    """One real pipeline run on the small data: (output dir, the finished process)."""
+    output_dir = tmp_path_factory.mktemp("e2e")
+    result = _run_local_runner(small_data_root, output_dir)
     assert result.returncode == 0, result.stdout + result.stderr
-    return folder / "out", result
+    return output_dir, result
 
 
 @pytest.fixture(scope="session")
