@@ -11,10 +11,9 @@ suite=$1 root=$2
 mirror=${UBUNTU_MIRROR:-http://archive.ubuntu.com/ubuntu}
 keyring_deb=https://archive.ubuntu.com/ubuntu/pool/main/u/ubuntu-keyring/ubuntu-keyring_2023.11.28.1_all.deb
 rm -rf --one-file-system "$root" "$root.keyring"
-command -v debootstrap >/dev/null 2>&1 || {
-  apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
-}
+command -v debootstrap >/dev/null 2>&1 \
+  || "$(dirname "${BASH_SOURCE[0]}")/../scripts/system_deps.sh" --install "to build an Ubuntu root" debootstrap \
+  || exit 1
 mkdir -p "$root.keyring"
 curl -fsSL -o "$root.keyring/keyring.deb" "$keyring_deb"
 dpkg-deb -x "$root.keyring/keyring.deb" "$root.keyring"

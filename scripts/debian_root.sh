@@ -27,11 +27,9 @@ if [ -e "$partial" ]; then
   echo "Found a half-built Debian root at $partial (a build was stopped): removing it and building again"
   rm -rf --one-file-system "$partial"
 fi
-if ! command -v debootstrap >/dev/null 2>&1; then
-  echo "Installing debootstrap (Debian's package) to build the Debian 13 root"
-  apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
-fi
+command -v debootstrap >/dev/null 2>&1 \
+  || "$(dirname "${BASH_SOURCE[0]}")/system_deps.sh" --install "to build the Debian 13 root" debootstrap \
+  || exit 1
 echo "Building a Debian 13 ($suite) root at $root for the current stack (once; about 2 minutes, 450 MB)"
 log="$partial.log"
 mkdir -p "$(dirname "$root")"

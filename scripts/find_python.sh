@@ -78,8 +78,7 @@ for entry in "${fixable[@]}"; do
   for part in $lacks; do wanted+=("python$version-$part"); done
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "Python $version at $path lacks ${wanted[*]}: installing them"
-    if apt-get update -qq >/dev/null 2>&1 \
-       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null 2>&1; then
+    if "$here/system_deps.sh" --install "Python $version's venv and headers" "${wanted[@]}" >/dev/null 2>&1; then
       read -r version lacks <<<"$(probe "$path" || echo none)"
       [ -z "$lacks" ] && found "$path" "$version" "on the PATH, with ${wanted[*]} installed"
     fi

@@ -22,17 +22,7 @@ python=$("$here/find_python.sh" "$@")
 need() {  # PACKAGE WHY TEST...
   local package=$1 why=$2
   shift 2
-  "$@" && return 0
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Installing $package ($why)"
-    apt-get update -qq >/dev/null 2>&1 \
-      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$package" >/dev/null 2>&1 \
-      && return 0
-    echo "error: apt-get could not install $package ($why): 'apt-get install $package' says why" >&2
-  else
-    echo "error: $package is missing ($why): 'sudo apt-get install $package'" >&2
-  fi
-  exit 1
+  "$@" || "$here/system_deps.sh" --install "$why" "$package" || exit 1
 }
 need g++ "pyfarmhash, which TFDV needs, compiles from source" command -v g++ >/dev/null
 need tzdata "TFX's libraries abort without the time zone database" test -e "${TZDIR:-/usr/share/zoneinfo}/America/Los_Angeles"

@@ -30,39 +30,36 @@ def _finish(process: subprocess.Popen) -> tuple[int, str, str]:
     return process.returncode, out, err
 
 
-def test_pipeline_on_mariadb_then_inspected_there(
-    mysql_server, small_data_root, run_pipeline, tmp_path
+def test_two_runs_at_once_on_mariadb_both_complete_and_are_inspected_there(
+    mysql_server, small_data_root, tmp_path
 ):
-    result = run_pipeline(small_data_root, tmp_path / "out", "--metadata", mysql_server, *QUICK)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert not (tmp_path / "out" / "metadata.sqlite").exists()
-    runs = inspect_cli("--metadata", mysql_server, "runs")
-    assert runs.returncode == 0, runs.stderr
-    assert summary_run_id(tmp_path / "out") in runs.stdout
-    # The URI can come from the environment instead, keeping any password off the command line.
+    # One run names the store with --metadata, the other takes it from the environment
+    # (keeping any password off the command line); both write to the one server at once.
     env = {**os.environ, METADATA_ENV: mysql_server}
-    lineage = inspect_cli("lineage", "--pushed-model", "latest", "--format", "json", env=env)
-    assert lineage.returncode == 0, lineage.stderr
-    assert {"Pusher", "Trainer", "Transform", "CsvExampleGen"} <= lineage_components(
-        json.loads(lineage.stdout)
-    )
-
-
-def test_two_runs_at_once_on_mariadb_both_complete(mysql_server, small_data_root, tmp_path):
-    env = {**os.environ, METADATA_ENV: mysql_server}
-    runs = [start_runner(small_data_root, tmp_path / name, *QUICK, env=env) for name in ("a", "b")]
+    no_env = {k: v for k, v in os.environ.items() if k != METADATA_ENV}
+    runs = [
+        start_runner(
+            small_data_root, tmp_path / "a", "--metadata", mysql_server, *QUICK, env=no_env
+        ),
+        start_runner(small_data_root, tmp_path / "b", *QUICK, env=env),
+    ]
     results = [_finish(p) for p in runs]
     for code, out, err in results:
         assert code == 0, out + err
-    listing = inspect_cli("runs", env=env)
+    assert not list(tmp_path.glob("*/metadata.sqlite"))
+    listing = inspect_cli("--metadata", mysql_server, "runs")
     assert listing.returncode == 0, listing.stderr
     for name in ("a", "b"):
         run_id = summary_run_id(tmp_path / name)
         line = next(x for x in listing.stdout.splitlines() if x.startswith(run_id))
         assert line.split()[-1] == "complete"
     assert summary_run_id(tmp_path / "a") != summary_run_id(tmp_path / "b")
+    lineage = inspect_cli("lineage", "--pushed-model", "latest", "--format", "json", env=env)
+    assert lineage.returncode == 0, lineage.stderr
+    assert {"Pusher", "Trainer", "Transform", "CsvExampleGen"} <= lineage_components(
+        json.loads(lineage.stdout)
+    )
     # Each run's closing hint reviews that run, even without the store in the environment.
-    no_env = {k: v for k, v in os.environ.items() if k != METADATA_ENV}
     for name, (_, out, _) in zip(("a", "b"), results, strict=True):
         hint = next(x for x in out.splitlines() if x.strip().startswith("review:"))
         # The hint itself, run as printed: the console script, the store and the run.

@@ -106,7 +106,7 @@ def test_a_host_without_the_time_zone_database_is_told_to_install_it(host, tmp_p
     done = host.run(MAKE_VENV, venv, VERSION)
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == (
-        "error: tzdata is missing (TFX's libraries abort without the time zone database):"
-        " 'sudo apt-get install tzdata'"
+        "error: missing Debian packages tzdata (TFX's libraries abort without the time zone"
+        " database): install them with 'sudo apt-get install tzdata'"
     )
     assert not venv.exists()
