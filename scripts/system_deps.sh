@@ -3,15 +3,13 @@
 # say in one line which are missing and what to run.
 #   scripts/system_deps.sh [--without "WHAT GOES WITHOUT THEM"] PACKAGE...
 #     (a warning, and carry on: the tests that need them skip with that reason)
-#   scripts/system_deps.sh --required "WHY THEY ARE NEEDED" PACKAGE...
-#     (an error and exit 1 where they cannot be installed)
 #   scripts/system_deps.sh --install "WHY THEY ARE NEEDED" PACKAGE...
-#     (as --required, without asking dpkg first: the caller found them missing)
+#     (the caller found them missing, by its own test: an error and exit 1 where
+#     they cannot be installed)
 set -uo pipefail
 mode=optional without="the tests that need them will be skipped" why=""
 case "${1:-}" in
   --without) without=$2; shift 2 ;;
-  --required) mode=required why=$2; shift 2 ;;
   --install) mode=install why=$2; shift 2 ;;
 esac
 missing=()
