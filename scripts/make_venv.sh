@@ -22,9 +22,9 @@ python=$("$here/find_python.sh" "$@")
 need() {  # PACKAGE WHY TEST...
   local package=$1 why=$2
   shift 2
-  "$@" || "$here/system_deps.sh" --install "$why" "$package" || exit 1
+  "$@" >/dev/null 2>&1 || "$here/system_deps.sh" --install "$why" "$package" || exit 1
 }
-need g++ "pyfarmhash, which TFDV needs, compiles from source" command -v g++ >/dev/null
+need g++ "pyfarmhash, which TFDV needs, compiles from source" command -v g++
 need tzdata "TFX's libraries abort without the time zone database" test -e "${TZDIR:-/usr/share/zoneinfo}/America/Los_Angeles"
 echo "Creating $venv with $python"
 if ! "$python" -m venv "$venv"; then

@@ -7,6 +7,8 @@ and built again, without anyone removing a folder by hand.
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -110,3 +112,34 @@ def test_a_host_without_the_time_zone_database_is_told_to_install_it(host, tmp_p
         " database): install them with 'sudo apt-get install tzdata'"
     )
     assert not venv.exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root only: make installs what is missing as root")
+def test_as_root_what_the_host_lacks_is_installed_and_said(host, tmp_path):
+    zoneinfo = tmp_path / "zoneinfo"
+    host.env["TZDIR"] = str(zoneinfo)
+    (host.bin / "g++").unlink()
+    asked = tmp_path / "apt-get.args"
+    # Debian's apt-get, standing in: it records what it was asked and puts the package's
+    # file where the check looks (g++ on the PATH, the zone the run needs).
+    host.command(
+        "apt-get",
+        f'echo "$@" >> "{asked}"\n'
+        f'case "$*" in *" g++"*) ln -sf "{shutil.which("g++")}" "{host.bin}/g++" ;; esac\n'
+        f'case "$*" in *" tzdata"*) mkdir -p "{zoneinfo}/America"'
+        f' && touch "{zoneinfo}/America/Los_Angeles" ;; esac',
+    )
+    venv = tmp_path / "venv"
+    done = host.run(MAKE_VENV, venv, VERSION)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.splitlines()
+    assert (
+        "Installing Debian packages: g++ (pyfarmhash, which TFDV needs, compiles from source)"
+        in said
+    )
+    assert (
+        "Installing Debian packages: tzdata (TFX's libraries abort without the time zone database)"
+        in said
+    )
+    assert "install -y -qq --no-install-recommends g++" in asked.read_text()
+    assert (venv / "bin" / "python").exists()
