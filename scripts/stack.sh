@@ -31,16 +31,17 @@ fi
 glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}') || true
 glibc=${glibc:-none}
 runs_current() { [ "$glibc" != none ] && [ "$(printf '%s\n%s\n' "$need" "$glibc" | sort -V | head -n1)" = "$need" ]; }
-# The legacy stack has a Python here: its environment runs, or find_python.sh finds one
-# (where it finds none, what it tried goes to stderr, but for its last line, which names
-# the choices: the caller decides what follows; where it finds one, the build says so).
+# The legacy stack has a Python here: its environment runs, or find_python.sh finds one.
+# What it tried and did goes to stderr, but for its last line: where it found one, the
+# build says so again; where it found none, that line names the choices, and the caller
+# decides what follows.
 has_legacy_python() {
   "$here/../.venv-legacy/bin/python" -c "" 2>/dev/null && return 0
   local said status=0
   said=$(mktemp)
   # shellcheck disable=SC2086
   "$here/find_python.sh" $versions_legacy >/dev/null 2>"$said" || status=$?
-  [ "$status" = 0 ] || grep -v "^error:" "$said" >&2 || true
+  head -n -1 "$said" >&2
   rm -f "$said"
   return "$status"
 }
