@@ -21,11 +21,12 @@ DEBIAN_ROOT := .debian13-root
 ifeq ($(STACK_MODE),root)
 # The host cannot run the current stack: every target runs, as written below, inside
 # the Debian 13 root (built once), in this same folder. make's variables (ARGS, ...)
-# reach the inner make through MAKEFLAGS.
+# reach the inner make through MAKEFLAGS; WIDE_DEEP_IN_ROOT tells it whether the stack
+# was the host's default (then .venv links to its environment) or asked for.
 GOALS := $(or $(MAKECMDGOALS),help)
 $(firstword $(GOALS)):
 	@scripts/debian_root.sh $(DEBIAN_ROOT)
-	@WIDE_DEEP_IN_ROOT=1 scripts/in_root.sh $(DEBIAN_ROOT) make --no-print-directory $(GOALS)
+	@WIDE_DEEP_IN_ROOT=$(STACK_CHOICE) scripts/in_root.sh $(DEBIAN_ROOT) make --no-print-directory $(GOALS)
 $(wordlist 2,999,$(GOALS)):
 	@:
 .PHONY: $(GOALS)

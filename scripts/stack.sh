@@ -25,7 +25,8 @@ need=2.39
 current="current (TFX 1.21, Python ${versions_current// / or })"
 legacy="legacy (TFX 1.16, Python $versions_legacy)"
 if [ -n "${WIDE_DEEP_IN_ROOT:-}" ]; then
-  echo "current native asked"  # the outer make has said why
+  # The outer make has said why; it says whether the host chose (default) or STACK asked.
+  [ "$WIDE_DEEP_IN_ROOT" = default ] && echo "current native default" || echo "current native asked"
   exit 0
 fi
 glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}') || true
