@@ -34,6 +34,8 @@ PY
 }
 wanted() { local v; for v in "${wants[@]}"; do [ "$v" = "$1" ] && return 0; done; return 1; }
 
+fixable=()  # "path version lacks...": right version, Debian's venv or dev package missing
+others=()   # "python3 is 3.11": of another version, said in the last line
 if [ -n "${PYTHON:-}" ]; then
   read -r version lacks <<<"$(probe "$PYTHON" || echo none)"
   if ! wanted "$version"; then
@@ -41,10 +43,9 @@ if [ -n "${PYTHON:-}" ]; then
     exit 1
   fi
   [ -z "$lacks" ] && found "$PYTHON" "$version" "PYTHON"
+  fixable+=("$PYTHON $version $lacks")
 fi
 
-fixable=()  # "path version lacks...": right version, Debian's venv or dev package missing
-others=()   # "python3 is 3.11": of another version, said in the last line
 check() {  # PATH_TO_PYTHON WHERE
   local version lacks
   read -r version lacks <<<"$(probe "$1" || echo none)"
@@ -55,7 +56,6 @@ check() {  # PATH_TO_PYTHON WHERE
   [ -z "$lacks" ] && found "$1" "$version" "$2"
   fixable+=("$1 $version $lacks")
 }
-[ -n "${PYTHON:-}" ] && check "$PYTHON" PYTHON
 for want in "${wants[@]}"; do
   for name in "python$want" python3 python; do
     path=$(command -v "$name" 2>/dev/null) && check "$path" "on the PATH"
@@ -109,7 +109,6 @@ if uv=$("$here/uv.sh" 2>"$uv_said"); then
 else
   say "$(sed 's/^error: //' "$uv_said" | tail -n1)"
 fi
-rm -f "$uv_said"
 
 if [ ${#packages[@]} -gt 0 ]; then
   system="'sudo apt-get install ${packages[*]}'"

@@ -7,10 +7,11 @@
 #   scripts/sync_lock.sh UV PYTHON LOCK
 set -uo pipefail
 uv=$1 python=$2 lock=$3
-marker="$(dirname "$(dirname "$python")")/.sync-unfinished"
+venv=$(dirname "$(dirname "$python")")
+marker="$venv/.sync-unfinished"
 again=()
 if [ -e "$marker" ]; then
-  echo "The last sync of $(dirname "$(dirname "$python")") did not finish: reinstalling every package"
+  echo "The last sync of $venv did not finish: reinstalling every package"
   again=(--reinstall)
 fi
 touch "$marker"
