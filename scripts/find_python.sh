@@ -101,8 +101,10 @@ if uv=$("$here/uv.sh" 2>"$uv_said"); then
     path=$("$uv" python find --no-project --python-preference only-managed "${wants[0]}")
     check "$path" "installed by uv"
   else
-    # uv's last cause is the root one (a name that does not resolve, a refused connection).
+    # uv's last cause is the root one (a name that does not resolve, a refused connection);
+    # without one (no download offered for this host), its last line says why.
     cause=$(grep "cause:" <<<"$out" | tail -n1 || true)
+    [ -n "$cause" ] || cause=$(grep -v '^\s*$' <<<"$out" | tail -n1 | sed 's/^error: //')
     host=$(grep -m1 -oE "https?://[^/]+" <<<"$out" || true)
     say "uv could not download Python ${wants[0]}${host:+ from ${host#*//}} (${cause#*cause: })"
   fi

@@ -106,10 +106,13 @@ def self_contained_python() -> bool:
     return (Path(sys.base_prefix) / "lib" / f"python{version}" / "ensurepip" / "_bundled").is_dir()
 
 
-def python_download(folder: Path, url: str | None = None) -> Path:
+def python_download(folder: Path, url: str | None = None, version: str | None = None) -> Path:
     """A downloads list of uv's format offering this test's Python, as python-build-standalone
-    would: an archive of it under ``folder`` (or ``url``, where it is not)."""
+    would: an archive of it under ``folder``; or, with ``url`` (where nothing is), Python
+    ``version`` (``"3.10"``) whatever runs the test, so uv tries that URL for it."""
     major, minor, patch = sys.version_info[:3]
+    if version is not None:
+        major, minor, patch = (*map(int, version.split(".")), 0)
     archive = folder / "cpython.tar.gz"
     if url is None:
         version = f"python{major}.{minor}"

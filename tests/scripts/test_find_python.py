@@ -119,6 +119,18 @@ def test_a_failed_download_is_one_line_and_the_next_choice_follows(host):
     assert not list((host.home / ".local" / "share" / "uv" / "python").glob("cpython-*"))
 
 
+def test_a_python_uv_offers_no_download_of_is_named_with_uvs_reason(host, tmp_path):
+    host.env["UV_PYTHON_DOWNLOADS_JSON_URL"] = str(
+        python_download(tmp_path, url="http://127.0.0.1:9/cpython.tar.gz", version="3.99")
+    )
+    done = host.run(FIND, VERSION)
+    assert done.returncode == 1
+    assert (
+        f"python: uv could not download Python {VERSION} (No download found for request: "
+        f"cpython-{VERSION}-linux-x86_64-gnu)"
+    ) in done.stderr.splitlines()
+
+
 @pytest.mark.skipif(not self_contained_python(), reason="the base Python is the system's")
 def test_uv_installs_a_python_where_the_host_has_none_and_finds_it_next_time(host, tmp_path):
     host.env["UV_PYTHON_DOWNLOADS_JSON_URL"] = str(python_download(tmp_path))

@@ -95,7 +95,7 @@ def bare_host(tmp_path) -> Host:
         (project / ".uv").symlink_to(PROJECT / ".uv")  # uv, fetched once
     host = Host(tmp_path / "host", glibc="2.36")
     host.env["UV_PYTHON_DOWNLOADS_JSON_URL"] = str(
-        python_download(host.root, url="http://127.0.0.1:9/cpython.tar.gz")
+        python_download(host.root, url="http://127.0.0.1:9/cpython.tar.gz", version="3.10")
     )
     host.project = project
     return host
