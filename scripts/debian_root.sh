@@ -14,7 +14,7 @@ suite=trixie
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # python3-dev and g++: pyfarmhash (TFDV's) is published as source only and compiles.
 # make runs the targets inside; graphviz draws the model diagram.
-packages=python3,python3-venv,python3-dev,g++,make,ca-certificates,graphviz,git
+packages=python3,python3-venv,python3-dev,g++,make,ca-certificates,curl,graphviz,git
 
 [ -d "$root" ] && exit 0
 if [ "$(id -u)" != 0 ]; then

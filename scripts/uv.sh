@@ -21,10 +21,28 @@ case "$(uname -m)" in
   aarch64) arch=aarch64 ;;
   *) echo "error: no uv wheel for this machine ($(uname -m)); install uv $version and put it on the PATH as .uv/$version/uv" >&2; exit 1 ;;
 esac
-command -v curl >/dev/null 2>&1 || { echo "error: curl is needed to fetch uv (sudo apt-get install curl)" >&2; exit 1; }
+# curl, else Python's urllib (a Debian root built before it held curl has python3).
+fetch() {  # fetch URL SECONDS [FILE]: the body on stdout, or into FILE
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsSL --max-time "$2" ${3:+-o "$3"} "$1"
+  elif command -v python3 >/dev/null 2>&1; then
+    python3 - "$@" <<'PY'
+import shutil, sys, urllib.request
+url, seconds, *into = sys.argv[1:]
+try:
+    with urllib.request.urlopen(url, timeout=float(seconds)) as body:
+        shutil.copyfileobj(body, open(into[0], "wb") if into else sys.stdout.buffer)
+except OSError as err:
+    sys.exit(f"urllib: {err}")
+PY
+  else
+    echo "curl: neither curl nor python3 is here to fetch it (sudo apt-get install curl)" >&2
+    return 1
+  fi
+}
 # The lock's hashes for this version: the wheel must be one of them.
 hashes=$(awk -v pin="uv==$version" '$1 == pin {on = 1; next} on && /--hash=sha256:/ {sub(/.*sha256:/, ""); sub(/[ \\].*/, ""); print; next} on {exit}' "$lock")
-page=$(curl -fsSL --max-time 60 "$index/uv/" 2>&1) || fail "${page##*curl: }"
+page=$(fetch "$index/uv/" 60 2>&1) || fail "$(tail -n1 <<<"${page##*curl: }")"
 url=$(grep -o "href=\"[^\"]*uv-$version-py3-none-manylinux_2_17_$arch[^\"]*\"" <<<"$page" | head -n1 | sed 's/^href="//; s/"$//; s/&amp;/\&/g')
 [ -n "$url" ] || fail "the index lists no manylinux $arch wheel of uv $version"
 case "$url" in http*) ;; *) url="$index/uv/$url" ;; esac
@@ -33,7 +51,7 @@ tmp=$(mktemp -d "$project/.uv/.fetch.XXXXXX" 2>/dev/null || { mkdir -p "$project
 trap 'rm -rf "$tmp"' EXIT
 wheel="$tmp/uv.whl"
 echo "Fetching uv $version (the current lock's pin) into .uv/$version" >&2
-curl -fsSL --max-time 300 -o "$wheel" "${url%%#*}" 2>"$tmp/err" || fail "$(tail -n1 "$tmp/err")"
+fetch "${url%%#*}" 300 "$wheel" 2>"$tmp/err" || fail "$(tail -n1 "$tmp/err")"
 got=$(sha256sum "$wheel" | cut -d' ' -f1)
 grep -qx "$got" <<<"$hashes" || fail "the wheel's sha256 $got is not among requirements/current.lock's hashes for uv==$version"
 mkdir "$tmp/unpacked"
