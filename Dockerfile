@@ -42,6 +42,7 @@ RUN scripts/install_image.sh python --deps-only
 COPY modules/ modules/
 COPY data_layout/ data_layout/
 COPY review/ review/
+COPY serving/ serving/
 COPY components/ components/
 COPY pipeline_def/ pipeline_def/
 RUN scripts/install_image.sh python

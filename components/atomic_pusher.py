@@ -224,11 +224,15 @@ class AtomicPusher(base_component.BaseComponent):
         model: tfx.types.BaseChannel,
         model_blessing: tfx.types.BaseChannel,
         push_destination: tfx.proto.PushDestination,
+        infra_blessing: tfx.types.BaseChannel | None = None,
         statistics: tfx.types.BaseChannel | None = None,
         allow_older: bool = False,
         run_fingerprint: str = "",
     ) -> None:
-        """Push ``model`` when ``model_blessing`` blesses it, with ``statistics``' train split.
+        """Push ``model`` when its blessings bless it, with ``statistics``' train split.
+
+        ``model_blessing`` is the Evaluator's; ``infra_blessing``, where given, the
+        serving check's.
 
         A model whose ``statistics`` are of an older span than the serving version's
         is not pushed unless ``allow_older``. ``run_fingerprint`` (the run's settings
@@ -239,6 +243,7 @@ class AtomicPusher(base_component.BaseComponent):
             spec=AtomicPusherSpec(
                 model=model,
                 model_blessing=model_blessing,
+                infra_blessing=infra_blessing,
                 statistics=statistics,
                 allow_older=int(allow_older),
                 run_fingerprint=run_fingerprint,

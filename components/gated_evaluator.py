@@ -72,6 +72,7 @@ from review import error_rates, paired_comparison
 from review.curves import slice_name
 from review.evaluation import model_of
 from review.paired_comparison import GATED_METRIC, Comparison, SliceComparison
+from serving import sample
 
 MIN_AUC_KEY = "min_auc"
 # The dataset's slice_min_rows; absent: the DatasetDeclaration default.
@@ -238,14 +239,12 @@ def _rename_models(message: Any, old: str = "", new: str = CANDIDATE_NAME) -> No
 
 def _scored(
     spec: config_pb2.ModelSpec,
-    examples: tfx.dsl.Artifact,
+    records: list[bytes],
     models: tuple[tfx.dsl.Artifact, tfx.dsl.Artifact],
-    split: str,
-) -> tuple[list[bytes], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The rows of ``split``, and their labels, the candidate's and serving model's scores."""
-    records = paired_comparison.split_records(examples.uri, split)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The labels of ``records``, the candidate's and serving model's scores."""
     candidate, baseline = (path_utils.serving_model_path(m.uri) for m in models)
-    return records, (
+    return (
         paired_comparison.model_labels(candidate, records, spec.label_key),
         paired_comparison.model_scores(candidate, records, spec.prediction_key),
         paired_comparison.model_scores(baseline, records, spec.prediction_key),
@@ -260,14 +259,12 @@ def _slice_columns(config: config_pb2.EvalConfig) -> list[str]:
 
 def write_estimates(
     config: config_pb2.EvalConfig,
-    examples: tfx.dsl.Artifact,
+    records: list[bytes],
     model: tfx.dsl.Artifact,
-    split: str,
     evaluation: tfx.dsl.Artifact,
-) -> None:
-    """The candidate alone on ``split`` and each slice, its AUC's interval, kept beside it."""
+) -> np.ndarray:
+    """The candidate's AUC interval on ``records`` and each slice, kept; its scores."""
     spec = config.model_specs[0]
-    records = paired_comparison.split_records(examples.uri, split)
     path = path_utils.serving_model_path(model.uri)
     labels = paired_comparison.model_labels(path, records, spec.label_key)
     scores = paired_comparison.model_scores(path, records, spec.prediction_key)
@@ -275,6 +272,27 @@ def write_estimates(
     paired_comparison.write_estimates(
         paired_comparison.estimates(labels, scores, values), evaluation.uri
     )
+    return scores
+
+
+def keep_scored_sample(
+    config: config_pb2.EvalConfig,
+    records: list[bytes],
+    scores: np.ndarray | None,
+    model: tfx.dsl.Artifact,
+    evaluation: tfx.dsl.Artifact,
+) -> None:
+    """The first test rows and the candidate's scores of them, for the serving check.
+
+    The serving check asks the served candidate about them again. ``scores``: every
+    row's, where the judgement computed them; None: the sample is scored here.
+    """
+    rows = records[: sample.SAMPLE_ROWS]
+    key = config.model_specs[0].prediction_key
+    if scores is None:
+        path = path_utils.serving_model_path(model.uri)
+        scores = paired_comparison.model_scores(path, rows, key)
+    sample.write(evaluation.uri, sample.ScoredSample(tuple(rows), tuple(scores[: len(rows)]), key))
 
 
 def compare_slices(
@@ -456,21 +474,41 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
             for key in (standard_component_specs.EXAMPLES_KEY, standard_component_specs.MODEL_KEY)
         )
         split = evaluation.get_string_custom_property(EVALUATED_SPLITS).split(",")[0]
+        records = paired_comparison.split_records(examples.uri, split)
+        judged = (config, records, model, baseline, version)
+        scores = self._judge(*judged, evaluation, blessing, exec_properties)
+        keep_scored_sample(config, records, scores, model, evaluation)
+
+    def _judge(
+        self,
+        config: config_pb2.EvalConfig,
+        records: list[bytes],
+        model: tfx.dsl.Artifact,
+        baseline: list[tfx.dsl.Artifact],
+        version: str | None,
+        evaluation: tfx.dsl.Artifact,
+        blessing: tfx.dsl.Artifact,
+        exec_properties: dict[str, Any],
+    ) -> np.ndarray | None:
+        """Judge beyond TFMA's figures where a model serves; the candidate's scores.
+
+        None where TFMA's verdict stands and nothing was scored here.
+        """
         if version == "":  # nothing serves: TFMA's verdict stands; the candidate's intervals
-            write_estimates(config, examples, model, split, evaluation)
-            return
+            return write_estimates(config, records, model, evaluation)
         drop = tolerated_drop(config)
         if drop is None:
-            return  # no change bound: TFMA's verdict stands
-        records, scored = _scored(config.model_specs[0], examples, (model, baseline[0]), split)
+            return None  # no change bound: TFMA's verdict stands
+        scored = _scored(config.model_specs[0], records, (model, baseline[0]))
         comparison = compare_with_serving(scored, drop, evaluation, blessing)
         min_rows = int(exec_properties.get(SLICE_MIN_ROWS_KEY) or SLICE_MIN_ROWS)
         rates = held_rates(evaluation, min_rows, exec_properties.get(MAX_RATE_RISE_KEY))
         if comparison is None:
             hold_on_rates_alone(blessing, rates)
-            return
+            return scored[1]
         slices = write_slice_comparisons(config, records, scored, min_rows, evaluation)
         bless(blessing, evaluation, comparison, slices, rates)
+        return scored[1]
 
     def _run_tfma(
         self,

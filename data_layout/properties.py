@@ -74,6 +74,11 @@ ANALYZER_CACHE_PROPERTY = "analyzer_cache"
 RUN_FINGERPRINT_KEY = "run_fingerprint"
 # On the Evaluator's ModelEvaluation: the examples split(s) it evaluated, comma-separated.
 EVALUATED_SPLITS = "example_splits"
+# On the ServingCheck's InfraBlessing: what the check measured (JSON object: server,
+# load_s, p50_ms, p99_ms, p50_ms_100_rows, p99_ms_100_rows, model_bytes, rows_checked),
+# or why it did not check ("not checked: ...", and no figures).
+SERVING_CHECK = "serving_check"
+SERVING_CHECK_NOTE = "serving_check_note"
 
 
 def value_of(prop: mlmd_pb2.Value) -> Any:
@@ -235,3 +240,15 @@ def warm_start_of(model: mlmd_pb2.Artifact | None) -> tuple[str | None, str]:
     if model is None:
         return None, ""
     return str_property(model, WARM_STARTED_FROM) or None, str_property(model, WARM_START_NOTE)
+
+
+def serving_check_of(infra_blessing: mlmd_pb2.Artifact | None) -> dict[str, Any] | None:
+    """The serving check's record: ``passed``, its figures or why it did not check (``note``).
+
+    None where no check ran.
+    """
+    if infra_blessing is None:
+        return None
+    note = str_property(infra_blessing, SERVING_CHECK_NOTE)
+    figures = json.loads(str_property(infra_blessing, SERVING_CHECK) or "{}")
+    return {"passed": is_blessed(infra_blessing), **figures, **({"note": note} if note else {})}

@@ -33,7 +33,7 @@ CODE_DIGEST_KEY = "code_sha256"
 _SOURCE_SUFFIXES = (".py", ".pbtxt")
 # The packages a step runs, model code first and the definition that wires them last:
 # what the image holds, and what the digests below cover.
-STEP_PACKAGES = ("modules", "data_layout", "review", "components", "pipeline_def")
+STEP_PACKAGES = ("modules", "data_layout", "review", "serving", "components", "pipeline_def")
 _MODEL_CODE, *_EXECUTORS, _DEFINITION = STEP_PACKAGES
 # Settings that change how a run is carried out, not what it reads or learns: where
 # its metadata lives (with a password), Beam's workers, Kubeflow's requests, the cache.

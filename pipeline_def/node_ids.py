@@ -17,6 +17,7 @@ TRANSFORM = "Transform"
 TUNER = "Tuner"
 TRAINER = "Trainer"
 EVALUATOR = "Evaluator"
+SERVING_CHECK = "ServingCheck"
 PUSHER = "Pusher"
 REPORT = "EvaluationReport"
 NODE_IDS: tuple[str, ...] = (
@@ -29,6 +30,7 @@ NODE_IDS: tuple[str, ...] = (
     TRANSFORM,
     TRAINER,
     EVALUATOR,
+    SERVING_CHECK,
     PUSHER,
     REPORT,
 )
@@ -45,7 +47,9 @@ def node_ids(tune: bool) -> tuple[str, ...]:
 # Nodes whose output depends on state outside their inputs: never served from a cache.
 # ServingBaseline and the Pusher read the serving folder (and the Pusher the clock, for
 # the version's number); a cached Pusher would report a push the folder may not hold.
-UNCACHED: tuple[str, ...] = (SERVING_BASELINE, PUSHER)
+# The ServingCheck reads the PATH (which model server) and measures the clock: a cached
+# verdict would report a check of a server that was not asked.
+UNCACHED: tuple[str, ...] = (SERVING_BASELINE, SERVING_CHECK, PUSHER)
 # On Kubeflow, ExampleGen too. TFX fingerprints the input files in ExampleGen's driver,
 # which the compiled spec runs as a `lifecycle.preCacheCheck` hook; open-source KFP
 # never runs that hook (nothing in kubeflow/pipelines' backend/src reads it), so its

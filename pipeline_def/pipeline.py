@@ -13,6 +13,7 @@ from components.gated_evaluator import GatedEvaluator
 from components.gating_validator import GatingExampleValidator
 from components.recording_tuner import RecordingTuner
 from components.serving_baseline import ServingBaseline
+from components.serving_check import ServingCheck
 from components.steps_trainer import StepsTrainer
 from data_layout import spans
 from data_layout.splits import TEST, TRAIN, VALIDATION
@@ -229,16 +230,30 @@ def _trainer(
     ).with_id(node_ids.TRAINER)
 
 
+def _serving_check(
+    config: PipelineConfig, trainer: StepsTrainer, evaluator: GatedEvaluator
+) -> ServingCheck:
+    """The blessed candidate asked, as a model server serves it, what the Evaluator asked."""
+    return ServingCheck(
+        model=trainer.outputs["model"],
+        evaluation=evaluator.outputs["evaluation"],
+        model_blessing=evaluator.outputs["blessing"],
+        dataset=config.dataset,
+    ).with_id(node_ids.SERVING_CHECK)
+
+
 def _pusher(
     config: PipelineConfig,
     trainer: StepsTrainer,
     evaluator: GatedEvaluator,
+    serving_check: ServingCheck,
     statistics: tfx.components.StatisticsGen,
 ) -> AtomicPusher:
-    """The push of a blessed model to the serving folder, its training statistics with it."""
+    """The push of a model blessed and served right, its training statistics with it."""
     return AtomicPusher(
         model=trainer.outputs["model"],
         model_blessing=evaluator.outputs["blessing"],
+        infra_blessing=serving_check.outputs["blessing"],
         statistics=statistics.outputs["statistics"],
         allow_older=config.allow_older,
         run_fingerprint=run_fingerprint(config),
@@ -292,7 +307,8 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
     tuner = _tuner(config, example_gen, transform) if config.tune else None
     trainer = _trainer(config, example_gen, transform, tuner, baseline)
     evaluator = _evaluator(config, example_gen, trainer, baseline)
-    pusher = _pusher(config, trainer, evaluator, statistics)
+    serving_check = _serving_check(config, trainer, evaluator)
+    pusher = _pusher(config, trainer, evaluator, serving_check, statistics)
     nodes = [
         example_gen,
         statistics,
@@ -304,6 +320,7 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         *([tuner] if tuner else []),
         trainer,
         evaluator,
+        serving_check,
         pusher,
         _report(config, example_gen, evaluator, pusher),
     ]

@@ -1,6 +1,7 @@
 """Imports run one way, from the model code up to the runners and the tools around runs.
 
-modules <- data_layout <- review <- components <- pipeline_def <- pipeline_ops <- runners, tools.
+modules <- data_layout <- review <- serving <- components <- pipeline_def <- pipeline_ops
+<- runners, tools.
 
 Inside the operator side too: metadata <- report <- session <- kubeflow <- cli. The test reads
 every file's imports (function-level ones included) and fails on any that runs up.
@@ -21,6 +22,7 @@ ROOMS = (
     "modules",
     "data_layout",
     "review",
+    "serving",
     "components",
     "pipeline_def",
     "pipeline_ops",

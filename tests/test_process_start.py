@@ -17,8 +17,11 @@ import pytest
 from modules.process import ENVIRONMENT
 
 PROJECT = Path(__file__).resolve().parent.parent
-_FOLDERS = ("modules", "data_layout", "review", "components", "pipeline_def", "pipeline_ops",
-            "kfp_local", "scripts", "benchmarks", "tests")  # fmt: skip
+_FOLDERS = ("modules", "data_layout", "review", "serving", "components", "pipeline_def",
+            "pipeline_ops", "kfp_local", "scripts", "benchmarks", "tests")  # fmt: skip
+# Programs that are not the product's processes: the model server's stand-in imports
+# nothing of the project, as a model server does, and loads a SavedModel of no Keras.
+_APART = (PROJECT / "serving" / "standin_server.py",)
 # Loads the program; at its first import of TensorFlow, says whether the choice was
 # made and stops there (TensorFlow itself is never loaded: seconds saved per program).
 _LOAD = """
@@ -44,8 +47,20 @@ def programs() -> list[Path]:
         found += [
             p for p in sorted((PROJECT / folder).rglob("*.py"))
             if '__name__ == "__main__"' in p.read_text() and p != Path(__file__)
+            and p not in _APART
         ]  # fmt: skip
     return found
+
+
+def test_the_model_servers_stand_in_imports_nothing_of_the_project():
+    # Loaded in isolated mode (as the serving check runs it): the project is not on the path.
+    (standin,) = _APART
+    imports = [
+        line.split()[1].split(".")[0] for line in standin.read_text().splitlines()
+        if line.startswith(("import ", "from "))
+    ]  # fmt: skip
+    assert set(imports) <= {"__future__", "argparse", "base64", "json", "re", "sys",
+                            "http", "pathlib", "typing", "tensorflow"}  # fmt: skip
 
 
 @pytest.mark.slow

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
+import tensorflow as tf
 import tensorflow_transform as tft
 import tensorflow_transform.beam as tft_beam
 from tensorflow_transform.tf_metadata import metadata_io, schema_utils
@@ -29,3 +30,26 @@ def analyze_and_write(
     metadata_io.write_metadata(metadata, f"{out_dir}/{tft.TFTransformOutput.RAW_METADATA_DIR}")
     feature_spec = schema_utils.schema_as_feature_spec(transformed.schema).feature_spec
     return rows, feature_spec, tft.TFTransformOutput(out_dir)
+
+
+def example_bytes(
+    instance: dict[str, list], spec: dict, columns: Sequence[str], drop: tuple[str, ...] = ()
+) -> bytes:
+    """An instance's ``columns`` (but ``drop``) as a serialized ``tf.Example``, each of the
+    kind ``spec`` gives it; an empty value is left out, as a CSV's empty cell is."""
+    features = {}
+    for name in columns:
+        values = instance[name]
+        if name in drop or not values:
+            continue
+        dtype = spec[name].dtype
+        if dtype == tf.string:
+            feature = tf.train.Feature(
+                bytes_list=tf.train.BytesList(value=[v.encode() for v in values])
+            )
+        elif dtype == tf.int64:
+            feature = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+        else:
+            feature = tf.train.Feature(float_list=tf.train.FloatList(value=values))
+        features[name] = feature
+    return tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString()

@@ -16,6 +16,7 @@ from data_layout.properties import (
     TEST_PERIOD_PROPERTY,
     analyzer_cache_record,
     outcome_of,
+    serving_check_of,
     span_record,
     str_property,
     warm_start_of,
@@ -79,6 +80,10 @@ class RunSummary:
     # What the steps ran on: python, tfx, tensorflow, apache_beam, kfp, libc
     # (pipeline_def.stack).
     stack: dict[str, str] = field(default_factory=dict)
+    # The serving check: passed, server, load_s, p50_ms, p99_ms (a request of one row),
+    # p50_ms_100_rows, p99_ms_100_rows, model_bytes, rows_checked; or why it did not
+    # check (note), or its error where it failed the run. None: it did not run.
+    serving_check: dict[str, Any] | None = None
 
 
 def outcome_fields(
@@ -121,6 +126,7 @@ def summarize(
     diagram = None
     recorded = outcome_fields(None, None, None, None)
     cache: dict[str, list[str]] = {}
+    checked = None
     if run is not None:
         model_run = run.output(node_ids.TRAINER, "model_run")
         if model_run is not None and tf.io.gfile.exists(diagram_in(model_run.uri)):
@@ -135,6 +141,9 @@ def summarize(
             run.output(node_ids.PUSHER, "pushed_model"),
         )
         cache = analyzer_cache_record(run.output(node_ids.TRANSFORM, "transform_graph"))
+        checked = serving_check_of(run.output(node_ids.SERVING_CHECK, "blessing"))
+    if failed_component == node_ids.SERVING_CHECK:
+        checked = {"passed": False}  # the error is the summary's, in its one line
     return RunSummary(
         pipeline_name=pipeline_name,
         run_id=run.run_id if run else None,
@@ -146,6 +155,7 @@ def summarize(
         failed_component=failed_component,
         model_diagram=diagram,
         analyzer_cache=cache,
+        serving_check=checked,
         **recorded,
     )
 
@@ -225,6 +235,8 @@ def _outcome_lines(summary: RunSummary) -> list[str]:
     lines = [f"  model {'blessed' if summary.blessed else 'NOT blessed'} {against}"]
     if summary.comparison:
         lines.append(f"  {summary.comparison}")
+    if summary.serving_check and summary.serving_check.get("passed"):
+        lines.append(f"  served right: {served_line(summary.serving_check)}")
     if summary.already_serving:
         lines.append(
             f"  pushed: nothing new, this model already serves as {summary.pushed_model_path}"
@@ -237,3 +249,14 @@ def _outcome_lines(summary: RunSummary) -> list[str]:
     elif shutil.which("dot") is None:
         lines.append("  model diagram: none, graphviz's dot is missing (Debian: graphviz)")
     return lines
+
+
+def served_line(check: dict[str, Any]) -> str:
+    """The serving check's figures in a line: rows asked, server, load, latency, size."""
+    rows = max(check["rows_checked"].values())
+    return (
+        f"{rows} test rows asked in {len(check['rows_checked'])} REST forms of "
+        f"{check['server']}, scores as the Evaluator's; loaded in {check['load_s']:.1f} s, "
+        f"{check['p50_ms']:.1f} ms p50, {check['p99_ms']:.1f} ms p99 a row, "
+        f"{check['model_bytes'] / 1e6:.1f} MB"
+    )

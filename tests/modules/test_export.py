@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import tensorflow as tf
-from transform_run import analyze_and_write
+from transform_run import analyze_and_write, example_bytes
 
 from modules import export
 from modules.datasets.taxi import DATASET as TAXI
@@ -20,22 +20,7 @@ PREDICTION_KEY = TAXI.prediction_key
 
 
 def _example(instance: dict[str, list], spec: dict, drop: tuple[str, ...] = ()) -> bytes:
-    features = {}
-    for name in SERVED:
-        values = instance[name]
-        if name in drop or not values:
-            continue
-        dtype = spec[name].dtype
-        if dtype == tf.string:
-            feature = tf.train.Feature(
-                bytes_list=tf.train.BytesList(value=[v.encode() for v in values])
-            )
-        elif dtype == tf.int64:
-            feature = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
-        else:
-            feature = tf.train.Feature(float_list=tf.train.FloatList(value=values))
-        features[name] = feature
-    return tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString()
+    return example_bytes(instance, spec, SERVED, drop)
 
 
 @pytest.fixture(scope="module")

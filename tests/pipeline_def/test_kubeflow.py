@@ -160,7 +160,12 @@ def test_example_gen_and_the_steps_reading_the_serving_folder_are_never_cached(s
         for name, task in spec["root"]["dag"]["tasks"].items()
     }
     assert caching == {name: name not in node_ids.KUBEFLOW_UNCACHED for name in node_ids.NODE_IDS}
-    uncached = {node_ids.SERVING_BASELINE, node_ids.PUSHER, node_ids.EXAMPLE_GEN}
+    uncached = {
+        node_ids.SERVING_BASELINE,
+        node_ids.SERVING_CHECK,
+        node_ids.PUSHER,
+        node_ids.EXAMPLE_GEN,
+    }
     assert set(node_ids.KUBEFLOW_UNCACHED) == uncached
     # KFP would skip the hook where TFX fingerprints the input files for its cache.
     label = spec["components"][node_ids.EXAMPLE_GEN]["executorLabel"]

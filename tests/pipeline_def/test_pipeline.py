@@ -38,10 +38,10 @@ def _upstream(pipeline) -> dict[str, set[str]]:
     return {c.id: {u.id for u in c.upstream_nodes} for c in pipeline.components}
 
 
-def test_eleven_nodes_with_explicit_ids_in_data_flow_order(built):
+def test_twelve_nodes_with_explicit_ids_in_data_flow_order(built):
     ids = [c.id for c in built.components]
     assert sorted(ids) == sorted(node_ids.NODE_IDS)
-    assert len(ids) == 11
+    assert len(ids) == 12
     position = {node: i for i, node in enumerate(ids)}
     for node, parents in _upstream(built).items():
         assert all(position[p] < position[node] for p in parents)
@@ -68,8 +68,16 @@ def test_edges(built):
         },
         node_ids.TRAINER: {node_ids.EXAMPLE_GEN, node_ids.TRANSFORM, node_ids.SERVING_BASELINE},
         node_ids.EVALUATOR: {node_ids.EXAMPLE_GEN, node_ids.TRAINER, node_ids.SERVING_BASELINE},
-        # The Pusher keeps the training data's statistics with the model.
-        node_ids.PUSHER: {node_ids.TRAINER, node_ids.EVALUATOR, node_ids.STATISTICS_GEN},
+        # The serving check asks the served candidate about the rows the Evaluator scored.
+        node_ids.SERVING_CHECK: {node_ids.TRAINER, node_ids.EVALUATOR},
+        # The Pusher requires both verdicts; it keeps the training data's statistics with
+        # the model.
+        node_ids.PUSHER: {
+            node_ids.TRAINER,
+            node_ids.EVALUATOR,
+            node_ids.SERVING_CHECK,
+            node_ids.STATISTICS_GEN,
+        },
         # The report names the span it reviews.
         node_ids.REPORT: {node_ids.EXAMPLE_GEN, node_ids.EVALUATOR, node_ids.PUSHER},
     }
@@ -154,7 +162,7 @@ def test_the_steps_that_read_the_serving_folder_are_never_cached_locally(config)
         for n in ir.nodes
     }
     assert caching == {node: node not in node_ids.UNCACHED for node in node_ids.NODE_IDS}
-    assert node_ids.UNCACHED == (node_ids.SERVING_BASELINE, node_ids.PUSHER)
+    assert node_ids.UNCACHED == (node_ids.SERVING_BASELINE, node_ids.SERVING_CHECK, node_ids.PUSHER)
 
 
 def test_config_is_frozen_and_validated(config):

@@ -119,12 +119,15 @@ def test_every_slice_against_the_serving_model_worst_first(evaluation):
 
 def test_a_slice_the_verdict_holds_back_is_marked_fail(evaluation):
     review = load_review(str(evaluation), OUTCOME)
-    # The rerun's verdict names no slice, and none of these comparisons held it back.
+    # None of these comparisons held it back; what TFMA's verdict named (a slice of the
+    # rerun's noise, or none) is FAIL before and after.
     assert [c for c in review.changes if c.beyond_bound] == []
+    verdict = {c.name for c in review.changes if c.mark == "FAIL"}
+    assert WORSE.name not in verdict
     held = SliceComparison(**{**WORSE.__dict__, "gated": True, "held": True})
-    write_slices(evaluation, [held, NOISE])
+    write_slices(evaluation, [held, NOISE, NO_POSITIVE])
     marked = load_review(str(evaluation), OUTCOME).changes
-    assert [c.name for c in marked if c.mark == "FAIL"] == [held.name]
+    assert {c.name for c in marked if c.mark == "FAIL"} == verdict | {held.name}
     from review.evaluation import slice_changes
 
     # A slice the verdict names as failing a bound is marked FAIL too.
@@ -140,7 +143,10 @@ def test_without_comparisons_the_candidate_alone_sorted_by_auc(recorded_runs, tm
     folder = evaluation_of(recorded_runs, recorded_runs.good, tmp_path / "evaluation")
     review = load_review(str(folder), Outcome(True, None, PushRecord(pushed=True)))
     shown = review.changes[1:]
-    assert all(c.serving_auc is None and c.low is None for c in shown)
+    assert all(c.serving_auc is None for c in shown)
+    # The candidate's own intervals (nothing served to pair with), around its AUC.
+    ranged = [c for c in shown if c.low is not None]
+    assert ranged and all(c.low <= c.candidate_auc <= c.high for c in ranged)
     aucs = [c.candidate_auc for c in shown if c.candidate_auc is not None and not c.few]
     assert aucs == sorted(aucs)
     # Undefined slices and those of too few of a class come last, flagged.

@@ -61,7 +61,8 @@ def test_runs_lists_each_run_newest_first_with_its_steps(recorded_runs, inspect)
     states[r.slice_regression] = "complete"
     listed = [(h[0], h[-1]) for h in heads]
     assert listed == sorted(states.items(), reverse=True)  # run ids are start times
-    blocks = out.split("\n" + recorded_runs.good)[1].splitlines()[1:]
+    stack, *blocks = out.split("\n" + recorded_runs.good)[1].splitlines()[1:]
+    assert stack.split()[:2] == ["on", "python"]  # the stack the steps ran on
     assert [line.split()[0] for line in blocks] == list(node_ids.NODE_IDS)
     assert {line.split()[1] for line in blocks} == {"complete"}
     rerun = out.split(recorded_runs.rerun)[1].split(recorded_runs.good)[0]
@@ -120,7 +121,8 @@ def test_lineage_of_the_pushed_model_reaches_the_input_files(recorded_runs, insp
     assert serving.endswith("/serving") and int(pushed) > int(version)
     (examples,) = [n for n in _nodes(tree) if n["type"] == "Examples" and "produced_by" in n]
     params = examples["produced_by"]["parameters"]
-    assert params["input_fingerprint"].startswith("split:single_split,num_files:1")
+    # The window's digest, which the driver records (data_layout.spans.window_digest).
+    assert re.fullmatch("[0-9a-f]{64}", params["input_fingerprint"])
     code, text, _ = inspect("lineage", "--pushed-model", "latest")
     assert "made by Trainer" in text and "(lineage shown above)" in text
 
@@ -130,7 +132,7 @@ def test_diff_names_what_changed_between_two_runs(recorded_runs, inspect):
     assert code == commands.EXIT_OK
     diff = json.loads(out)
     fingerprints = diff["inputs"]["input_fingerprint"]
-    assert fingerprints[0] == fingerprints[1] and fingerprints[0].startswith("split:")
+    assert fingerprints[0] == fingerprints[1] and re.fullmatch("[0-9a-f]{64}", fingerprints[0])
     hparams = [
         json.loads(v)["hparams"] for v in diff["parameters"][node_ids.TRAINER]["custom_config"]
     ]
@@ -167,9 +169,12 @@ def test_the_text_diff_names_each_changed_hyperparameter_with_both_whole_values(
     assert code == commands.EXIT_OK
     shown = out.split("Parameters that differ:\n", 1)[1].split("\n\n", 1)[0].splitlines()
     # Each change by its path, old -> new: not the whole config cut at a common prefix.
-    assert shown == [
+    trainer = [line for line in shown if line.startswith(f"  {node_ids.TRAINER}.")]
+    assert trainer == [
         f"  {node_ids.TRAINER}.custom_config.hparams.{k}: {a[k]} -> {b[k]}" for k in changed
     ]
+    # The run's fingerprint holds the settings, so the Pusher records the change too.
+    assert f"  {node_ids.PUSHER}.run_fingerprint:" in shown
     assert "..." not in out
 
 
