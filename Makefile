@@ -43,7 +43,7 @@ PYTHON_VERSIONS := $(shell scripts/stack.sh --versions $(STACK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench bench-scale bench-stacks bench-trainer bench-dataset bench-suite clean system-deps graphviz kfp-local dataset spans spans-demo docs
+.PHONY: help run test test-fast lint lock bench bench-scale bench-stacks bench-score bench-trainer bench-dataset bench-suite clean system-deps graphviz kfp-local dataset spans spans-demo docs
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -118,6 +118,9 @@ bench-scale: $(STAMP)  ## Full runs on 15k, 150k and 1.5M generated rows (about 
 
 bench-stacks: $(STAMP)  ## Both stacks side by side, alternating: the default run and 1.5M rows (ARGS="[--rounds 2] [--rows N]", about 25 minutes).
 	$(PY) benchmarks/bench_stacks.py $(ARGS)
+
+bench-score: $(STAMP)  ## wide-deep-score against a plain loop on 1.5M generated rows, with peak memory (after make run; ARGS="[--rows N] [--rounds R]").
+	$(PY) benchmarks/bench_score.py $(ARGS)
 
 bench-trainer: $(STAMP)  ## The Trainer's input pipeline against in-memory tensors (after make run).
 	$(PY) benchmarks/bench_trainer.py $(ARGS)

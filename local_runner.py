@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from data_layout import serving_layout
 from data_layout.spans import SpanNotReady, Window
 from modules import datasets
 from pipeline_def.config import PipelineConfig
@@ -91,7 +92,7 @@ class RunPaths:
     @property
     def serving_dir(self) -> Path:
         """Where blessed models are pushed."""
-        return self.output_dir / "serving"
+        return self.output_dir / serving_layout.SERVING_FOLDER
 
 
 def run_paths(args: argparse.Namespace) -> RunPaths:

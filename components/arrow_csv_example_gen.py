@@ -170,7 +170,7 @@ def _utf8_error(path: str) -> None:
             pass
 
 
-def _batches(path: str, names: list[str]) -> Iterator[pa.RecordBatch]:
+def read_batches(path: str, names: list[str]) -> Iterator[pa.RecordBatch]:
     """The rows of the CSV file at ``path`` in blocks, every column as (nullable) text."""
     ragged: list[str] = []
 
@@ -235,7 +235,7 @@ def file_kinds(
     they are written as floats; one that is not whole is a CsvFormatError.
     """
     kinds = [ColumnKind.UNKNOWN] * len(names)
-    for batch in _batches(path, names):
+    for batch in read_batches(path, names):
         for i, column in enumerate(batch.columns):
             if kinds[i] < ColumnKind.STRING:
                 kind = _kind(column)
@@ -325,7 +325,7 @@ def encode_blocks(
     path: str, names: list[str], kinds: tuple[ColumnKind, ...]
 ) -> Iterator[list[bytes]]:
     """The rows of the CSV file at ``path`` as serialized ``tf.train.Example``s, by block."""
-    for batch in _batches(path, names):
+    for batch in read_batches(path, names):
         yield encode(batch, kinds)
 
 
@@ -343,7 +343,7 @@ def newest_period(
         )
     index = names.index(column)
     values = pa.chunked_array(
-        [batch.column(index).drop_null() for path in files for batch in _batches(path, names)],
+        [batch.column(index).drop_null() for path in files for batch in read_batches(path, names)],
         pa.string(),
     ).combine_chunks()
     kind = _kind(values)
@@ -879,7 +879,7 @@ def _write_split(
     files = csv_files.data_files(os.path.join(root, n) for n in names)
     if not files:
         raise RuntimeError(f"Split pattern {os.path.join(root, pattern)} does not match any files.")
-    # Every file is checked against this header as it is read (see _batches).
+    # Every file is checked against this header as it is read (see read_batches).
     names = read_header(files[0])
     router.check_columns(files[0], names)
     router = _with_newest(router, files, names, int_columns)
@@ -936,10 +936,26 @@ class SpanDriver(example_gen_driver.FileBasedDriver):
         return exec_properties
 
 
+_SCHEMA_KINDS = {
+    schema_pb2.FeatureType.INT: ColumnKind.INT,
+    schema_pb2.FeatureType.FLOAT: ColumnKind.FLOAT,
+    schema_pb2.FeatureType.BYTES: ColumnKind.STRING,
+}
+
+
+def schema_kinds(schema_file: Path) -> dict[str, ColumnKind]:
+    """The kind of each feature the schema in the text proto ``schema_file`` types.
+
+    What the training data was read as, where the validator let it through: rows to
+    score are read the same way.
+    """
+    schema = text_format.Parse(schema_file.read_text(), schema_pb2.Schema())
+    return {f.name: _SCHEMA_KINDS[f.type] for f in schema.feature if f.type in _SCHEMA_KINDS}
+
+
 def integer_columns(schema_file: Path) -> list[str]:
     """The features the schema in the text proto ``schema_file`` declares INT."""
-    schema = text_format.Parse(schema_file.read_text(), schema_pb2.Schema())
-    return sorted(f.name for f in schema.feature if f.type == schema_pb2.FeatureType.INT)
+    return sorted(n for n, kind in schema_kinds(schema_file).items() if kind is ColumnKind.INT)
 
 
 class ArrowCsvExampleGenSpec(

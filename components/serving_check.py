@@ -7,8 +7,8 @@ asked in TF Serving's REST shapes about the test rows the Evaluator scored
 (``serving.check``). Passed: an ``InfraBlessing`` marked blessed, as TFX's InfraValidator
 marks it, with the figures measured; the Pusher requires it. Failed: the step fails with
 the one line that says why, so the run ends there, nothing is pushed, and ML-Metadata
-records the failed execution with that line (where TFX's InfraValidator records a NOT
-BLESSED artifact and the run still succeeds: tensorflow/tfx#3257).
+records the failed execution (where TFX's InfraValidator records a NOT BLESSED artifact
+and the run still succeeds: tensorflow/tfx#3257).
 
 A candidate the Evaluator did not bless is not checked (the Pusher would not push it):
 its InfraBlessing is not blessed and says so.
@@ -41,6 +41,8 @@ NOT_CHECKED = "not checked: the Evaluator did not bless the candidate"
 def _mark(blessing: tfx.dsl.Artifact, blessed: bool) -> None:
     """The verdict as TFX's InfraValidator writes it: a file, and ``blessed`` 1 or 0."""
     name = "INFRA_BLESSED" if blessed else "INFRA_NOT_BLESSED"
+    # Kubeflow's launcher hands the step an output path whose folder is not made yet.
+    fileio.makedirs(blessing.uri)
     with fileio.open(os.path.join(blessing.uri, name), "w") as f:
         f.write("")
     blessing.set_int_custom_property("blessed", int(blessed))

@@ -15,6 +15,8 @@ from types import ModuleType
 
 from data_layout.spans import FileSystem
 
+# The push destination of a local run: this folder of its output dir.
+SERVING_FOLDER = "serving"
 TRAINING_STATISTICS = os.path.join("assets.extra", "training_statistics")
 TRAIN_SPLIT_DIR = "Split-train"
 # The span of the data the model was trained on, up to which it knows the world.

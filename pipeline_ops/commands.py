@@ -28,6 +28,7 @@ INSPECT = "wide-deep-inspect"
 REVIEW = "wide-deep-review"
 SCHEMA_REVIEW = "wide-deep-schema-review"
 DRAFT_DATASET = "wide-deep-draft-dataset"
+SCORE = "wide-deep-score"
 
 
 def command_line(name: str) -> str:

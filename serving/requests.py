@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
 # The dtypes of the raw signature's inputs, as the model server's metadata names them.
@@ -53,7 +54,9 @@ def _cell(feature: tf.train.Feature | None, dtype: str) -> Any:
     if dtype in TEXT:
         return _text(values[0]) if values else ""
     if dtype in FLOAT:
-        return float(values[0]) if values else math.nan
+        # The float32 the example holds, written as its shortest text (3.85, not
+        # 3.8499999046325684): the server reads it back as the same float32.
+        return float(str(np.float32(values[0]))) if values else math.nan
     return int(values[0]) if values and kind == "int64_list" else None
 
 

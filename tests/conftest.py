@@ -1,4 +1,4 @@
-"""Shared fixtures: small slices of the shipped data, and Transform run for real."""
+"""Shared fixtures: small slices of the shipped data, Transform run for real, a model exported."""
 
 from __future__ import annotations
 
@@ -26,12 +26,14 @@ import pytest
 import tensorflow as tf
 import tensorflow_transform as tft
 from run_commands import free_port, runner_command
-from transform_run import analyze_and_write
+from transform_run import analyze_and_write, example_bytes, fit_taxi
 
-from modules import features
+from modules import export, features
 from modules.datasets.taxi import DATASET as TAXI
 from modules.preprocessing import preprocessing_fn
 from pipeline_def.project_paths import sample_csv
+from review.paired_comparison import model_scores
+from serving.sample import SAMPLE_ROWS, ScoredSample
 
 SHIPPED_CSV = sample_csv("taxi")
 RunPipeline = Callable[..., subprocess.CompletedProcess]
@@ -318,3 +320,22 @@ def pytest_configure(config: pytest.Config) -> None:
                 "run `make test-fast` (or `make docs`) once, which adds the docs' tools",
                 returncode=pytest.ExitCode.USAGE_ERROR,
             )
+
+
+@pytest.fixture(scope="session")
+def served_model(transformed, tmp_path_factory) -> Path:
+    """The SavedModel of a taxi model trained for one epoch on Transform's output."""
+    model, _ = fit_taxi(transformed, (8,), epochs=1)
+    path = tmp_path_factory.mktemp("served") / "model"
+    export.export(TAXI, model, transformed.output, str(path))
+    return path
+
+
+@pytest.fixture(scope="session")
+def scored(transformed, served_model) -> ScoredSample:
+    """The first rows as serialized examples, and the model's scores of them in process."""
+    columns = TAXI.raw_feature_columns()
+    examples = [example_bytes(i, transformed.spec, columns) for i in transformed.instances]
+    examples = examples[:SAMPLE_ROWS]
+    scores = model_scores(str(served_model), examples, TAXI.prediction_key)
+    return ScoredSample(tuple(examples), tuple(scores.tolist()), TAXI.prediction_key)

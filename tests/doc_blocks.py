@@ -32,6 +32,7 @@ NOT_CODE = {"text", "json", "cron", "yaml", "toml"}
 # Programs the docs name that are not this project's: their flags are their own business.
 OTHER_PROGRAMS = {
     "cd",
+    "curl",
     "cp",
     "docker",
     "export",

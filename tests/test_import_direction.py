@@ -30,6 +30,7 @@ ROOMS = (
     "pipeline_ops.metadata",
     "pipeline_ops.report",
     "pipeline_ops.session",
+    "pipeline_ops.scoring",
     "pipeline_ops.kubeflow",
     "pipeline_ops.drafting",
     "pipeline_ops.cli",

@@ -1,9 +1,11 @@
-"""Rows through a real tf.Transform analysis in process, written as TFX's Transform writes it."""
+"""Rows through a real tf.Transform analysis in process, as TFX writes it; a model fit on them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
+import numpy as np
 import pytest
 import tensorflow as tf
 import tensorflow_transform as tft
@@ -53,3 +55,20 @@ def example_bytes(
             feature = tf.train.Feature(float_list=tf.train.FloatList(value=values))
         features[name] = feature
     return tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString()
+
+
+def fit_taxi(transformed: Any, hidden_units: tuple[int, ...], epochs: int) -> tuple[Any, dict]:
+    """A taxi model fit briefly on ``transformed`` (conftest's TransformRun): the model,
+    and the transformed inputs it was fit on."""
+    from modules.datasets.taxi import DATASET as TAXI
+    from modules.hparams import HParams
+    from modules.model import build_model
+    from modules.training import cardinalities
+
+    model = build_model(TAXI, cardinalities(TAXI, transformed.output), HParams(hidden_units))
+    label = TAXI.label_key
+    rows = transformed.rows
+    inputs = {name: np.array([[row[name]] for row in rows]) for name in rows[0] if name != label}
+    labels = np.array([[row[label]] for row in rows], dtype="float32")
+    model.fit(inputs, labels, epochs=epochs, batch_size=64, verbose=0)
+    return model, inputs

@@ -70,8 +70,8 @@ def add_dataset_option(parser: argparse.ArgumentParser, default: str = datasets.
     )
 
 
-def add_store_options(parser: argparse.ArgumentParser) -> None:
-    """--output-dir and --metadata: where the runs and their ML-Metadata are."""
+def add_output_dir_option(parser: argparse.ArgumentParser) -> None:
+    """--output-dir: where the runs' outputs are (the serving models among them)."""
     parser.add_argument(
         "--output-dir",
         type=Path,
@@ -79,6 +79,11 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
         help="the run outputs (default: outputs/, or outputs/NAME for a dataset other than "
         "the taxi); the embedded metadata store is <output-dir>/metadata.sqlite",
     )
+
+
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    """--output-dir and --metadata: where the runs and their ML-Metadata are."""
+    add_output_dir_option(parser)
     parser.add_argument(
         "--metadata",
         default=None,

@@ -28,6 +28,7 @@ COMMANDS = [
     "wide-deep-inspect",
     "wide-deep-schema-review",
     "wide-deep-draft-dataset",
+    "wide-deep-score",
 ]
 
 

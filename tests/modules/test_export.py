@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import tensorflow as tf
-from transform_run import analyze_and_write, example_bytes
+from transform_run import analyze_and_write, example_bytes, fit_taxi
 
 from modules import export
 from modules.datasets.taxi import DATASET as TAXI
@@ -26,16 +26,7 @@ def _example(instance: dict[str, list], spec: dict, drop: tuple[str, ...] = ()) 
 @pytest.fixture(scope="module")
 def exported(transformed, tmp_path_factory):
     """A briefly trained model, its in-memory predictions on Transform's output, and its export."""
-    sizes = cardinalities(TAXI, transformed.output)
-    model = build_model(TAXI, sizes, HParams(hidden_units=(16, 8)))
-    label = TAXI.label_key
-    inputs = {
-        name: np.array([[row[name]] for row in transformed.rows])
-        for name in transformed.rows[0]
-        if name != label
-    }
-    labels = np.array([[row[label]] for row in transformed.rows], dtype="float32")
-    model.fit(inputs, labels, epochs=2, batch_size=64, verbose=0)
+    model, inputs = fit_taxi(transformed, (16, 8), epochs=2)
     in_memory = model.predict(inputs, verbose=0)
     path = str(tmp_path_factory.mktemp("export") / "model")
     export.export(TAXI, model, transformed.output, path)

@@ -25,6 +25,7 @@ NAMES = (
     commands.REVIEW,
     commands.SCHEMA_REVIEW,
     commands.DRAFT_DATASET,
+    commands.SCORE,
 )
 
 

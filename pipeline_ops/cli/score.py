@@ -1,0 +1,107 @@
+"""Score a table with the pushed model: rows in, the model's scores out.
+
+    wide-deep-score INPUT OUTPUT [--dataset NAME] [--output-dir DIR]
+                    [--model VERSION|PATH] [--keep COLUMN ...] [--threshold P]
+
+INPUT is a CSV file (``.csv``, ``.csv.gz``), a folder of them (a span), or JSON lines
+(``.jsonl``, one object per line, as REST clients send rows). Cells are read as
+ExampleGen reads them for training, each column of the kind the curated schema gives it;
+column order, extra columns, a missing label and quoting do not matter. OUTPUT, by its
+extension (``.csv``, ``.parquet``, ``.jsonl``), holds the rows in input order: the
+dataset's entity column and each ``--keep`` column as read, the positive class's
+probability under the serving signature's name (the taxi's ``tip_probability``), and
+``predicted_label``, 1 at or above ``--threshold`` (0.5, the threshold of the review's
+binary accuracy). The model is the serving one (the newest version under
+``<output-dir>/serving``), or ``--model``: a version there, or a SavedModel folder (a
+run's candidate). Exit codes: 0 scored; 2 bad input, and nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from data_layout.csv_files import CsvFormatError
+from modules import datasets
+from pipeline_def.project_paths import output_dir_for
+from pipeline_ops import commands
+from pipeline_ops.cli import scaffold
+
+if TYPE_CHECKING:
+    from pipeline_ops.scoring.scoring import Scored
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = scaffold.parser_for(commands.SCORE, __doc__)
+    parser.add_argument("input", type=Path, help="a CSV or JSON-lines file, or a folder of them")
+    parser.add_argument("output", type=Path, help="the scores: a .csv, .parquet or .jsonl file")
+    scaffold.add_dataset_option(parser)
+    scaffold.add_output_dir_option(parser)
+    parser.add_argument("--model", default=None, help="a serving version, or a SavedModel folder")
+    parser.add_argument(
+        "--keep", action="append", default=[], metavar="COLUMN", help="a column to keep"
+    )
+    parser.add_argument("--threshold", type=float, default=0.5, help="default: %(default)s")
+    return parser
+
+
+def _progress(done: Scored) -> None:
+    """One line on a terminal, rewritten as blocks are scored."""
+    if sys.stderr.isatty():
+        rate = done.rows / max(done.seconds, 1e-9)
+        print(f"\r  {done.rows:,} rows scored, {rate:,.0f} a second", end="", file=sys.stderr)
+
+
+def score(args: argparse.Namespace) -> int:
+    """Score ``args.input`` into ``args.output``; the exit code."""
+    # TensorFlow and TFX load here, after the scaffold's Keras choice (modules/process.py).
+    from components.arrow_csv_example_gen import schema_kinds
+    from pipeline_ops.scoring import inputs, outputs, scoring
+
+    dataset = datasets.load(args.dataset)
+    output = outputs.checked(args.output)
+    files = inputs.input_files(args.input)
+    model = scoring.choose_model(output_dir_for(args.dataset, args.output_dir), args.model)
+    keep = tuple(dict.fromkeys([c for c in (dataset.entity,) if c] + args.keep))
+    scorer = scoring.Scorer(
+        dataset,
+        schema_kinds(datasets.schema_path(args.dataset)),
+        keep,
+        args.threshold,
+        scoring.serving_default(model, dataset.prediction_key),
+    )
+    with outputs.ScoresWriter(output) as writer:
+        done = scoring.score_files(scorer, files, writer, _progress)
+        if done.rows == 0:
+            raise inputs.ScoringInputError(f"{args.input}: no rows to score")
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    for path, rows in done.files.items():
+        print(f"  {path}  {rows:,} rows")
+    rate = done.rows / max(done.seconds, 1e-9)
+    print(
+        f"Scored {done.rows:,} rows with {model.name} in {done.seconds:.1f} s "
+        f"({rate:,.0f} a second): {output}"
+    )
+    return commands.EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point."""
+    args = _parser().parse_args(argv)
+
+    def body() -> int:
+        from pipeline_ops.scoring import inputs, outputs, scoring
+
+        refused = (inputs.ScoringInputError, scoring.ModelChoiceError, outputs.OutputPathError)
+        with scaffold.bad_input(*refused, CsvFormatError, datasets.UnknownDatasetError):
+            return score(args)
+
+    return scaffold.execute(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

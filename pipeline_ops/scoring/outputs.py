@@ -1,0 +1,79 @@
+"""Scored rows written as CSV, Parquet or JSON lines, chosen by the output's extension.
+
+Rows are appended block by block (memory stays bounded) to a hidden temporary file
+beside the output, renamed into place only when every row is written: a scoring run
+that stops leaves no half-written output, and an earlier output stays until replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+FORMATS = (".csv", ".parquet", ".jsonl")
+
+
+class OutputPathError(ValueError):
+    """An output path that cannot take the scores."""
+
+
+def checked(path: Path) -> Path:
+    """``path`` if it can be written as scores; OutputPathError saying why not."""
+    if path.is_dir():
+        raise OutputPathError(f"{path} is a folder: name a file ending in {', '.join(FORMATS)}")
+    if path.suffix not in FORMATS:
+        raise OutputPathError(f"{path}: the output's extension is one of {', '.join(FORMATS)}")
+    return path
+
+
+class ScoresWriter:
+    """Appends record batches to ``path`` (by its extension); the file appears at the end."""
+
+    def __init__(self, path: Path) -> None:
+        """A writer of ``path``, which must be ``checked``."""
+        self.path = path
+        self.partial = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.partial")
+        self._writer: Any = None
+        self._lines: Any = None
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        """Append ``batch``'s rows."""
+        if self.path.suffix == ".jsonl":
+            if self._lines is None:
+                self.partial.parent.mkdir(parents=True, exist_ok=True)
+                self._lines = self.partial.open("w", encoding="utf-8")
+            for row in batch.to_pylist():
+                self._lines.write(json.dumps(row) + "\n")
+            return
+        if self._writer is None:
+            self.partial.parent.mkdir(parents=True, exist_ok=True)
+            kind = pacsv.CSVWriter if self.path.suffix == ".csv" else pq.ParquetWriter
+            self._writer = kind(str(self.partial), batch.schema)
+        self._writer.write_batch(batch)
+
+    def __enter__(self) -> ScoresWriter:
+        """The writer; the output appears at the end of the block, or not at all."""
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        """Close; rename into place after success, else remove what was written."""
+        for handle in (self._writer, self._lines):
+            if handle is not None:
+                handle.close()
+        if kind is None and self.partial.exists():
+            os.replace(self.partial, self.path)
+        else:
+            self.partial.unlink(missing_ok=True)

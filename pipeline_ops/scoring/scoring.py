@@ -1,0 +1,127 @@
+"""Which model scores, and the loop from input blocks to written scores.
+
+The model is the serving one (the newest version under ``<output-dir>/serving``) unless
+``--model`` names a version or a SavedModel folder (a run's candidate). It is called
+through ``serving_default`` on serialized examples, as the Evaluator scores, in batches
+of ``BATCH`` rows; a row's score is the positive class's probability, its predicted
+label 1 at or above the threshold.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from components.arrow_csv_example_gen import ColumnKind
+from data_layout import serving_layout
+from modules.features import DatasetDeclaration
+from pipeline_ops.scoring import cells, inputs
+from pipeline_ops.scoring.outputs import ScoresWriter
+
+BATCH = 8_192
+PREDICTED_LABEL = "predicted_label"
+
+
+class ModelChoiceError(ValueError):
+    """No model where the choice points."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """A SavedModel folder, and how the summary names it."""
+
+    path: str
+    name: str
+
+
+def choose_model(output_dir: Path, asked: str | None) -> Model:
+    """The serving model, the version ``asked`` names, or the SavedModel folder it is."""
+    base = output_dir / serving_layout.SERVING_FOLDER
+    versions = serving_layout.versions(str(base))
+    if asked is None:
+        if not versions:
+            raise ModelChoiceError(
+                f"no serving model under {base} yet: run the pipeline first, or name a "
+                "SavedModel folder with --model"
+            )
+        return Model(versions[-1].path, f"serving version {versions[-1].number}")
+    if asked.isdigit():
+        for version in versions:
+            if version.number == int(asked):
+                return Model(version.path, f"serving version {asked}")
+        known = ", ".join(str(v.number) for v in versions) or "none"
+        raise ModelChoiceError(f"no version {asked} under {base} (versions: {known})")
+    if (Path(asked) / "saved_model.pb").is_file():
+        return Model(asked, asked)
+    raise ModelChoiceError(f"--model {asked}: neither a version under {base} nor a SavedModel")
+
+
+@dataclass
+class Scored:
+    """What a scoring run did: rows and seconds per file, and in all."""
+
+    rows: int = 0
+    seconds: float = 0.0
+    files: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """The model's scores of blocks, and the columns written beside them."""
+
+    dataset: DatasetDeclaration
+    kinds: dict[str, ColumnKind]
+    keep: tuple[str, ...]
+    threshold: float
+    predict: Callable[[list[bytes]], np.ndarray]
+
+    @property
+    def needed(self) -> tuple[str, ...]:
+        """The columns an input must hold: the model's raw columns and those kept."""
+        return tuple(dict.fromkeys((*self.dataset.raw_feature_columns(), *self.keep)))
+
+    def scored(self, block: inputs.Block) -> pa.RecordBatch:
+        """The kept columns of ``block``, its rows' probabilities and predicted labels."""
+        columns = self.dataset.raw_feature_columns()
+        serialized = cells.examples(block, columns, self.kinds)
+        scores = np.concatenate(
+            [self.predict(serialized[i : i + BATCH]) for i in range(0, len(serialized), BATCH)]
+        )
+        kept = [block.cells.column(c) for c in self.keep]
+        return pa.RecordBatch.from_arrays(
+            [*kept, pa.array(scores, pa.float64()), pa.array((scores >= self.threshold) * 1)],
+            [*self.keep, self.dataset.prediction_key, PREDICTED_LABEL],
+        )
+
+
+def score_files(
+    scorer: Scorer,
+    files: Sequence[Path],
+    writer: ScoresWriter,
+    progress: Callable[[Scored], None],
+) -> Scored:
+    """Score every row of ``files`` in order into ``writer``; what was done."""
+    done = Scored()
+    started = time.monotonic()
+    for path in files:
+        done.files[str(path)] = 0
+        for block in inputs.blocks(path, scorer.needed):
+            writer.write(scorer.scored(block))
+            done.rows += block.cells.num_rows
+            done.files[str(path)] += block.cells.num_rows
+            done.seconds = time.monotonic() - started
+            progress(done)
+    return done
+
+
+def serving_default(model: Model, key: str) -> Callable[[list[bytes]], np.ndarray]:
+    """The model's ``serving_default`` as a function of serialized examples to scores."""
+    import tensorflow as tf
+
+    signature = tf.saved_model.load(model.path).signatures["serving_default"]
+    return lambda rows: signature(examples=tf.constant(rows))[key].numpy().ravel()

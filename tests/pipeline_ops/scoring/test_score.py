@@ -1,0 +1,153 @@
+"""wide-deep-score on a real exported model: tables in, the model's own scores out."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from scored_tables import cells_of, write_csv, write_jsonl
+
+from modules.datasets.taxi import DATASET as TAXI
+from pipeline_ops import commands
+from pipeline_ops.cli import score
+
+KEY = TAXI.prediction_key
+COLUMNS = TAXI.raw_feature_columns()
+
+
+@pytest.fixture
+def output_dir(served_model, tmp_path):
+    """An output dir whose serving folder holds the model as version 7."""
+    out = tmp_path / "out"
+    shutil.copytree(served_model, out / "serving" / "7")
+    return out
+
+
+@pytest.fixture
+def rows(scored) -> list[dict]:
+    """The scored sample's rows, each with a row number to keep, as a table holds them."""
+    return [{**cells_of(e), "trip_id": f"t{i}"} for i, e in enumerate(scored.examples)]
+
+
+def _score(capsys, *argv: object) -> tuple[int, str, str]:
+    code = score.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _nothing_written(folder) -> bool:
+    """Neither the output ``s.csv`` nor a partial one beside it."""
+    return not (folder / "s.csv").exists() and not list(folder.glob(".s.csv.*"))
+
+
+def test_a_csv_in_any_column_order_scores_as_the_model_does(
+    output_dir, rows, scored, tmp_path, capsys
+):
+    # Columns shuffled, one the model does not read, no label, every cell quoted.
+    columns = ["trip_id", *reversed(COLUMNS), "notes"]
+    table = write_csv(tmp_path / "rows.csv", rows, columns)
+    scores = tmp_path / "scores.parquet"
+    code, out, _ = _score(capsys, table, scores, "--output-dir", output_dir, "--keep", "trip_id")
+    assert code == commands.EXIT_OK
+    assert out.splitlines()[-1].startswith(f"Scored {len(rows)} rows with serving version 7 in ")
+    written = pq.read_table(scores).to_pydict()
+    assert list(written) == ["trip_id", KEY, "predicted_label"]
+    assert written["trip_id"] == [r["trip_id"] for r in rows]  # input order
+    np.testing.assert_allclose(written[KEY], scored.scores, atol=1e-6)
+    assert written["predicted_label"] == [int(s >= 0.5) for s in written[KEY]]
+
+
+def test_json_lines_score_as_the_csv_does(output_dir, rows, tmp_path, capsys):
+    table = write_csv(tmp_path / "rows.csv", rows, COLUMNS)
+    lines = write_jsonl(tmp_path / "rows.jsonl", rows)
+    for source, target in ((table, "a.jsonl"), (lines, "b.jsonl")):
+        code, _, err = _score(capsys, source, tmp_path / target, "--output-dir", output_dir)
+        assert code == commands.EXIT_OK, err
+    assert (tmp_path / "a.jsonl").read_text() == (tmp_path / "b.jsonl").read_text()
+
+
+def test_a_missing_feature_column_names_it_and_the_file_and_writes_nothing(
+    output_dir, rows, tmp_path, capsys
+):
+    table = write_csv(tmp_path / "rows.csv", rows, [c for c in COLUMNS if c != "fare"])
+    code, _, err = _score(capsys, table, tmp_path / "s.csv", "--output-dir", output_dir)
+    assert code == commands.EXIT_BAD_INPUT
+    assert (
+        err == f"error: {table}: no column 'fare'; the model reads it, or it was asked to be kept\n"
+    )
+    assert _nothing_written(tmp_path)
+
+
+def test_a_cell_that_is_not_its_columns_kind_names_the_row_and_column(
+    output_dir, rows, tmp_path, capsys
+):
+    bad = [dict(r) for r in rows]
+    bad[41]["trip_start_hour"] = "noon"
+    table = write_csv(tmp_path / "rows.csv", bad, COLUMNS)
+    code, _, err = _score(capsys, table, tmp_path / "s.csv", "--output-dir", output_dir)
+    assert code == commands.EXIT_BAD_INPUT
+    assert err == (
+        f"error: {table}: row 42, column 'trip_start_hour': 'noon' is not an integer, "
+        "as the schema reads it\n"
+    )
+    assert _nothing_written(tmp_path)
+
+
+def test_a_whole_float_in_an_integer_column_reads_as_training_reads_it(
+    output_dir, rows, tmp_path, capsys
+):
+    as_pandas = [{**r, "trip_start_hour": f"{r['trip_start_hour']}.0"} for r in rows]
+    for name, table in (("int", rows), ("float", as_pandas)):
+        source = write_csv(tmp_path / f"{name}.csv", table, COLUMNS)
+        code, _, err = _score(
+            capsys, source, tmp_path / f"{name}.jsonl", "--output-dir", output_dir
+        )
+        assert code == commands.EXIT_OK, err
+    assert (tmp_path / "int.jsonl").read_text() == (tmp_path / "float.jsonl").read_text()
+
+
+def test_a_stopped_scoring_leaves_no_output_and_an_earlier_one_stays(
+    output_dir, rows, tmp_path, capsys
+):
+    folder = tmp_path / "span"
+    folder.mkdir()
+    write_csv(folder / "a.csv", rows, COLUMNS)
+    write_csv(folder / "b.csv", rows, [c for c in COLUMNS if c != "company"])
+    earlier = tmp_path / "s.csv"
+    earlier.write_text("kept\n")
+    code, _, err = _score(capsys, folder, earlier, "--output-dir", output_dir)
+    assert code == commands.EXIT_BAD_INPUT and "b.csv: no column 'company'" in err
+    assert earlier.read_text() == "kept\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "s.csv", "span"]
+
+
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        ("header only", "rows.csv: no rows to score"),
+        ("empty file", "rows.csv"),
+        ("unknown version", "no version 3 under "),
+        ("a folder as output", "is a folder: name a file ending in .csv, .parquet, .jsonl"),
+        ("nothing serves", "no serving model under "),
+    ],
+)
+def test_each_bad_input_is_one_line_and_exit_2(output_dir, rows, tmp_path, capsys, case, said):
+    table = write_csv(tmp_path / "rows.csv", rows, COLUMNS)
+    argv = [table, tmp_path / "s.csv", "--output-dir", output_dir]
+    if case == "header only":
+        write_csv(table, [], COLUMNS)
+    elif case == "empty file":
+        table.write_text("")
+    elif case == "unknown version":
+        argv += ["--model", "3"]
+    elif case == "a folder as output":
+        argv[1] = tmp_path
+    else:
+        shutil.rmtree(output_dir / "serving")
+    code, _, err = _score(capsys, *argv)
+    assert code == commands.EXIT_BAD_INPUT
+    (line,) = err.splitlines()
+    assert line.startswith("error: ") and said in line
+    assert _nothing_written(tmp_path)
