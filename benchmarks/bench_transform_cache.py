@@ -46,11 +46,11 @@ from components.arrow_csv_example_gen import (
     SPAN_KEY,
     WINDOW_KEY,
     ArrowCsvExecutor,
-    integer_columns,
 )
 from components.cached_transform import ANALYZER_CACHE_DIR_KEY, CachedTransformExecutor
 from components.curated_schema import PACKAGES_ROOT, SCHEMA_FILE
 from data_layout import csv_files
+from data_layout.csv_examples import integer_columns
 from data_layout.properties import ANALYZER_CACHE_PROPERTY, WINDOW_PROPERTY
 from modules.preprocessing import DATASET_KEY
 from pipeline_def.config import PipelineConfig

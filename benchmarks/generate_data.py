@@ -44,13 +44,7 @@ from pipeline_ops.cli.quiet import quiet_libraries
 if __name__ == "__main__":
     quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
-from components.arrow_csv_example_gen import (  # noqa: E402
-    ColumnKind,
-    encode,
-    encode_blocks,
-    file_kinds,
-    merge_kinds,
-)
+from data_layout.csv_examples import ColumnKind, encode, encode_blocks, file_kinds, merge_kinds
 from data_layout.split_router import SplitRouter  # noqa: E402
 from pipeline_def.config import DEFAULT_SPLIT  # noqa: E402
 from pipeline_ops.session.local_run_settings import CSV_BYTES_PER_ROW, split_buckets_for  # noqa: E402

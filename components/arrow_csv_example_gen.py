@@ -7,6 +7,8 @@ one Beam group-by before writing: most of a large run's time and memory
 input file (so files spread over Beam workers, on any runner): read the file in
 blocks with pyarrow's CSV reader, encode each block with tfx_bsl's C++ encoder,
 hash each example into its split and write one gzipped TFRecord per block and split.
+Reading and encoding are ``data_layout.csv_examples``'s, which ``wide-deep-score`` reads
+rows to score with; this module is the component: spans, splits, driver and executor.
 
 The examples equal CsvExampleGen's, and so do the splits (TFX hashes each
 example's deterministic serialization; these records are that serialization):
@@ -44,20 +46,15 @@ import json
 import os
 import tempfile
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from enum import IntEnum
-from pathlib import Path
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import apache_beam as beam
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 import tensorflow as tf
-from apache_beam.io.filesystems import CompressionTypes, FileSystems
+from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
-from google.protobuf import text_format
-from tensorflow_metadata.proto.v0 import schema_pb2
 from tfx import v1 as tfx
 
 # The executor hooks are not in tfx.v1: a standard component gets another executor
@@ -70,10 +67,20 @@ from tfx.dsl.io import fileio
 from tfx.proto import example_gen_pb2
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import proto_utils
-from tfx_bsl.coders import example_coder
 
 from components.spec_extension import extended
 from data_layout import csv_files, encoded_spans, spans
+from data_layout.csv_examples import (
+    ColumnKind,
+    check_whole,
+    column_kind,
+    encode_blocks,
+    file_kinds,
+    merge_kinds,
+    parse_numbers,
+    read_batches,
+    read_header,
+)
 from data_layout.csv_files import CsvFormatError
 from data_layout.properties import (
     INPUT_DIGEST_PROPERTY,
@@ -88,12 +95,6 @@ from data_layout.properties import (
 from data_layout.split_router import SplitRouter
 from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TRAIN
 
-# Rows are read, encoded and written in blocks of about this many bytes of CSV (about
-# 35k rows): large enough for the C++ reader and encoder to dominate, small enough to
-# bound memory, and each block is its own output file, so that even a single input
-# file gives downstream Beam workers several files to share.
-BLOCK_BYTES = 4 << 20
-_INTEGER_LITERAL = r"^\s*[+-]?\d+\s*$"
 # The execution property listing the columns the curated schema declares INT.
 INT_COLUMNS_KEY = "int_columns"
 # The span to process (spans.LATEST: the newest), the window of spans to train on, and
@@ -107,226 +108,6 @@ TEST_PERIOD_KEY = "test_period"
 # digest as it read them (JSON {span: digest}); the executor reads that window.
 RESOLVED_WINDOW_KEY = "resolved_window"
 SPAN_DIGESTS_KEY = "span_digests"
-
-
-class ColumnKind(IntEnum):
-    """A column's value type; a larger kind holds every smaller one's values."""
-
-    UNKNOWN = 0  # no value anywhere: the feature has no type
-    INT = 1
-    FLOAT = 2
-    STRING = 3
-
-
-def _numbers(strings: pa.Array, to: pa.DataType) -> pa.Array:
-    """``strings`` parsed as ``to``; like Python's int()/float(), allows spaces and '+'."""
-    try:
-        return pc.cast(strings, to)
-    except pa.ArrowInvalid:
-        trimmed = pc.utf8_trim_whitespace(strings)
-        return pc.cast(pc.replace_substring_regex(trimmed, r"^\+", ""), to)
-
-
-def _kind(strings: pa.Array) -> ColumnKind:
-    """The kind CsvExampleGen infers for a column holding ``strings`` (nulls: empty)."""
-    values = strings.drop_null()
-    if len(values) == 0:
-        return ColumnKind.UNKNOWN
-    try:
-        _numbers(values, pa.int64())
-        return ColumnKind.INT
-    except pa.ArrowInvalid:
-        pass
-    try:
-        _numbers(values, pa.float64())
-    except pa.ArrowInvalid:
-        return ColumnKind.STRING
-    # An integer too large for int64 makes CsvExampleGen call the column text.
-    integers = values.filter(pc.match_substring_regex(values, _INTEGER_LITERAL))
-    try:
-        _numbers(integers, pa.int64())
-    except pa.ArrowInvalid:
-        return ColumnKind.STRING
-    return ColumnKind.FLOAT
-
-
-def _open(path: str) -> Any:
-    """The CSV text of the file at ``path``, on any Beam filesystem, gunzipped for .gz."""
-    # Uncompressed: csv_files decides what is gzip, for this reader and the pre-flight.
-    stream = FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)
-    return csv_files.decompressed(stream, path)
-
-
-def read_header(path: str) -> list[str]:
-    """The column names of the CSV file at ``path``."""
-    with _open(path) as stream, csv_files.gzip_errors(path):
-        return csv_files.read_header(stream, path)
-
-
-def _utf8_error(path: str) -> None:
-    """Raise the CsvFormatError locating the first byte of ``path`` that is not UTF-8."""
-    with _open(path) as stream, csv_files.gzip_errors(path):
-        for _ in csv_files.utf8_checked(csv_files.chunks_of(stream), path):
-            pass
-
-
-def read_batches(path: str, names: list[str]) -> Iterator[pa.RecordBatch]:
-    """The rows of the CSV file at ``path`` in blocks, every column as (nullable) text."""
-    ragged: list[str] = []
-
-    def reject(row: Any) -> str:
-        ragged.append(
-            f"{path}: a row has {row.actual_columns} cells where the header has "
-            f"{row.expected_columns}: {row.text!r}"
-        )
-        return "skip"
-
-    # Arrow's reader skips a byte-order mark before the header itself.
-    with _open(path) as stream, csv_files.gzip_errors(path):
-        try:
-            reader = pacsv.open_csv(
-                stream,
-                read_options=pacsv.ReadOptions(block_size=BLOCK_BYTES),
-                parse_options=pacsv.ParseOptions(
-                    newlines_in_values=True, invalid_row_handler=reject
-                ),
-                convert_options=pacsv.ConvertOptions(
-                    column_types={name: pa.string() for name in names},
-                    null_values=[""],
-                    strings_can_be_null=True,
-                ),
-            )
-            if reader.schema.names != names:
-                raise CsvFormatError(f"{path}: header {reader.schema.names} is not {names}")
-            for batch in reader:
-                if ragged:
-                    raise CsvFormatError(ragged[0])
-                yield batch
-        except pa.ArrowInvalid as error:
-            if "UTF8" in str(error):
-                _utf8_error(path)
-            raise CsvFormatError(f"{path}: {error}") from error
-    if ragged:
-        raise CsvFormatError(ragged[0])
-
-
-def _check_whole(path: str, name: str, strings: pa.Array) -> None:
-    """CsvFormatError unless every number in ``strings`` is a whole int64 (10.0 is)."""
-    values = strings.drop_null()
-    floats = _numbers(values, pa.float64())
-    whole = pc.and_(
-        pc.and_(pc.is_finite(floats), pc.equal(pc.floor(floats), floats)),
-        pc.less(pc.abs(floats), float(2**63)),
-    )
-    if not pc.all(whole).as_py():
-        value = values.filter(pc.invert(whole))[0].as_py().strip()
-        raise CsvFormatError(
-            f"{path}: column {name} holds {value}, not a whole number, "
-            "where the schema expects an integer"
-        )
-
-
-def file_kinds(
-    path: str, names: list[str], int_columns: Sequence[str] = ()
-) -> tuple[ColumnKind, ...]:
-    """The kind of each column over the whole file at ``path``.
-
-    A column named in ``int_columns`` whose numbers are all whole is INT, even where
-    they are written as floats; one that is not whole is a CsvFormatError.
-    """
-    kinds = [ColumnKind.UNKNOWN] * len(names)
-    for batch in read_batches(path, names):
-        for i, column in enumerate(batch.columns):
-            if kinds[i] < ColumnKind.STRING:
-                kind = _kind(column)
-                if kind is ColumnKind.FLOAT and names[i] in int_columns:
-                    _check_whole(path, names[i], column)
-                    kind = ColumnKind.INT
-                kinds[i] = max(kinds[i], kind)
-    return tuple(kinds)
-
-
-def merge_kinds(per_file: Iterable[tuple[ColumnKind, ...]]) -> tuple[ColumnKind, ...]:
-    """The kind of each column over all files: the widest any file needs."""
-    return tuple(ColumnKind(max(kinds)) for kinds in zip(*per_file, strict=True))
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _strip_header(example: bytes) -> bytes:
-    """The Features content of a serialized Example (drop field tag and length)."""
-    start = 1
-    while example[start] & 0x80:
-        start += 1
-    return example[start + 1 :]
-
-
-def _features_contents(examples: list[bytes]) -> list[bytes]:
-    """``_strip_header`` of each example; the common short case without a call each."""
-    if max(map(len, examples), default=0) < 130:  # every length fits one varint byte
-        return [e[2:] for e in examples]
-    return [_strip_header(e) for e in examples]
-
-
-def _as_lists(strings: pa.Array, kind: ColumnKind) -> pa.ListArray:
-    """One value list per row: empty for an empty cell, else the cell as ``kind``."""
-    valid = strings.is_valid()
-    values = strings.filter(valid)
-    if kind is ColumnKind.INT:
-        try:
-            values = _numbers(values, pa.int64())
-        except pa.ArrowInvalid:  # whole floats in a column the schema declares INT
-            values = pc.cast(_numbers(values, pa.float64()), pa.int64())
-    elif kind is ColumnKind.FLOAT:
-        # tf.train.FloatList holds float32, rounded from the parsed double as in TFX.
-        values = pc.cast(_numbers(values, pa.float64()), pa.float32(), safe=False)
-    else:
-        values = values.cast(pa.binary())
-    counts = pc.cast(valid, pa.int32())
-    offsets = pa.concat_arrays([pa.array([0], pa.int32()), pc.cumulative_sum(counts)])
-    return pa.ListArray.from_arrays(offsets, values)
-
-
-def _untyped_feature(name: str) -> bytes:
-    """The Features entry of a feature with no type (what CsvExampleGen writes)."""
-    key = name.encode()
-    entry = b"\n" + _varint(len(key)) + key + b"\x12\x00"
-    return b"\n" + _varint(len(entry)) + entry
-
-
-def encode(batch: pa.RecordBatch, kinds: tuple[ColumnKind, ...]) -> list[bytes]:
-    """The batch's rows as deterministically serialized ``tf.train.Example``s."""
-    encoder = example_coder.RecordBatchToExamplesEncoder()
-    # Deterministic serialization orders map entries by key: encode each column on
-    # its own and concatenate the entries in key order.
-    columns: list[list[bytes]] = []
-    for i in sorted(range(len(kinds)), key=lambda i: batch.schema.names[i].encode()):
-        name = batch.schema.names[i]
-        if kinds[i] is ColumnKind.UNKNOWN:
-            columns.append([_untyped_feature(name)] * batch.num_rows)
-            continue
-        single = pa.RecordBatch.from_arrays([_as_lists(batch.column(i), kinds[i])], [name])
-        columns.append(_features_contents(encoder.encode(single)))
-    examples = []
-    for entries in zip(*columns, strict=True):
-        features = b"".join(entries)
-        examples.append(b"\n" + _varint(len(features)) + features)
-    return examples
-
-
-def encode_blocks(
-    path: str, names: list[str], kinds: tuple[ColumnKind, ...]
-) -> Iterator[list[bytes]]:
-    """The rows of the CSV file at ``path`` as serialized ``tf.train.Example``s, by block."""
-    for batch in read_batches(path, names):
-        yield encode(batch, kinds)
 
 
 def newest_period(
@@ -346,7 +127,7 @@ def newest_period(
         [batch.column(index).drop_null() for path in files for batch in read_batches(path, names)],
         pa.string(),
     ).combine_chunks()
-    kind = _kind(values)
+    kind = column_kind(values)
     if kind is ColumnKind.UNKNOWN:
         raise CsvFormatError(f"{files[0]}: the period column {column!r} holds no value")
     if kind is ColumnKind.STRING:
@@ -357,9 +138,11 @@ def newest_period(
                 f"{files[0]}: the period column {column!r} holds decimals: only integers "
                 "and text (dates) can mark a period"
             )
-        _check_whole(files[0], column, values)
-        values = _numbers(values, pa.float64())
-    return int(pc.max(_numbers(values, pa.int64()) if kind is ColumnKind.INT else values).as_py())
+        check_whole(files[0], column, values)
+        values = parse_numbers(values, pa.float64())
+    return int(
+        pc.max(parse_numbers(values, pa.int64()) if kind is ColumnKind.INT else values).as_py()
+    )
 
 
 def _with_newest(
@@ -934,28 +717,6 @@ class SpanDriver(example_gen_driver.FileBasedDriver):
         exec_properties[RESOLVED_WINDOW_KEY] = spans.window_json(read.window)
         exec_properties[SPAN_DIGESTS_KEY] = json.dumps({str(s): d for s, d in read.digests.items()})
         return exec_properties
-
-
-_SCHEMA_KINDS = {
-    schema_pb2.FeatureType.INT: ColumnKind.INT,
-    schema_pb2.FeatureType.FLOAT: ColumnKind.FLOAT,
-    schema_pb2.FeatureType.BYTES: ColumnKind.STRING,
-}
-
-
-def schema_kinds(schema_file: Path) -> dict[str, ColumnKind]:
-    """The kind of each feature the schema in the text proto ``schema_file`` types.
-
-    What the training data was read as, where the validator let it through: rows to
-    score are read the same way.
-    """
-    schema = text_format.Parse(schema_file.read_text(), schema_pb2.Schema())
-    return {f.name: _SCHEMA_KINDS[f.type] for f in schema.feature if f.type in _SCHEMA_KINDS}
-
-
-def integer_columns(schema_file: Path) -> list[str]:
-    """The features the schema in the text proto ``schema_file`` declares INT."""
-    return sorted(n for n, kind in schema_kinds(schema_file).items() if kind is ColumnKind.INT)
 
 
 class ArrowCsvExampleGenSpec(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tfx import v1 as tfx
 
-from components.arrow_csv_example_gen import ArrowCsvExampleGen, integer_columns
+from components.arrow_csv_example_gen import ArrowCsvExampleGen
 from components.atomic_pusher import AtomicPusher
 from components.cached_transform import CachedTransform
 from components.curated_schema import PACKAGES_ROOT, CuratedSchema, sha256_of
@@ -16,6 +16,7 @@ from components.serving_baseline import ServingBaseline
 from components.serving_check import ServingCheck
 from components.steps_trainer import StepsTrainer
 from data_layout import spans
+from data_layout.csv_examples import integer_columns
 from data_layout.splits import TEST, TRAIN, VALIDATION
 from modules import datasets
 from modules.preprocessing import DATASET_KEY

@@ -58,7 +58,7 @@ def _progress(done: Scored) -> None:
 def score(args: argparse.Namespace) -> int:
     """Score ``args.input`` into ``args.output``; the exit code."""
     # TensorFlow and TFX load here, after the scaffold's Keras choice (modules/process.py).
-    from components.arrow_csv_example_gen import schema_kinds
+    from data_layout.csv_examples import schema_kinds
     from pipeline_ops.scoring import inputs, outputs, scoring
 
     dataset = datasets.load(args.dataset)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from components.arrow_csv_example_gen import read_batches, read_header
+from data_layout.csv_examples import read_batches, read_header
 from data_layout.csv_files import SUFFIXES
 
 JSONL = ".jsonl"

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from components.arrow_csv_example_gen import ColumnKind
 from data_layout import serving_layout
+from data_layout.csv_examples import ColumnKind
 from modules.features import DatasetDeclaration
 from pipeline_ops.scoring import cells, inputs
 from pipeline_ops.scoring.outputs import ScoresWriter

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from components.arrow_csv_example_gen import encode_blocks, file_kinds, merge_kinds
+from data_layout.csv_examples import encode_blocks, file_kinds, merge_kinds
 from pipeline_def.config import PipelineConfig
 from pipeline_def.project_paths import sample_csv
 from pipeline_ops.session.data_check import check_data_root

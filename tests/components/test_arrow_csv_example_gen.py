@@ -23,20 +23,17 @@ from tfx.components.example_gen.csv_example_gen import executor as tfx_csv
 from tfx.types import standard_component_specs as keys
 from tfx.utils import proto_utils
 
-from components import arrow_csv_example_gen
-from components.arrow_csv_example_gen import (
-    INT_COLUMNS_KEY,
-    TEST_PERIOD_KEY,
-    ArrowCsvExecutor,
+from components.arrow_csv_example_gen import INT_COLUMNS_KEY, TEST_PERIOD_KEY, ArrowCsvExecutor
+from data_layout import csv_examples, csv_files
+from data_layout.csv_examples import (
     ColumnKind,
-    CsvFormatError,
-    _kind,
+    column_kind,
     encode_blocks,
     file_kinds,
     integer_columns,
     read_header,
 )
-from data_layout import csv_files
+from data_layout.csv_files import CsvFormatError
 from data_layout.properties import SPLIT_KEY_PROPERTY, TEST_PERIOD_PROPERTY
 from data_layout.splits import TEST
 from modules import datasets
@@ -133,7 +130,7 @@ def test_writes_the_records_and_splits_csv_example_gen_writes(
     small_blocks, data_root, tmp_path, monkeypatch
 ):
     if small_blocks:
-        monkeypatch.setattr(arrow_csv_example_gen, "BLOCK_BYTES", 16 << 10)
+        monkeypatch.setattr(csv_examples, "BLOCK_BYTES", 16 << 10)
     expected = _run(tfx_csv.Executor(), data_root, tmp_path / "tfx")
     written = _run(ArrowCsvExecutor(), data_root, tmp_path / "arrow")
     assert len(written["train"]) + len(written["eval"]) == 600
@@ -259,7 +256,7 @@ def test_types_tricky_cells_as_csv_example_gen_does(tmp_path):
     ],
 )
 def test_column_kinds(cells, kind):
-    assert _kind(pa.array(cells, pa.string())) == kind
+    assert column_kind(pa.array(cells, pa.string())) == kind
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ from exported_table import HEADER, orders, write_export
 from google.protobuf import text_format
 from tensorflow_metadata.proto.v0 import schema_pb2
 
-from components.arrow_csv_example_gen import encode_blocks, file_kinds
 from components.gating_validator import describe
+from data_layout.csv_examples import encode_blocks, file_kinds
 from modules.features import DatasetDeclaration, NumberText, TimeFormat
 from pipeline_ops import commands
 from pipeline_ops.cli import draft_dataset

@@ -8,7 +8,7 @@ import re
 import pytest
 from panel_table import draft, drafted_in_process, panel
 
-from components.arrow_csv_example_gen import encode_blocks, file_kinds, read_header
+from data_layout.csv_examples import encode_blocks, file_kinds, read_header
 from data_layout.split_router import SplitRouter
 from pipeline_ops import commands
 from pipeline_ops.drafting.entity import names_an_id
