@@ -79,6 +79,9 @@ EVALUATED_SPLITS = "example_splits"
 # or why it did not check ("not checked: ...", and no figures).
 SERVING_CHECK = "serving_check"
 SERVING_CHECK_NOTE = "serving_check_note"
+# ...whose ``server`` is TF Serving's binary, or the stand-in (serving/standin_server.py).
+TF_SERVING = "tensorflow_model_server"
+STANDIN = "standin (python -I, tensorflow only)"
 
 
 def value_of(prop: mlmd_pb2.Value) -> Any:

@@ -383,6 +383,8 @@ class Review:
     split_key: str | None = None
     # The test split's period (``year = 1987``: its newest value); None: hashed.
     test_period: str | None = None
+    # The serving check's record (data_layout.properties.serving_check_of); None: none ran.
+    serving_check: dict[str, Any] | None = None
 
     @property
     def overall(self) -> dict[str, float]:

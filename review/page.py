@@ -28,6 +28,7 @@ from review.page_curves import (
     overall_section,
     slices_section,
 )
+from review.served import served_line
 
 _STYLE = """
 * { box-sizing: border-box; }
@@ -79,6 +80,7 @@ def _verdict(review: Review) -> str:
         "<table id='checks'><tr><th>metric</th><th>check</th><th>candidate</th>"
         f"<th>baseline</th><th>bound</th><th>result</th></tr>{rows}</table>"
         f"{_slice_checks(review)}<p id='push'>{html.escape(push_line(review))}</p>"
+        f"{_served(review)}"
     )
 
 
@@ -98,6 +100,12 @@ def _slice_checks(review: Review) -> str:
         "<table id='slice-checks'><tr><th>slice</th><th>rows</th><th>change</th>"
         f"<th>95% interval</th><th>result</th></tr>{rows}</table>"
     )
+
+
+def _served(review: Review) -> str:
+    """The serving check's line, where one ran."""
+    line = served_line(review.serving_check)
+    return f"<p id='served'>{html.escape(line)}</p>" if line else ""
 
 
 def push_line(review: Review) -> str:

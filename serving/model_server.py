@@ -26,8 +26,9 @@ from typing import Any
 
 import tensorflow as tf
 
-TF_SERVING = "tensorflow_model_server"
-STANDIN = Path(__file__).resolve().parent / "standin_server.py"
+from data_layout.properties import STANDIN, TF_SERVING
+
+STANDIN_SCRIPT = Path(__file__).resolve().parent / "standin_server.py"
 MODEL_NAME = "candidate"
 # TFX's InfraValidator waits as long for a model to load (ServingSpec's default).
 LOAD_TIMEOUT_S = 300.0
@@ -71,14 +72,14 @@ def _call(request: urllib.request.Request) -> dict[str, Any]:
 
 def server_kind() -> str:
     """``tensorflow_model_server`` when TF Serving's binary is on the PATH, else the stand-in's."""
-    return TF_SERVING if shutil.which(TF_SERVING) else "standin (python -I, tensorflow only)"
+    return TF_SERVING if shutil.which(TF_SERVING) else STANDIN
 
 
 def _command(base: Path, rest_port: int, grpc_port: int) -> list[str]:
     flags = [f"--port={grpc_port}", f"--rest_api_port={rest_port}",
              f"--model_name={MODEL_NAME}", f"--model_base_path={base}"]  # fmt: skip
     found = shutil.which(TF_SERVING)
-    return [found, *flags] if found else [sys.executable, "-I", str(STANDIN), *flags]
+    return [found, *flags] if found else [sys.executable, "-I", str(STANDIN_SCRIPT), *flags]
 
 
 def _free_port() -> int:

@@ -24,6 +24,7 @@ from data_layout.properties import (
     TUNING_TRIALS,
     number_property,
     outcome_of,
+    serving_check_of,
     span_record,
     str_property,
 )
@@ -95,6 +96,7 @@ def review_of_run(
         drift=[Drift(**measured) for measured in row.drift_measured],
         split_key=(str_property(examples, SPLIT_KEY_PROPERTY) or None) if examples else None,
         test_period=(str_property(examples, TEST_PERIOD_PROPERTY) or None) if examples else None,
+        serving_check=serving_check_of(run.output(node_ids.SERVING_CHECK, "blessing")),
     )
 
 
@@ -202,6 +204,7 @@ def print_verdict(review: Review, out: TextIO) -> None:
     """The verdict: each overall check, the slice bound's checks decided on noise, the push."""
     from review.evaluation import judged_on_noise, metric_text, slice_checks
     from review.page import push_line
+    from review.served import served_line
 
     verdict = "BLESSED" if review.blessed else "NOT BLESSED"
     print(f"Verdict: {verdict} (on the {review.split} split)", file=out)
@@ -228,6 +231,9 @@ def print_verdict(review: Review, out: TextIO) -> None:
             file=out,
         )
     print(f"  {push_line(review)}", file=out)
+    served = served_line(review.serving_check)
+    if served:
+        print(f"  {served}", file=out)
 
 
 def print_differences(review: Review, out: TextIO) -> None:

@@ -27,6 +27,7 @@ from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.session.progress import ComponentTiming
 from review.evaluation import overall_metrics
+from review.served import served_line
 
 SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"
@@ -235,8 +236,9 @@ def _outcome_lines(summary: RunSummary) -> list[str]:
     lines = [f"  model {'blessed' if summary.blessed else 'NOT blessed'} {against}"]
     if summary.comparison:
         lines.append(f"  {summary.comparison}")
-    if summary.serving_check and summary.serving_check.get("passed"):
-        lines.append(f"  served right: {served_line(summary.serving_check)}")
+    served = served_line(summary.serving_check)
+    if served:
+        lines.append(f"  {served}")
     if summary.already_serving:
         lines.append(
             f"  pushed: nothing new, this model already serves as {summary.pushed_model_path}"
@@ -249,14 +251,3 @@ def _outcome_lines(summary: RunSummary) -> list[str]:
     elif shutil.which("dot") is None:
         lines.append("  model diagram: none, graphviz's dot is missing (Debian: graphviz)")
     return lines
-
-
-def served_line(check: dict[str, Any]) -> str:
-    """The serving check's figures in a line: rows asked, server, load, latency, size."""
-    rows = max(check["rows_checked"].values())
-    return (
-        f"{rows} test rows asked in {len(check['rows_checked'])} REST forms of "
-        f"{check['server']}, scores as the Evaluator's; loaded in {check['load_s']:.1f} s, "
-        f"{check['p50_ms']:.1f} ms p50, {check['p99_ms']:.1f} ms p99 a row, "
-        f"{check['model_bytes'] / 1e6:.1f} MB"
-    )

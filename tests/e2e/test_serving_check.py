@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from run_commands import runner_command
 
+from data_layout.properties import STANDIN
 from pipeline_def import node_ids
 from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import PipelineRun, latest_run
@@ -39,7 +40,7 @@ def test_the_pushed_model_was_served_and_asked_first(first_run):
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
     check = summary["serving_check"]
     assert check["passed"] is True
-    assert check["server"] == "standin (python -I, tensorflow only)"
+    assert check["server"] == STANDIN
     assert check["rows_checked"]["serving_default (base64 tf.Examples)"] == 100
     assert 0 < check["p50_ms"] <= check["p99_ms"] and check["load_s"] > 0
     pushed = Path(summary["pushed_model_path"])

@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 from served_models import COLUMNS, tiny_model
 
+from data_layout.properties import STANDIN, TF_SERVING
 from serving import check, model_server
 from serving.check import ServingCheckError
 from serving.requests import raw_rows
@@ -27,7 +28,7 @@ FORMS = (
 
 def test_the_served_model_answers_every_form_as_the_evaluator_scored(served_model, scored):
     figures = check.check(str(served_model), scored, COLUMNS)
-    assert figures.server == "standin (python -I, tensorflow only)"
+    assert figures.server == STANDIN
     # A row missing an integer column cannot be sent in the raw forms; every other can.
     inputs = {arg: "DT_INT64" for arg in ("trip_start_hour", "dropoff_census_tract")}
     sendable = len(raw_rows(scored.examples, inputs, COLUMNS))
@@ -83,17 +84,18 @@ def test_tf_servings_binary_is_taken_where_it_is_on_the_path(scored, tmp_path, m
     # No TF Serving binary is to be had here (docs/explanation/serving.md): a program of
     # its name that takes its flags stands in, to show which server is started, and how.
     args = tmp_path / "args"
-    binary = tmp_path / "bin" / model_server.TF_SERVING
+    binary = tmp_path / "bin" / TF_SERVING
     binary.parent.mkdir()
+    standin = model_server.STANDIN_SCRIPT
     binary.write_text(
-        f'#!/bin/sh\necho "$@" > {args}\nexec "{sys.executable}" -I "{model_server.STANDIN}" "$@"\n'
+        f'#!/bin/sh\necho "$@" > {args}\nexec "{sys.executable}" -I "{standin}" "$@"\n'
     )
     binary.chmod(0o755)
     monkeypatch.setenv("PATH", f"{binary.parent}{os.pathsep}{os.environ['PATH']}")
     lengths = tiny_model(tmp_path / "lengths")
     sample = replace(scored, scores=tuple(float(len(e)) for e in scored.examples))
     figures = check.check(str(lengths), sample, COLUMNS)
-    assert figures.server == model_server.TF_SERVING
+    assert figures.server == TF_SERVING
     flags = args.read_text().split()
     assert [f.split("=")[0] for f in flags] == [
         "--port", "--rest_api_port", "--model_name", "--model_base_path"

@@ -42,6 +42,10 @@ def test_the_first_run_is_blessed_on_the_absolute_bound_and_pushed(recorded_runs
     )
     for slice_name in ("Overall", "payment_type=Credit Card", "trip_start_hour=12"):
         assert re.search(rf"^\s+{re.escape(slice_name)}\s+\d+\s+0\.\d{{4}}", out, re.M), slice_name
+    # The serving check asked the served candidate before the push.
+    assert re.search(
+        r"^  Served right \(stand-in\): 100 rows, 3 REST forms, the Evaluator's scores;", out, re.M
+    )
     # Cash has no positive example in the recorded test rows: no AUC, not 0.0000.
     assert re.search(r"^\s+payment_type=Cash\s+\d+\s+undefined\s+undefined", out, re.M)
 
@@ -66,6 +70,7 @@ def test_a_worse_model_fails_the_change_check_and_is_not_pushed(recorded_runs, r
     assert float(change.group(1)) < float(change.group(2)) - 0.01
     assert float(change.group(4)) < -0.01  # the whole interval below the tolerated drop
     assert "Not pushed: the model was not blessed." in out
+    assert "Serving check: not checked: the Evaluator did not bless the candidate." in out
 
 
 def test_without_run_the_newest_is_reviewed(recorded_runs, run_review):
