@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tensorflow as tf
-
+from data_layout import serving_layout
 from data_layout.properties import STANDIN, TF_SERVING
 
 STANDIN_SCRIPT = Path(__file__).resolve().parent / "standin_server.py"
@@ -117,7 +116,7 @@ def serving(model_dir: str, timeout: float = LOAD_TIMEOUT_S) -> Iterator[Server]
     """A model server on the SavedModel at ``model_dir`` (any file system), stopped after."""
     with tempfile.TemporaryDirectory(prefix="serving-check-") as scratch:
         base = Path(scratch) / MODEL_NAME
-        _copy(model_dir, base / "1")
+        serving_layout.copy_tree(model_dir, str(base / "1"))
         log = Path(scratch) / "server.log"
         rest = _free_port()
         url = f"http://127.0.0.1:{rest}/v1/models/{MODEL_NAME}"
@@ -136,12 +135,3 @@ def serving(model_dir: str, timeout: float = LOAD_TIMEOUT_S) -> Iterator[Server]
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-
-
-def _copy(source: str, target: Path) -> None:
-    """Copy a folder from any file system TensorFlow reads to a local one."""
-    for folder, _, files in tf.io.gfile.walk(source):
-        relative = Path(folder[len(source.rstrip("/")) :].lstrip("/"))
-        (target / relative).mkdir(parents=True, exist_ok=True)
-        for name in files:
-            tf.io.gfile.copy(f"{folder.rstrip('/')}/{name}", str(target / relative / name))

@@ -81,7 +81,7 @@ def test_a_model_without_the_raw_signature_is_asked_in_examples_alone(scored, tm
 
 
 def test_tf_servings_binary_is_taken_where_it_is_on_the_path(scored, tmp_path, monkeypatch):
-    # No TF Serving binary is to be had here (docs/explanation/serving.md): a program of
+    # No TF Serving binary is to be had here (docs/decisions/serving-check.md): a program of
     # its name that takes its flags stands in, to show which server is started, and how.
     args = tmp_path / "args"
     binary = tmp_path / "bin" / TF_SERVING
