@@ -64,6 +64,8 @@ def test_uv_is_fetched_checked_and_unpacked_with_curl_or_python(project, index, 
     (host.bin / "curl").unlink(missing_ok=True)
     if fetcher == "curl":
         (host.bin / "curl").symlink_to(shutil.which("curl"))
+        if not (host.bin / "unzip").exists():  # the Debian 13 root has no unzip: python3 unpacks
+            host.python("python3")
     else:
         host.python("python3")
     host.env["UV_INDEX_URL"] = index
