@@ -43,6 +43,8 @@ COPY modules/ modules/
 COPY data_layout/ data_layout/
 COPY review/ review/
 COPY serving/ serving/
+COPY kubeflow/__init__.py kubeflow/
+COPY kubeflow/step/ kubeflow/step/
 COPY components/ components/
 COPY pipeline_def/ pipeline_def/
 RUN scripts/install_image.sh python

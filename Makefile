@@ -72,7 +72,7 @@ dataset: $(STAMP)  ## Draft a dataset from a CSV: NAME=.. CSV=.. LABEL=.. POSITI
 	$(VENV)/bin/wide-deep-draft-dataset "$(NAME)" "$(CSV)" "$(LABEL)" "$(POSITIVE)" $(ARGS)
 
 kfp-local: $(STAMP)  ## Compile for Kubeflow and run every task of the spec here, as KFP would.
-	$(PY) -m kfp_local $(ARGS)
+	$(PY) -m kubeflow.harness $(ARGS)
 
 # The documentation's tools (mkdocs, mkdocs-material, pytest-codeblocks) come from their
 # own lock, installed beside the runtime's as the suite's tables are (a sync of

@@ -23,19 +23,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from modules import datasets
-from pipeline_def.config import PipelineConfig
-from pipeline_ops.cli.kubeflow_options import (
+from kubeflow.operator.deploy import Deployment, deploy, manage_schedules, object_store_uri
+from kubeflow.operator.options import (
     add_cluster_options,
     cluster_operations,
     cluster_target,
     env_default,
     env_name,
 )
+from modules import datasets
+from pipeline_def.config import PipelineConfig
 from pipeline_ops.cli.run_options import add_run_options, run_settings
 from pipeline_ops.cli.scaffold import bad_input, execute, parser_for
 from pipeline_ops.commands import KUBEFLOW
-from pipeline_ops.kubeflow.deploy import Deployment, deploy, manage_schedules, object_store_uri
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

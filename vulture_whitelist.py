@@ -54,7 +54,7 @@ _.daemon_threads
 _.state_history
 _.updated_at
 # TFX's fileio: a filesystem plugin declares its schemes, takes walk's onerror, and its
-# stat answers a length and whether the path is a folder (pipeline_def/s3_fileio.py).
+# stat answers a length and whether the path is a folder (kubeflow/step/s3_fileio.py).
 _.SUPPORTED_SCHEMES
 _.onerror
 _.is_directory

@@ -3,7 +3,7 @@
 TFMA's own viewers need a notebook; this component writes the same review the
 ``wide-deep-review`` command prints, as one self-contained page beside the model, and
 the headline figures as scalar metrics. Both are typed so that the Kubeflow Pipelines
-UI draws them in the run's Visualizations (``components/kfp_ui.py``).
+UI draws them in the run's Visualizations (``kubeflow/step/ui.py``).
 
 The page names its pipeline, its span and its run, by the id ``wide-deep-review``
 names runs by: the pipeline run's id (the name of the run's context in ML-Metadata).
@@ -24,8 +24,8 @@ from tfx import v1 as tfx
 from tfx.dsl.components.base.executor_spec import ExecutorClassSpec
 from tfx.v1.dsl.components import InputArtifact, OutputArtifact, Parameter
 
-from components import kfp_ui
 from data_layout.properties import outcome_of, span_record
+from kubeflow.step.ui import HTML, Metrics
 from review.evaluation import Review, load_review, named_span
 from review.page import render_html
 from review.paired_comparison import GATED_METRIC
@@ -38,7 +38,7 @@ KFP_RUN_ID = "{{$.pipeline_job_uuid}}"
 RUN_ID = "run_id"
 
 
-def _headline(review: Review, metrics: kfp_ui.Metrics) -> None:
+def _headline(review: Review, metrics: Metrics) -> None:
     """The verdict and the candidate's headline figures as the artifact's properties."""
     metrics.set_float_custom_property("blessed", 1.0 if review.blessed else 0.0)
     for name in HEADLINE:
@@ -59,8 +59,8 @@ def evaluation_report(
     blessing: InputArtifact[_artifacts.ModelBlessing],
     pushed_model: InputArtifact[_artifacts.PushedModel],
     examples: InputArtifact[_artifacts.Examples],
-    report: OutputArtifact[kfp_ui.HTML],
-    headline: OutputArtifact[kfp_ui.Metrics],
+    report: OutputArtifact[HTML],
+    headline: OutputArtifact[Metrics],
     pipeline_name: Parameter[str] = "",
     run_id: Parameter[str] = "",
 ) -> None:

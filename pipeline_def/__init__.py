@@ -1,1 +1,1 @@
-"""The TFX pipeline definition: its configuration, its nodes, and how it is orchestrated."""
+"""The TFX pipeline definition: its configuration, its nodes, and its local compilation."""

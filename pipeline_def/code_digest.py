@@ -32,8 +32,11 @@ from pipeline_def.project_paths import PROJECT_ROOT
 CODE_DIGEST_KEY = "code_sha256"
 _SOURCE_SUFFIXES = (".py", ".pbtxt")
 # The packages a step runs, model code first and the definition that wires them last:
-# what the image holds, and what the digests below cover.
-STEP_PACKAGES = ("modules", "data_layout", "review", "serving", "components", "pipeline_def")
+# what the image holds, and what the digests below cover. ``kubeflow.step`` is what a
+# step's container runs around the executor (its entry point, paths and S3 file system).
+STEP_PACKAGES = (
+    "modules", "data_layout", "review", "serving", "kubeflow.step", "components", "pipeline_def",
+)  # fmt: skip
 _MODEL_CODE, *_EXECUTORS, _DEFINITION = STEP_PACKAGES
 # Settings that change how a run is carried out, not what it reads or learns: where
 # its metadata lives (with a password), Beam's workers, Kubeflow's requests, the cache.
@@ -71,8 +74,13 @@ def model_code_digest(dataset: str, modules_dir: Path = datasets.DATASETS_DIR.pa
     return _files_digest(_sources(modules_dir, dataset), modules_dir)
 
 
+def package_folder(package: str) -> Path:
+    """The folder of a dotted package name, relative to the project."""
+    return Path(*package.split("."))
+
+
 def _package_digest(root: Path, package: str) -> str:
-    return _files_digest(sorted((root / package).rglob("*.py")), root)
+    return _files_digest(sorted((root / package_folder(package)).rglob("*.py")), root)
 
 
 def step_code_digest(dataset: str, root: Path = PROJECT_ROOT) -> str:

@@ -46,7 +46,7 @@ OTHER_PROGRAMS = {
     "touch",
 }
 # Python modules of this project that `python -m` runs.
-PROJECT_MODULES = {"kfp_local"}
+PROJECT_MODULES = {"kubeflow.harness"}
 
 
 @dataclass(frozen=True)

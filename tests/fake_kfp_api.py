@@ -57,7 +57,7 @@ import pytest
 import yaml
 from kfp_server_api import models
 
-from kfp_local import backend_rules
+from kubeflow.harness import backend_rules
 
 API = "/apis/v2beta1"
 DEFAULT_USER = "user@example.com"

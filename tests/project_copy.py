@@ -14,11 +14,11 @@ from pathlib import Path
 
 from run_commands import PROJECT
 
-from kfp_local.image_env import build_context
+from kubeflow.harness.image_env import build_context
 
 # Besides what the Dockerfile copies: the commands people run, and what the Kubeflow
 # harness reads to build its image.
-_TOOLS = ("pipeline_ops", "kfp_local")
+_TOOLS = ("pipeline_ops", "kubeflow")
 _FILES = ("local_runner.py", "kubeflow_runner.py", "benchmarks/bench_dataset.py",
           "Dockerfile", "scripts/find_python.sh")  # fmt: skip
 
@@ -31,7 +31,12 @@ def copy_project(to: Path) -> Path:
     """
     build_context(PROJECT / "Dockerfile", to)
     for part in _TOOLS:
-        shutil.copytree(PROJECT / part, to / part, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            PROJECT / part,
+            to / part,
+            ignore=shutil.ignore_patterns("__pycache__"),
+            dirs_exist_ok=True,
+        )
     for file in _FILES:
         (to / file).parent.mkdir(exist_ok=True)
         shutil.copy(PROJECT / file, to / file)

@@ -1,7 +1,7 @@
 """The fake KFP API server answers kfp_server_api's generated client as KFP's API server does.
 
 The client is the stack's own: kfp-server-api 2.0.5 (legacy) or 2.16.1 (current), each
-through ``pipeline_ops.kubeflow.api.Service``, which calls an operation by its name in
+through ``kubeflow.operator.api.Service``, which calls an operation by its name in
 the API whichever way the generated client spells it. The fake follows the server of
 the client's release (KFP 2.0.5 or 2.16.1); the tests of what differs between the two
 run both on either stack (``FakeKfpApi(release=...)``), reading the JSON answered where
@@ -29,8 +29,8 @@ from fake_kfp_api import (
 )
 from kfp_server_api import models
 
-from kfp_local import backend_rules
-from pipeline_ops.kubeflow.api import Service, services
+from kubeflow.harness import backend_rules
+from kubeflow.operator.api import Service, services
 
 SPEC = {
     "schemaVersion": "2.1.0",

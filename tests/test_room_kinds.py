@@ -28,7 +28,7 @@ COMPONENTS = sorted(p for p in (PROJECT / "components").glob("*.py") if p.name !
 # Where other rooms import from: the house, the tests and the runners.
 ELSEWHERE = [
     p for folder in ("modules", "data_layout", "review", "serving", "pipeline_def", "pipeline_ops",
-                     "kfp_local", "scripts", "benchmarks", "tests")
+                     "kubeflow", "scripts", "benchmarks", "tests")
     for p in sorted((PROJECT / folder).rglob("*.py"))
 ] + [PROJECT / "local_runner.py", PROJECT / "kubeflow_runner.py"]  # fmt: skip
 

@@ -14,9 +14,9 @@ import pytest
 from tfx.dsl.components.base.base_executor import BaseExecutor
 from tfx.types import standard_artifacts
 
-from components import kfp_ui
 from components.evaluation_report import KFP_RUN_ID, EvaluationReportExecutor
 from data_layout.properties import WINDOW_PROPERTY
+from kubeflow.step.ui import HTML, Metrics
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig
 from pipeline_def.metadata_stores import SqliteMetadata
@@ -52,7 +52,7 @@ def _inputs(run: PipelineRun) -> dict[str, list]:
 
 def _page(run: PipelineRun, folder: Path, given: str, context_run_id: str | None) -> str:
     """The page the executor writes with parameter ``run_id`` = ``given``."""
-    report, headline = kfp_ui.HTML(), kfp_ui.Metrics()
+    report, headline = HTML(), Metrics()
     report.uri, headline.uri = str(folder / "report"), str(folder / "headline")
     executor = EvaluationReportExecutor(BaseExecutor.Context(pipeline_run_id=context_run_id))
     parameters = {"pipeline_name": PIPELINE, "run_id": given}

@@ -3,7 +3,7 @@
     python analysis_run.py RUN_JSON
 
 RUN_JSON names the cache folder, a local path or an s3:// URI (the S3 endpoint and keys
-in the environment, as KFP's steps get them, and ``pipeline_def.s3_fileio`` serving
+in the environment, as KFP's steps get them, and ``kubeflow.step.s3_fileio`` serving
 them, as the step's entry point registers it), and the parts (span, encoding key,
 split, the values of one feature ``x``). The run reads the cache (a local copy of its
 datasets when it is on S3, as CachedTransform reads it), analyzes the parts it does
@@ -38,7 +38,7 @@ from tensorflow_transform.tf_metadata import dataset_metadata, schema_utils
 
 from data_layout import analyzer_cache
 from data_layout.analyzer_cache import Part
-from pipeline_def import s3_fileio
+from kubeflow.step import s3_fileio
 
 FEATURES = {"x": tf.io.FixedLenFeature([], tf.float32)}
 CUT_OFF = 3

@@ -3,7 +3,7 @@
     python cached_transform_run.py PIPELINE_ROOT DATA_ROOT SPAN WINDOW
 
 The roots may be s3:// URIs (the S3 endpoint and keys in the environment, as KFP's
-steps get them, served by ``pipeline_def.s3_fileio`` as the step's entry point
+steps get them, served by ``kubeflow.step.s3_fileio`` as the step's entry point
 registers it). The artifacts are local folders, as KFP's launcher hands them to a
 step. ExampleGen's executor writes the span's window (encoding each span once under
 the pipeline root), then ``CachedTransformExecutor`` analyzes it with the analyzer
@@ -36,7 +36,7 @@ from tfx.dsl.io import fileio
 from components.cached_transform import CachedTransformExecutor
 from components.curated_schema import PACKAGES_ROOT, SCHEMA_FILE
 from data_layout.properties import ANALYZER_CACHE_PROPERTY
-from pipeline_def import s3_fileio
+from kubeflow.step import s3_fileio
 from pipeline_def.config import PipelineConfig
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_transform_cache.py"

@@ -3,7 +3,7 @@
 Each run is ``analysis_run.py`` in a process of its own, as a step runs: it reads the
 cache, analyzes what the cache does not serve, publishes and evicts. The S3 store is
 the one ``make kfp-local`` runs (moto's S3 server, reached through boto3, by Beam and
-by ``pipeline_def.s3_fileio``, as KFP's steps reach MinIO). On S3 a rename is a copy
+by ``kubeflow.step.s3_fileio``, as KFP's steps reach MinIO). On S3 a rename is a copy
 and a delete: the manifest goes up in one upload, and a publish cut off mid-way is
 never read.
 """
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from kfp_local import object_store
-from pipeline_def.orchestrate import S3Access
+from kubeflow.harness import object_store
+from kubeflow.operator.spec import S3Access
 from pipeline_def.project_paths import sample_csv
 
 pytestmark = pytest.mark.slow

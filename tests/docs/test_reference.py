@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from doc_blocks import ROOT, parser_of
 
+from kubeflow.operator.credentials import SA_TOKEN_ENV
+from kubeflow.operator.options import ENV_PREFIX
 from modules.hparams import HParams
 from pipeline_def.config import PipelineConfig
-from pipeline_ops.cli.kubeflow_options import ENV_PREFIX
-from pipeline_ops.kubeflow.credentials import SA_TOKEN_ENV
 from pipeline_ops.metadata.store import METADATA_ENV, PASSWORD_ENV
 
 REFERENCE = ROOT / "docs" / "reference"

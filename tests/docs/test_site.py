@@ -42,7 +42,7 @@ def test_every_docs_page_the_code_names_exists() -> None:
     # moved page must not leave the pointer dangling.
     named = {
         (path.relative_to(ROOT), page)
-        for folder in (*STEP_PACKAGES, "pipeline_ops", "scripts", "benchmarks")
+        for folder in (*STEP_PACKAGES, "pipeline_ops", "kubeflow", "scripts", "benchmarks")
         for path in (ROOT / folder).rglob("*.py")
         for page in re.findall(r"docs/[\w./-]+?\.md", path.read_text())
     }

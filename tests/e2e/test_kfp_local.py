@@ -44,7 +44,7 @@ SPAN_ROWS = 3000
 
 def _harness(data_root: Path, output_dir: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "kfp_local", "--output-dir", str(output_dir),
+        [sys.executable, "-m", "kubeflow.harness", "--output-dir", str(output_dir),
          "--data-root", str(data_root), *extra],
         cwd=PROJECT, capture_output=True, text=True, timeout=1200, check=False,
     )  # fmt: skip

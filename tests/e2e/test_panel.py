@@ -5,7 +5,7 @@ that has seen a customer's other rows knows the effect. Drafted as a user drafts
 the customer is found, keys the splits and is no feature; drafted with --no-entity,
 the rows are split one by one and the id is a (hashed) feature, and the test split
 then asks how well a model recognizes customers it trained on. A panel with a period,
-drafted likewise, is run by the compiled Kubeflow spec's own tasks (``kfp_local``):
+drafted likewise, is run by the compiled Kubeflow spec's own tasks (``kubeflow.harness``):
 its splits are keyed by the person and its test split is the newest year there too.
 """
 
@@ -162,7 +162,7 @@ def test_on_kubeflow_a_panel_is_keyed_by_the_person_and_tested_on_the_newest_yea
 
     out = tmp_path / "kfp"
     run = run_in(
-        project, "-m", "kfp_local", "--dataset", "panel", "--output-dir", str(out),
+        project, "-m", "kubeflow.harness", "--dataset", "panel", "--output-dir", str(out),
         "--train-steps", "200",
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr

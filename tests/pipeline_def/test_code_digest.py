@@ -9,6 +9,7 @@ from pipeline_def.code_digest import (
     CODE_DIGEST_KEY,
     STEP_PACKAGES,
     model_code_digest,
+    package_folder,
     run_fingerprint,
     step_code_digest,
 )
@@ -76,7 +77,7 @@ def test_the_steps_that_run_project_code_carry_its_digest(tmp_path):
 @pytest.fixture
 def project_copy(tmp_path):
     """The packages the steps run, copied."""
-    for package in STEP_PACKAGES:
+    for package in map(package_folder, STEP_PACKAGES):
         shutil.copytree(
             PROJECT_ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
         )
@@ -103,6 +104,7 @@ def test_the_run_fingerprint_holds_what_shapes_a_run_and_not_how_it_is_carried_o
     ("edited", "in_steps"),
     [("components/arrow_csv_example_gen.py", True), ("modules/model.py", True),
      ("data_layout/spans.py", True), ("review/paired_comparison.py", True),
+     ("kubeflow/step/s3_fileio.py", True),
      ("pipeline_def/pipeline.py", False)],
 )  # fmt: skip
 def test_an_edit_of_any_steps_code_changes_its_digest_and_the_run_fingerprint(

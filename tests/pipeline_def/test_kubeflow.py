@@ -1,6 +1,6 @@
 """The Kubeflow package, checked as open-source KFP checks it (no cluster needed).
 
-The rules are KFP's own, each with its source in ``kfp_local.backend_rules``: what the
+The rules are KFP's own, each with its source in ``kubeflow.harness.backend_rules``: what the
 API server refuses on upload and on run creation, what its Argo compiler cannot run.
 """
 
@@ -22,11 +22,11 @@ from tfx import v1 as tfx
 
 import kubeflow_runner
 from data_layout import spans
-from kfp_local import backend_rules
+from kubeflow.harness import backend_rules
+from kubeflow.operator.spec import KFP_COMMAND
 from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids
 from pipeline_def.config import DEFAULT_RESOURCES, PipelineConfig
-from pipeline_def.orchestrate import KFP_COMMAND
 from pipeline_def.pipeline import create_pipeline
 from pipeline_ops import commands
 

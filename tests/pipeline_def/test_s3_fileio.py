@@ -1,4 +1,4 @@
-"""TFX's fileio on s3:// through pipeline_def.s3_fileio, against a real S3 server.
+"""TFX's fileio on s3:// through kubeflow.step.s3_fileio, against a real S3 server.
 
 The server is the one ``make kfp-local`` runs (moto's); the calls are TFX's own
 ``fileio`` functions, as the steps' code makes them, once the entry point registered
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from tfx.dsl.io import fileio, filesystem
 
-from kfp_local import object_store
-from pipeline_def import s3_fileio
-from pipeline_def.orchestrate import S3Access
+from kubeflow.harness import object_store
+from kubeflow.operator.spec import S3Access
+from kubeflow.step import s3_fileio
 
 
 @pytest.fixture(scope="module")

@@ -15,17 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from pipeline_def.config import PipelineConfig
-from pipeline_ops.commands import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
-from pipeline_ops.kubeflow import runs, schedules
-from pipeline_ops.kubeflow.api import KfpApi, KfpError, Target
-from pipeline_ops.kubeflow.parameters import (
+from kubeflow.operator import runs, schedules
+from kubeflow.operator.api import KfpApi, KfpError, Target
+from kubeflow.operator.parameters import (
     declared_parameters,
     package_spec,
     parse_parameters,
     task_names,
 )
-from pipeline_ops.kubeflow.versions import Version, current_build, publish
+from kubeflow.operator.versions import Version, current_build, publish
+from pipeline_def.config import PipelineConfig
+from pipeline_ops.commands import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from pipeline_ops.session.progress import logs_to_file
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -63,7 +63,7 @@ class Operations:
     target: Target | None = None
     run: bool = False
     wait: bool = False
-    schedule: str | None = None  # KFP cron (pipeline_ops.kubeflow.cron.kfp_cron)
+    schedule: str | None = None  # KFP cron (kubeflow.operator.cron.kfp_cron)
     catchup: bool = False
     parameters: tuple[str, ...] = ()  # NAME=VALUE, checked against the package
     experiment: str | None = None  # None: the pipeline's name
@@ -72,7 +72,7 @@ class Operations:
 
 
 def _compile(config: PipelineConfig, target: Deployment) -> Path:
-    from pipeline_def.orchestrate import S3Access, compile_package
+    from kubeflow.operator.spec import S3Access, compile_package
 
     s3 = None
     if target.s3_endpoint or target.s3_secret:

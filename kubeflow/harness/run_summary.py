@@ -12,8 +12,8 @@ from pathlib import Path
 
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
-from kfp_local import tasks
-from kfp_local.object_store import ObjectStore
+from kubeflow.harness import tasks
+from kubeflow.harness.object_store import ObjectStore
 from pipeline_def import node_ids
 from pipeline_ops.session.summary import FAILED, SUCCEEDED, RunSummary, outcome_fields
 from review.evaluation import overall_metrics

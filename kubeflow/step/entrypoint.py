@@ -1,6 +1,6 @@
 """The command of every Kubeflow step: TFX's executor entry point, fixed for open-source KFP.
 
-``python -m pipeline_def.kfp_entrypoint`` takes the arguments of TFX's
+``python -m kubeflow.step.entrypoint`` takes the arguments of TFX's
 ``tfx.orchestration.kubeflow.v2.container.kubeflow_v2_run_executor`` and runs it, after
 the fixes that open-source Kubeflow Pipelines needs:
 
@@ -13,7 +13,7 @@ the fixes that open-source Kubeflow Pipelines needs:
   the URIs, and the ExecutorOutput names the URIs again (the launcher records what
   it names, mergeRuntimeArtifacts). The folders found by path (data root, encoded
   spans, analyzer cache, serving folder) go through TFX's fileio, which
-  ``pipeline_def.s3_fileio`` serves with boto3.
+  ``kubeflow.step.s3_fileio`` serves with boto3.
 * KFP's driver hands each step its input artifacts without their type: it reads
   them back from ML-Metadata with an empty schema (kubeflow/pipelines,
   ``backend/src/v2/metadata/client.go``, GetOutputArtifactsByExecutionId: ``Schema:
@@ -23,7 +23,7 @@ the fixes that open-source Kubeflow Pipelines needs:
   schema 2.1.0); sky-uk/kfp-operator's TFX patch does the same.
 * TFX's entry point imports a custom artifact class by its schema title, and the
   artifacts the KFP UI draws are titled ``system.HTML`` and ``system.Metrics``
-  (``components/kfp_ui.py``): ``system`` is that module.
+  (``kubeflow/step/ui.py``): ``system`` is that module.
 * The process exits with the step's own status, after flushing its output, without
   running C++ destructors at exit: TensorFlow's and gRPC's have aborted processes that
   had finished their work (tensorflow/io#2039), which KFP would record as a failure.
@@ -44,16 +44,16 @@ from absl import app
 from google.protobuf import json_format
 from kfp.pipeline_spec import pipeline_spec_pb2
 
+from kubeflow.step import s3_fileio
+from kubeflow.step.launcher_paths import POD_ROOT_ENV, local_path
 from modules import process
-from pipeline_def import s3_fileio
-from pipeline_def.launcher_paths import POD_ROOT_ENV, local_path
 
 
 def register_ui_artifact_types() -> None:
     """Make ``system.HTML`` and ``system.Metrics`` importable by their titles."""
-    from components import kfp_ui
+    from kubeflow.step import ui
 
-    sys.modules.setdefault("system", kfp_ui)
+    sys.modules.setdefault("system", ui)
 
 
 def typed_executor_input(invocation: str, inputs_spec: str | None) -> str:

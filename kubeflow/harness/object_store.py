@@ -21,7 +21,7 @@ from pathlib import Path
 
 import boto3
 
-from kfp_local import SetupError
+from kubeflow.harness import SetupError
 
 BUCKET = "mlpipeline"  # KFP's own bucket name
 # Credentials of the Kubernetes secret the steps read them from (MinIO's keys in KFP's

@@ -10,7 +10,7 @@ output's name in ``backend/src/v2/metadata/client.go``, RecordArtifact). TFX's o
 writes a custom artifact's TYPE_NAME as its schema title
 (``tfx/orchestration/kubeflow/v2/compiler_utils.py``, get_artifact_type_schema), the
 launcher makes the title the ML-Metadata type name (SchemaToArtifactType), and TFX's
-entry point imports the class by that title, which ``pipeline_def/kfp_entrypoint.py``
+entry point imports the class by that title, which ``kubeflow/step/entrypoint.py``
 resolves to this module.
 """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline_ops.kubeflow.parameters import parse_parameters
+from kubeflow.operator.parameters import parse_parameters
 
 DECLARED = {
     "data_root": {"parameterType": "STRING", "defaultValue": "s3://b/data"},

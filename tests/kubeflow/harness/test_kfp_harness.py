@@ -13,13 +13,13 @@ from kfp.pipeline_spec import pipeline_spec_pb2 as pb
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
 import kubeflow_runner
-from kfp_local import __main__ as kfp_main
-from kfp_local import backend_rules, image_env, tasks
-from kfp_local.metadata import KfpMetadata, to_runtime_artifact
+from kubeflow.harness import __main__ as kfp_main
+from kubeflow.harness import backend_rules, image_env, tasks
+from kubeflow.harness.metadata import KfpMetadata, to_runtime_artifact
+from kubeflow.step.entrypoint import localized, restore_uris, typed_executor_input
 from pipeline_def.code_digest import STEP_PACKAGES
-from pipeline_def.kfp_entrypoint import localized, restore_uris, typed_executor_input
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = Path(__file__).resolve().parents[3]
 ROOTS = ["--pipeline-root", "s3://b/root", "--data-root", "s3://b/data"]
 
 
@@ -180,15 +180,15 @@ def test_local_paths_follow_the_launcher_and_stay_in_the_pod(tmp_path):
 def test_the_image_context_is_what_the_dockerfile_copies(tmp_path):
     image_env.build_context(PROJECT / "Dockerfile", tmp_path)
     top = sorted(p.name for p in tmp_path.iterdir())
-    assert top == sorted(
-        ["README.md", *STEP_PACKAGES, "pyproject.toml", "requirements", "scripts"]
-    )  # fmt: skip
+    folders = {package.split(".")[0] for package in STEP_PACKAGES}
+    assert top == sorted(["README.md", *folders, "pyproject.toml", "requirements", "scripts"])
     assert sorted(p.name for p in (tmp_path / "requirements").iterdir()) == [
         "current.lock",
         "legacy.lock",
     ]
     # What steps import, and nothing of the operator side or the runners.
     assert not (tmp_path / "pipeline_ops").exists()
+    assert sorted(p.name for p in (tmp_path / "kubeflow").iterdir()) == ["__init__.py", "step"]
     assert [p.name for p in (tmp_path / "scripts").iterdir()] == ["install_image.sh"]
     assert (tmp_path / "modules" / "datasets" / "taxi" / "schema.pbtxt").is_file()
 

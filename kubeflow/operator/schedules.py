@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import kfp_server_api
 
-from pipeline_ops.kubeflow.api import KfpApi, name_filter
-from pipeline_ops.kubeflow.runs import version_reference
-from pipeline_ops.kubeflow.versions import Version
+from kubeflow.operator.api import KfpApi, name_filter
+from kubeflow.operator.runs import version_reference
+from kubeflow.operator.versions import Version
 
 MAX_CONCURRENCY = 1
 
@@ -27,7 +27,7 @@ class Schedule:
     """A recurring run to create: its name, KFP cron, catch-up, and what it runs."""
 
     name: str
-    cron: str  # KFP's six fields, or a descriptor (pipeline_ops.kubeflow.cron.kfp_cron)
+    cron: str  # KFP's six fields, or a descriptor (kubeflow.operator.cron.kfp_cron)
     catchup: bool
     experiment_id: str
     config: kfp_server_api.V2beta1RuntimeConfig

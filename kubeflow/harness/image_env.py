@@ -19,17 +19,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from kfp_local import SetupError
+from kubeflow.harness import SetupError
 from pipeline_def import stack
-from pipeline_def.code_digest import STEP_PACKAGES
+from pipeline_def.code_digest import STEP_PACKAGES, package_folder
+from pipeline_def.project_paths import PROJECT_ROOT
 
-PROJECT = Path(__file__).resolve().parent.parent
 # What the image is built from: a change to any of it makes another image.
 IMAGE_SOURCES = (
     "requirements/current.lock",
     "requirements/legacy.lock",
     "pyproject.toml",
-    *STEP_PACKAGES,
+    *(package_folder(p).as_posix() for p in STEP_PACKAGES),
 )
 
 
@@ -60,7 +60,7 @@ class ImageEnv:
         """A step's environment: the image's variables and its Python first on PATH."""
         path = f"{self.folder / 'bin'}{os.pathsep}/usr/local/bin:/usr/bin:/bin"
         base = {"PATH": path, "HOME": str(Path.home()), "LANG": "C.UTF-8"}
-        return {**base, **image_variables(PROJECT / "Dockerfile")}
+        return {**base, **image_variables(PROJECT_ROOT / "Dockerfile")}
 
 
 def image_variables(dockerfile: Path) -> dict[str, str]:
@@ -82,12 +82,12 @@ def image_tag() -> str:
     """
     digest = hashlib.sha256(stack.name().encode())
     for name in IMAGE_SOURCES:
-        path = PROJECT / name
+        path = PROJECT_ROOT / name
         files = (
             sorted(path.rglob("*.py")) + sorted(path.rglob("*.pbtxt")) if path.is_dir() else [path]
         )
         for file in files:
-            digest.update(file.relative_to(PROJECT).as_posix().encode() + file.read_bytes())
+            digest.update(file.relative_to(PROJECT_ROOT).as_posix().encode() + file.read_bytes())
     return f"kfp-local/wide-deep-tfx:{digest.hexdigest()[:12]}"
 
 
@@ -100,7 +100,7 @@ def build_context(dockerfile: Path, context: Path) -> None:
             continue
         *sources, target = words[1:]
         for source in sources:
-            origin = PROJECT / source
+            origin = PROJECT_ROOT / source
             destination = (
                 context
                 / target
@@ -123,7 +123,7 @@ def install(folder: Path, log: Path) -> ImageEnv:
         if not (folder / "bin" / "python").exists():
             python = subprocess.run(
                 [
-                    str(PROJECT / "scripts" / "find_python.sh"),
+                    str(PROJECT_ROOT / "scripts" / "find_python.sh"),
                     f"{sys.version_info.major}.{sys.version_info.minor}",
                 ],
                 capture_output=True,
@@ -131,7 +131,7 @@ def install(folder: Path, log: Path) -> ImageEnv:
                 check=True,
             ).stdout.strip()
             subprocess.run([python, "-m", "venv", str(folder)], stdout=out, stderr=out, check=True)
-        build_context(PROJECT / "Dockerfile", Path(context))
+        build_context(PROJECT_ROOT / "Dockerfile", Path(context))
         subprocess.run(
             [str(Path(context) / "scripts" / "install_image.sh"), str(folder / "bin" / "python")],
             stdout=out,
@@ -156,7 +156,7 @@ def _check_installed(env: ImageEnv) -> None:
             text=True,
             check=True,
         ).stdout.split()
-    sources = [PROJECT / package for package in STEP_PACKAGES]
+    sources = [PROJECT_ROOT / package_folder(package) for package in STEP_PACKAGES]
     inside = [f for f in found if any(Path(f).resolve().is_relative_to(s) for s in sources)]
     if inside:
         raise SetupError(f"the image imports the checkout, not its own copy: {inside}")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import kfp_server_api
 
-from pipeline_ops.kubeflow.api import IS_SUBSTRING, KfpApi, name_filter
+from kubeflow.operator.api import IS_SUBSTRING, KfpApi, name_filter
 
 DIGEST_CHARS = 12
 PAGE_SIZE = 100

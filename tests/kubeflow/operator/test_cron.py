@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pipeline_ops.kubeflow.cron import CronError, kfp_cron
+from kubeflow.operator.cron import CronError, kfp_cron
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ import kfp_server_api
 import urllib3
 from kfp_server_api.exceptions import ApiException
 
-from pipeline_ops.kubeflow.credentials import Credential, current_token
+from kubeflow.operator.credentials import Credential, current_token
 
 T = TypeVar("T")
 # kfp/client/client.py, _FILTER_OPERATIONS: the predicate operations as kfp sends them.

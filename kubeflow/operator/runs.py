@@ -16,8 +16,8 @@ from typing import Any, TextIO
 
 import kfp_server_api
 
-from pipeline_ops.kubeflow.api import KfpApi, KfpError, name_filter
-from pipeline_ops.kubeflow.versions import Version
+from kubeflow.operator.api import KfpApi, KfpError, name_filter
+from kubeflow.operator.versions import Version
 
 # backend/api/v2beta1/run.proto, RuntimeState: the states a run ends in.
 SUCCEEDED = "SUCCEEDED"

@@ -6,7 +6,7 @@ open). The route this product takes on both stacks is KFP's own: its launcher co
 step's input artifacts from the object store to local paths (``/s3/<bucket>/<key>``)
 before the step and its output artifacts back after it (kubeflow/pipelines,
 ``backend/src/v2/component/launcher_v2.go``, downloadArtifacts and
-uploadOutputArtifacts), and ``pipeline_def.kfp_entrypoint`` hands TFX's executor those
+uploadOutputArtifacts), and ``kubeflow.step.entrypoint`` hands TFX's executor those
 local paths, so TensorFlow reads and writes no ``s3://`` path at all. What remains are
 the folders a step finds by path rather than as an artifact (the data root, the
 encoded spans, the analyzer cache, the serving folder), which the project's code and

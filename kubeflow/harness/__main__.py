@@ -1,6 +1,6 @@
 """``make kfp-local``: compile the Kubeflow package, then run every task of it here as KFP would.
 
-    python -m kfp_local [--dataset NAME] [--output-dir DIR] [--data-root DIR] [--span N]
+    python -m kubeflow.harness [--dataset NAME] [--output-dir DIR] [--data-root DIR] [--span N]
                         [--train-steps N] [--min-auc X]
 
 Installs the project into an image environment (``scripts/install_image.sh``, as the
@@ -34,8 +34,8 @@ from typing import Any, TextIO
 import yaml
 
 from data_layout import spans
-from kfp_local import SetupError, backend_rules, image_env, object_store, tasks
-from kfp_local.metadata import KfpMetadata, session_info
+from kubeflow.harness import SetupError, backend_rules, image_env, object_store, tasks
+from kubeflow.harness.metadata import KfpMetadata, session_info
 from modules import datasets, process
 from pipeline_def import node_ids, stack
 from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, data_root_of, output_dir_for
@@ -113,7 +113,7 @@ def _execute(run: tasks.Run, people: TextIO) -> tuple[dict[str, tasks.TaskResult
 def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
     """Install, compile, check and run, with the library chatter in the log; the exit code."""
     # Imported here: TensorFlow's import chatter goes to the log file.
-    from kfp_local.run_summary import summarize
+    from kubeflow.harness.run_summary import summarize
     from pipeline_ops.session.summary import FAILED, print_closing, write_json
 
     started = time.monotonic()

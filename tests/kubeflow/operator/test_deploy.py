@@ -19,10 +19,10 @@ import pytest
 import yaml
 
 import kubeflow_runner
+from kubeflow.operator.credentials import SA_TOKEN_ENV
+from kubeflow.operator.versions import package_digest
 from pipeline_def import node_ids
 from pipeline_ops import commands
-from pipeline_ops.kubeflow.credentials import SA_TOKEN_ENV
-from pipeline_ops.kubeflow.versions import package_digest
 from tests.fake_kfp_api import FakeKfpApi
 
 PROJECT = Path(__file__).resolve().parents[3]

@@ -11,10 +11,10 @@ import argparse
 import os
 from pathlib import Path
 
-from pipeline_ops.kubeflow.api import Target
-from pipeline_ops.kubeflow.credentials import find_credential
-from pipeline_ops.kubeflow.cron import kfp_cron
-from pipeline_ops.kubeflow.deploy import Operations
+from kubeflow.operator.api import Target
+from kubeflow.operator.credentials import find_credential
+from kubeflow.operator.cron import kfp_cron
+from kubeflow.operator.deploy import Operations
 
 ENV_PREFIX = "WIDE_DEEP_KFP_"
 

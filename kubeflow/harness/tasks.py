@@ -36,9 +36,9 @@ from google.protobuf import json_format, struct_pb2
 from kfp.pipeline_spec import pipeline_spec_pb2 as pb
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
-from kfp_local.metadata import KfpMetadata, to_runtime_artifact
-from pipeline_def.launcher_paths import POD_ROOT_ENV, UnsupportedSchemeError
-from pipeline_def.launcher_paths import local_path as launcher_path
+from kubeflow.harness.metadata import KfpMetadata, to_runtime_artifact
+from kubeflow.step.launcher_paths import POD_ROOT_ENV, UnsupportedSchemeError
+from kubeflow.step.launcher_paths import local_path as launcher_path
 
 RAN, CACHED, FAILED = "ran", "cached", "failed"
 

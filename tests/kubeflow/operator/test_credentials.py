@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline_ops.kubeflow.credentials import (
+from kubeflow.operator.credentials import (
     NO_CREDENTIAL,
     SA_TOKEN_ENV,
     current_token,
