@@ -5,7 +5,7 @@ modules <- data_layout <- review <- serving <- kubeflow.step <- components <- pi
 
 Kubeflow is one room of two sides: ``kubeflow.step`` runs in a step's container under the
 components, ``kubeflow.operator`` and ``kubeflow.harness`` on an operator's machine above the
-definition. Inside the operator side too: metadata <- report <- session <- kubeflow.operator
+definition. Inside the operator side too: metadata <- session <- kubeflow.operator
 <- cli. The test reads every file's imports (function-level ones included) and fails on any
 that runs up.
 """
@@ -33,7 +33,6 @@ ROOMS = (
     "pipeline_ops",
     "pipeline_ops.commands",
     "pipeline_ops.metadata",
-    "pipeline_ops.report",
     "pipeline_ops.session",
     "pipeline_ops.scoring",
     "kubeflow.operator",

@@ -34,6 +34,7 @@ from pipeline_def.stack import STACK_PROPERTY, stack_line
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
+from pipeline_ops.metadata.history import history_json, history_rows, print_history
 from pipeline_ops.metadata.run_diff import ABSENT, changed_leaves, diff_runs, properties
 from pipeline_ops.metadata.runs import (
     NODE,
@@ -44,7 +45,6 @@ from pipeline_ops.metadata.runs import (
     list_runs,
     producer_of,
 )
-from pipeline_ops.report.history import history_json, history_rows, print_history
 
 # Artifact properties worth a column: splits, blessing and its baseline, push, the
 # serving version a baseline holds, schema version.

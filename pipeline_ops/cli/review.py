@@ -21,14 +21,9 @@ from typing import TYPE_CHECKING
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
+from pipeline_ops.metadata.reviews import NoEvaluationError, has_evaluation, review_of_run
 from pipeline_ops.metadata.runs import AmbiguousRunIdError, PipelineRun, find_run, list_runs
-from pipeline_ops.report.run_review import (
-    TERMINAL_SLICES,
-    NoEvaluationError,
-    has_evaluation,
-    print_review,
-    review_of_run,
-)
+from review.terminal import TERMINAL_SLICES, print_review
 
 if TYPE_CHECKING:
     from review.evaluation import Review

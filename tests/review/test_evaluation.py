@@ -15,7 +15,6 @@ import pytest
 from review_inputs import add_slice_plots, comparison, evaluation_of, write_slices
 
 from data_layout.properties import Outcome, PushRecord
-from pipeline_ops.report.run_review import print_changes
 from review.curves import Operating
 from review.error_rates import HeldRates, write_held
 from review.evaluation import (
@@ -30,6 +29,7 @@ from review.evaluation import (
 )
 from review.page import render_html
 from review.paired_comparison import SliceComparison
+from review.terminal import print_changes
 
 WORSE = SliceComparison(
     "payment_type", "Credit Card", 215, 136, comparison(0.6, 0.8, -0.3, -0.1, 215)

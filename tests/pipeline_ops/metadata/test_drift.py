@@ -22,8 +22,8 @@ from components import gating_validator
 from data_layout.splits import TEST, TRAIN, VALIDATION
 from pipeline_def import node_ids
 from pipeline_ops.metadata import drift
+from pipeline_ops.metadata.history import history_row, print_history
 from pipeline_ops.metadata.runs import NodeExecution, PipelineRun
-from pipeline_ops.report.history import history_row, print_history
 
 ROWS = 1000
 SCHEMA = """

@@ -7,9 +7,10 @@ import io
 import pytest
 
 from pipeline_def.metadata_stores import SqliteMetadata
+from pipeline_ops.metadata.reviews import NoEvaluationError, review_of_run
 from pipeline_ops.metadata.runs import find_run
 from pipeline_ops.metadata.store import open_store
-from pipeline_ops.report.run_review import NoEvaluationError, print_review, review_of_run
+from review.terminal import print_review
 
 
 @pytest.fixture

@@ -11,17 +11,18 @@ from run_records import FAILED, artifact, node
 from pipeline_def import node_ids
 from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.drift import DriftMeasure
-from pipeline_ops.metadata.runs import PipelineRun, find_run, list_runs
-from pipeline_ops.metadata.store import open_store
-from pipeline_ops.report.history import (
+from pipeline_ops.metadata.history import (
     HistoryRow,
     drift_cell,
     history_row,
     history_rows,
     print_history,
 )
-from pipeline_ops.report.run_review import print_review, review_of_run
+from pipeline_ops.metadata.reviews import review_of_run
+from pipeline_ops.metadata.runs import PipelineRun, find_run, list_runs
+from pipeline_ops.metadata.store import open_store
 from review.page import render_html
+from review.terminal import print_review
 
 
 def _cells(text: str) -> dict[str, list[str]]:

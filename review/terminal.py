@@ -1,165 +1,25 @@
-"""A run's evaluation review, read from ML-Metadata: the verdict, the push, the tuning, the slices.
+"""The evaluation review as terminal text: the verdict, the push, the slices, the history.
 
-The HTML report renders the same Review (review/page.py); this module
-reads it for a run recorded in ML-Metadata and prints it as terminal text.
+``wide-deep-review`` prints it; the page (``review/page.py``) draws the same ``Review``.
+TFMA is imported only where a view needs the review's own types, which load it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from ml_metadata.metadata_store import metadata_store
-
-from data_layout.properties import (
-    BEST_VALIDATION_AUC,
-    EVALUATED_SPLITS,
-    SPLIT_KEY_PROPERTY,
-    TEST_PERIOD_PROPERTY,
-    TUNED_HPARAMS,
-    TUNING_SECONDS,
-    TUNING_TRIALS,
-    number_property,
-    outcome_of,
-    serving_check_of,
-    span_record,
-    str_property,
-)
-from data_layout.splits import TEST, split_lines
-from modules.hparams import HParams
-from pipeline_def import node_ids
-from pipeline_ops.metadata.runs import PipelineRun
-from pipeline_ops.report.changed import differences, serving_run
-from pipeline_ops.report.history import HistoryRow, history_row, print_history_points
-from pipeline_ops.report.text_table import clipped, print_table
+from data_layout.splits import split_lines
+from review.text_table import clipped, print_table, table_lines
 
 if TYPE_CHECKING:
-    from review.evaluation import HistoryPoint, Review, Tuning
+    from review.evaluation import HistoryPoint, Review
 
 # The terminal shows this many slices, worst change first; the HTML page shows them all.
 TERMINAL_SLICES = 12
 # A slice's name in the terminal's error-rate table, cut to keep it within 120 columns.
 SLICE_NAME_CHARS = 34
-
-
-def has_evaluation(run: PipelineRun) -> bool:
-    """Whether the run's Evaluator finished (or was cached) with its output recorded."""
-    evaluator = run.nodes.get(node_ids.EVALUATOR)
-    finished = evaluator is not None and evaluator.state in ("complete", "cached")
-    return finished and run.output(node_ids.EVALUATOR, "evaluation") is not None
-
-
-class NoEvaluationError(LookupError):
-    """The run has no evaluation to review (a step failed, or the Evaluator did not finish)."""
-
-
-def review_of_run(
-    run: PipelineRun,
-    pipeline: str | None = None,
-    earlier: Sequence[PipelineRun] = (),
-    store: metadata_store.MetadataStore | None = None,
-) -> Review:
-    """The Review of a run recorded in MLMD; NoEvaluationError when it has none.
-
-    ``earlier`` are the pipeline's runs before it (any order): their history is shown.
-    With ``store``, what differs from the serving model's run among them.
-    """
-    # TFMA takes seconds to import: only once there is something to read.
-    from review.evaluation import Drift, load_review, named_span
-
-    evaluation = run.output(node_ids.EVALUATOR, "evaluation")
-    if not has_evaluation(run):
-        failed = [node for node, e in run.nodes.items() if e.state == "failed"]
-        why = f"{failed[0]} failed" if failed else "the Evaluator did not finish"
-        raise NoEvaluationError(f"run {run.run_id} has no evaluation to review: {why}.")
-    review = load_review(
-        evaluation.uri,
-        outcome_of(
-            run.output(node_ids.EVALUATOR, "blessing"), run.output(node_ids.PUSHER, "pushed_model")
-        ),
-        run_id=run.run_id,
-        split=str_property(evaluation, EVALUATED_SPLITS) or TEST,
-    )
-    examples = run.output(node_ids.EXAMPLE_GEN, "examples")
-    spans = span_record(examples)
-    row = history_row(run)  # the history's last point, and the run's drift
-    return dataclasses.replace(
-        review,
-        tuning=tuning_of_run(run),
-        pipeline=pipeline,
-        span=named_span(spans.span, spans.window),
-        history=[*history_points(earlier), _point(run, row)],
-        differences=_differences(store, earlier, run, review.serving_version),
-        drift=[Drift(**measured) for measured in row.drift_measured],
-        split_key=(str_property(examples, SPLIT_KEY_PROPERTY) or None) if examples else None,
-        test_period=(str_property(examples, TEST_PERIOD_PROPERTY) or None) if examples else None,
-        serving_check=serving_check_of(run.output(node_ids.SERVING_CHECK, "blessing")),
-    )
-
-
-def _differences(
-    store: metadata_store.MetadataStore | None,
-    earlier: Sequence[PipelineRun],
-    run: PipelineRun,
-    version: str | None,
-) -> list[tuple[str, str, str]] | None:
-    """What differs from the run that pushed the serving ``version`` (None: not found)."""
-    serving = serving_run(earlier, version) if store is not None else None
-    return differences(store, serving, run) if serving is not None else None
-
-
-def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
-    """The runs that reached an evaluation, oldest first, as the review's history."""
-    return [
-        _point(run, history_row(run))
-        for run in sorted(runs, key=lambda r: r.started_ms)
-        if run.output(node_ids.EVALUATOR, "evaluation") is not None
-    ]
-
-
-def _point(run: PipelineRun, row: HistoryRow) -> HistoryPoint:
-    """One run's place in the review's history, from its history row."""
-    from review.evaluation import named_span
-
-    return dataclasses.replace(
-        row.point(),
-        span=named_span(row.span, row.window),
-        # A rerun of the serving model pushes nothing new.
-        pushed_version=row.pushed_version if _pushed_new(run) else None,
-    )
-
-
-def _pushed_new(run: PipelineRun) -> bool:
-    pushed = run.output(node_ids.PUSHER, "pushed_model")
-    outcome = outcome_of(None, pushed) if pushed is not None else None
-    return outcome is not None and outcome.pushed_to is not None and not outcome.already_serving
-
-
-def tuning_of_run(run: PipelineRun) -> Tuning | None:
-    """What the run's Tuner chose, as its Trainer applied it; None when nothing was tuned."""
-    from review.evaluation import Tuning
-
-    model = run.output(node_ids.TRAINER, "model")
-    values = json.loads(str_property(model, TUNED_HPARAMS) or "{}") if model else {}
-    if not values:
-        return None
-    best = run.output(node_ids.TUNER, "best_hyperparameters")
-    trials, auc, seconds = (
-        (number_property(best, p) for p in (TUNING_TRIALS, BEST_VALIDATION_AUC, TUNING_SECONDS))
-        if best is not None
-        else (None, None, None)
-    )
-    defaults = HParams()
-    return Tuning(
-        values=values,
-        defaults={name: getattr(defaults, name, None) for name in values},
-        trials=int(trials) if trials is not None else None,
-        best_validation_auc=auc,
-        seconds=seconds,
-    )
 
 
 def print_review(
@@ -353,3 +213,33 @@ def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> 
             ),
             file=out,
         )
+
+
+# Extra columns of a history table: a heading, and a cell per run.
+Columns = Sequence[tuple[str, Sequence[str]]]
+
+
+def print_history_points(
+    points: Sequence[HistoryPoint],
+    out: TextIO,
+    read: Columns = (),
+    more: Columns = (),
+    notes: Sequence[str] = (),
+) -> None:
+    """A table of runs, oldest first: span, both AUCs, the change's interval, blessed, pushed.
+
+    ``read`` adds columns after the span (what each run read), ``more`` after the push;
+    ``notes`` a line under each run's ("": none).
+    """
+    rows = [["run", "span", *(h for h, _ in read), "candidate", "serving", "change 95%",
+             "blessed", "pushed", *(h for h, _ in more)]]  # fmt: skip
+    for i, p in enumerate(points):
+        run, span, *shown = p.cells(between="..")
+        rows.append([run, span, *(c[i] for _, c in read), *shown, *(c[i] for _, c in more)])
+    lines = table_lines(rows)
+    under = " " * (2 + max(len(row[0]) for row in rows) + 2)
+    print(lines[0], file=out)
+    for line, note in zip(lines[1:], notes or [""] * len(points), strict=True):
+        print(line, file=out)
+        if note:
+            print(f"{under}{note}", file=out)

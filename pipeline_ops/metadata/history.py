@@ -25,7 +25,7 @@ from data_layout.properties import (
 from pipeline_def import node_ids
 from pipeline_ops.metadata.drift import DriftMeasure, ValidatorFindings, findings_of
 from pipeline_ops.metadata.runs import PipelineRun
-from pipeline_ops.report.text_table import table_lines
+from review.terminal import print_history_points
 
 if TYPE_CHECKING:
     from review.evaluation import HistoryPoint
@@ -182,36 +182,6 @@ def history_row(run: PipelineRun, serving_before: int | None = None) -> HistoryR
 def history_json(rows: list[HistoryRow]) -> list[dict[str, Any]]:
     """The rows as JSON objects, oldest run first."""
     return [asdict(r) for r in rows]
-
-
-# Extra columns of a history table: a heading, and a cell per run.
-Columns = Sequence[tuple[str, Sequence[str]]]
-
-
-def print_history_points(
-    points: Sequence[HistoryPoint],
-    out: TextIO,
-    read: Columns = (),
-    more: Columns = (),
-    notes: Sequence[str] = (),
-) -> None:
-    """A table of runs, oldest first: span, both AUCs, the change's interval, blessed, pushed.
-
-    ``read`` adds columns after the span (what each run read), ``more`` after the push;
-    ``notes`` a line under each run's ("": none).
-    """
-    rows = [["run", "span", *(h for h, _ in read), "candidate", "serving", "change 95%",
-             "blessed", "pushed", *(h for h, _ in more)]]  # fmt: skip
-    for i, p in enumerate(points):
-        run, span, *shown = p.cells(between="..")
-        rows.append([run, span, *(c[i] for _, c in read), *shown, *(c[i] for _, c in more)])
-    lines = table_lines(rows)
-    under = " " * (2 + max(len(row[0]) for row in rows) + 2)
-    print(lines[0], file=out)
-    for line, note in zip(lines[1:], notes or [""] * len(points), strict=True):
-        print(line, file=out)
-        if note:
-            print(f"{under}{note}", file=out)
 
 
 def print_history(rows: list[HistoryRow], out: TextIO) -> None:

@@ -1,1 +1,0 @@
-"""A run's evaluation review, read from ML-Metadata, as terminal text."""
