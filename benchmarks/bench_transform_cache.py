@@ -40,15 +40,10 @@ from tfx.components.transform import executor as transform_executor
 from tfx.types import standard_component_specs as keys
 from tfx.utils import proto_utils
 
-from components.arrow_csv_example_gen import (
-    INT_COLUMNS_KEY,
-    SPAN_CACHE_KEY,
-    SPAN_KEY,
-    WINDOW_KEY,
-    ArrowCsvExecutor,
-)
 from components.cached_transform import ANALYZER_CACHE_DIR_KEY, CachedTransformExecutor
 from components.curated_schema import PACKAGES_ROOT, SCHEMA_FILE
+from components.example_gen.executor import ArrowCsvExecutor
+from components.example_gen.keys import INT_COLUMNS_KEY, SPAN_CACHE_KEY, SPAN_KEY, WINDOW_KEY
 from data_layout import csv_files
 from data_layout.csv_examples import integer_columns
 from data_layout.properties import ANALYZER_CACHE_PROPERTY, WINDOW_PROPERTY

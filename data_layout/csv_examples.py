@@ -1,6 +1,6 @@
 """CSV files as ``tf.train.Example``s: their columns' kinds, their rows in blocks, encoded.
 
-What ExampleGen reads (``components.arrow_csv_example_gen``), and what ``wide-deep-score``
+What ExampleGen reads (``components.example_gen``), and what ``wide-deep-score``
 reads rows to score with: one code path, so a cell becomes the same value in both. Kinds
 are inferred as TFX's CsvExampleGen infers them (INT when every non-empty cell is a 64-bit
 integer, else FLOAT when every one is a number, else STRING; UNKNOWN without a value), or

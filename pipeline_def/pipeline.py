@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from tfx import v1 as tfx
 
-from components.arrow_csv_example_gen import ArrowCsvExampleGen
 from components.atomic_pusher import AtomicPusher
 from components.cached_transform import CachedTransform
 from components.curated_schema import PACKAGES_ROOT, CuratedSchema, sha256_of
 from components.evaluation_report import EvaluationReport
+from components.example_gen.component import ArrowCsvExampleGen
 from components.gated_evaluator import GatedEvaluator
 from components.gating_validator import GatingExampleValidator
 from components.recording_tuner import RecordingTuner

@@ -2,8 +2,10 @@
 
 A module there defines a TFX component, its executor or driver, or an artifact type;
 or it is a helper of the room that nothing outside components/ imports (the spec
-extension). A helper other rooms use (the split rule the drafter and the benchmarks
-read) belongs in the room of what it is about, and this test names it.
+extension); or it is a module of a component's own package (``components/example_gen/``,
+whose component, driver and executor share its keys, reading and writing). A helper
+other rooms use (the split rule the drafter and the benchmarks read) belongs in the room of
+what it is about, and this test names it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ PIECES = (
     base_driver.BaseDriver,
     artifact.Artifact,
 )
-COMPONENTS = sorted(p for p in (PROJECT / "components").glob("*.py") if p.name != "__init__.py")
+COMPONENTS = sorted(p for p in (PROJECT / "components").rglob("*.py") if p.name != "__init__.py")
 # Where other rooms import from: the house, the tests and the runners.
 ELSEWHERE = [
     p for folder in ("modules", "data_layout", "review", "serving", "pipeline_def", "pipeline_ops",
@@ -42,6 +44,14 @@ def component_pieces(module: ModuleType) -> list[str]:
     ]  # fmt: skip
 
 
+def _defines_a_component(path: Path) -> bool:
+    module = importlib.import_module(".".join(path.relative_to(PROJECT).with_suffix("").parts))
+    return any(
+        issubclass(getattr(module, name), base_component.BaseComponent)
+        for name in component_pieces(module)
+    )
+
+
 def importers_outside(module: str) -> list[str]:
     """The files outside components/ that import ``module``."""
     return [
@@ -50,10 +60,14 @@ def importers_outside(module: str) -> list[str]:
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("path", COMPONENTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", COMPONENTS, ids=lambda p: p.relative_to(PROJECT).as_posix())
 def test_a_module_of_components_is_a_piece_of_a_component(path: Path):
-    name = f"components.{path.stem}"
+    name = ".".join(path.relative_to(PROJECT).with_suffix("").parts)
     if component_pieces(importlib.import_module(name)):
+        return
+    if path.parent.name != "components":  # a module of a component's own package
+        package = [p for p in path.parent.glob("*.py") if p.name != "__init__.py"]
+        assert any(_defines_a_component(p) for p in package), f"{path.parent} has no component"
         return
     outside = importers_outside(name)
     assert not outside, f"{name} defines no component piece, and {outside} import it"

@@ -1,6 +1,6 @@
 """The rows to score, in blocks of text cells, from CSV files or JSON lines.
 
-CSV is read by ExampleGen's reader (``components.arrow_csv_example_gen.read_batches``):
+CSV is read by ExampleGen's reader (``data_layout.csv_examples.read_batches``):
 the same bytes become the same cells as in training, gzip, a byte-order mark, quoting
 and ragged rows alike. JSON lines (one object per line, as REST clients send rows)
 become the same cells: a number as it is written, text as it is, null or an absent key

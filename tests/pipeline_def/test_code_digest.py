@@ -102,7 +102,7 @@ def test_the_run_fingerprint_holds_what_shapes_a_run_and_not_how_it_is_carried_o
 
 @pytest.mark.parametrize(
     ("edited", "in_steps"),
-    [("components/arrow_csv_example_gen.py", True), ("modules/model.py", True),
+    [("components/example_gen/writing.py", True), ("modules/model.py", True),
      ("data_layout/spans.py", True), ("review/paired_comparison.py", True),
      ("kubeflow/step/s3_fileio.py", True),
      ("pipeline_def/pipeline.py", False)],

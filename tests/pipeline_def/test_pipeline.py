@@ -6,8 +6,8 @@ from tfx import v1 as tfx
 from tfx.utils import proto_utils
 from tfx.v1.dsl.experimental import RuntimeParameter
 
-from components.arrow_csv_example_gen import TEST_PERIOD_KEY
 from components.cached_transform import ANALYZER_CACHE_DIR_KEY
+from components.example_gen.keys import TEST_PERIOD_KEY
 from components.gated_evaluator import SLICE_MIN_ROWS_KEY
 from data_layout import spans
 from modules import datasets

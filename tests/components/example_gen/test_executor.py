@@ -23,7 +23,8 @@ from tfx.components.example_gen.csv_example_gen import executor as tfx_csv
 from tfx.types import standard_component_specs as keys
 from tfx.utils import proto_utils
 
-from components.arrow_csv_example_gen import INT_COLUMNS_KEY, TEST_PERIOD_KEY, ArrowCsvExecutor
+from components.example_gen.executor import ArrowCsvExecutor
+from components.example_gen.keys import INT_COLUMNS_KEY, TEST_PERIOD_KEY
 from data_layout import csv_examples, csv_files
 from data_layout.csv_examples import (
     ColumnKind,

@@ -23,17 +23,17 @@ from tfx.components.example_gen import utils as example_gen_utils
 from tfx.types import standard_component_specs as keys
 from tfx.utils import proto_utils
 
-from components import arrow_csv_example_gen
-from components.arrow_csv_example_gen import (
+from components.example_gen import writing
+from components.example_gen.component import ArrowCsvExampleGen
+from components.example_gen.driver import SpanDriver
+from components.example_gen.executor import ArrowCsvExecutor
+from components.example_gen.keys import (
     RESOLVED_WINDOW_KEY,
     SPAN_CACHE_KEY,
     SPAN_DIGESTS_KEY,
     SPAN_KEY,
     TEST_PERIOD_KEY,
     WINDOW_KEY,
-    ArrowCsvExampleGen,
-    ArrowCsvExecutor,
-    SpanDriver,
 )
 from data_layout import spans
 from data_layout.properties import (
@@ -144,7 +144,7 @@ def test_files_changed_while_the_executor_read_them_are_not_trained_on(
     root, cache = tmp_path / "root", tmp_path / "cache"
     land(root, 0, sample)
     path = land(root, 1, sample)
-    written = arrow_csv_example_gen.write_file
+    written = writing.write_file
 
     def write_then_append(indexed_path, *args):  # the writer appends as the span is encoded
         counts = written(indexed_path, *args)
@@ -152,7 +152,7 @@ def test_files_changed_while_the_executor_read_them_are_not_trained_on(
             f.write(path.read_text().splitlines()[1] + "\n")
         return counts
 
-    monkeypatch.setattr(arrow_csv_example_gen, "write_file", write_then_append)
+    monkeypatch.setattr(writing, "write_file", write_then_append)
     with pytest.raises(spans.SpanNotReady, match=r"span 1 \(.*span-1\) changed while this run"):
         _do(_driven(root, cache), tmp_path / "out")
 
@@ -204,14 +204,14 @@ def test_a_span_taken_away_while_read_is_not_trained_on(tmp_path, sample, monkey
     root, cache = tmp_path / "root", tmp_path / "cache"
     land(root, 0, sample)
     land(root, 1, sample)
-    written = arrow_csv_example_gen.write_file
+    written = writing.write_file
 
     def write_then_remove(indexed_path, *args):  # the span's writer starts over
         counts = written(indexed_path, *args)
         shutil.rmtree(root / "span-1", ignore_errors=True)
         return counts
 
-    monkeypatch.setattr(arrow_csv_example_gen, "write_file", write_then_remove)
+    monkeypatch.setattr(writing, "write_file", write_then_remove)
     with pytest.raises(spans.SpanNotReady, match=r"span 1 \(.*span-1\) changed while this run"):
         _do(_driven(root, cache), tmp_path / "out")
 
@@ -250,7 +250,7 @@ def test_the_executor_reads_the_window_the_driver_resolved(tmp_path, sample):
 def test_what_was_encoded_from_changing_files_is_not_kept(tmp_path, sample, monkeypatch):
     root, cache = tmp_path / "root", tmp_path / "cache"
     path = land(root, 0, sample)
-    written = arrow_csv_example_gen.write_file
+    written = writing.write_file
 
     def write_then_append(indexed_path, *args):
         counts = written(indexed_path, *args)
@@ -258,7 +258,7 @@ def test_what_was_encoded_from_changing_files_is_not_kept(tmp_path, sample, monk
             f.write(path.read_text().splitlines()[1] + "\n")
         return counts
 
-    monkeypatch.setattr(arrow_csv_example_gen, "write_file", write_then_append)
+    monkeypatch.setattr(writing, "write_file", write_then_append)
     with pytest.raises(spans.SpanNotReady):
         _do(_driven(root, cache), tmp_path / "out")
     assert [p.name for p in (cache / "span-0").iterdir()] == []

@@ -1,0 +1,214 @@
+"""A window of span folders: each span encoded once into the cache, then assembled into splits."""
+
+from __future__ import annotations
+
+import functools
+import os
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+import apache_beam as beam
+
+from components.example_gen.periods import with_newest
+from components.example_gen.writing import encode_span
+from data_layout import csv_files, encoded_spans, spans
+from data_layout.csv_examples import (
+    ColumnKind,
+    file_kinds,
+    merge_kinds,
+    read_header,
+)
+from data_layout.split_router import SplitRouter
+from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TRAIN
+
+
+class WindowedSpans:
+    """A window of span folders: each encoded once into the cache, then assembled.
+
+    The run's Examples hold: ``train``, every window span's train rows and the older
+    spans' held-out rows (nothing judges on those); ``validation`` and ``test``, the
+    run's span's alone (the period's question is how a model does on current data);
+    ``newest_span`` and ``previous_span``, all rows of the run's span and of the one
+    before it, for the validator's drift check between periods.
+    """
+
+    def __init__(
+        self,
+        root: str,
+        window: spans.Window,
+        files: dict[int, list[str]],
+        router: SplitRouter,
+        cache: str,
+    ) -> None:
+        self.root, self.window, self.router, self.cache = root, window, router, cache
+        self.folders = {s: os.path.join(root, f) for s, f in window.folders.items()}
+        self.files = {}
+        for span, found in files.items():
+            if not found:
+                raise spans.SpanError(f"span {span} ({self.folders[span]}) holds no CSV files")
+            self.files[span] = csv_files.data_files(found)
+        self.names = self._columns()
+        router.check_columns(self.files[window.span][0], self.names)
+        self.encoded: dict[int, encoded_spans.EncodedSpan] = {}
+        # Set by encode: each span's kinds key, and the spans encoded in this run.
+        self.kinds_keys: dict[int, str] = {}
+        self.encoded_now: set[int] = set()
+        # The routers the spans were encoded with now (a test period's newest value found).
+        self.routers: dict[int, SplitRouter] = {}
+
+    @property
+    def split_names(self) -> list[str]:
+        """The Examples' splits."""
+        extra = [NEWEST_SPAN] + ([PREVIOUS_SPAN] if self.window.previous is not None else [])
+        return [*self.router.names, *extra]
+
+    def _columns(self) -> list[str]:
+        """The columns every span shares; SpanError naming a span whose columns differ."""
+        newest = read_header(self.files[self.window.span][0])
+        for span, files in sorted(self.files.items()):
+            header = read_header(files[0])
+            if header != newest:
+                missing = sorted(set(newest) - set(header))
+                extra = sorted(set(header) - set(newest))
+                raise spans.SpanError(
+                    f"span {span} ({files[0]}) has other columns than span "
+                    f"{self.window.span}: missing {missing or 'none'}, extra {extra or 'none'}"
+                    + ("; same columns in another order" if not missing and not extra else "")
+                )
+        return newest
+
+    def encode(
+        self,
+        make_pipeline: Callable[[], beam.Pipeline],
+        int_columns: list[str],
+        digests: dict[int, str],
+    ) -> tuple[dict[int, int], list[int]]:
+        """Encode the spans the cache lacks; each span's rows, and the spans reused.
+
+        ``digests`` are the spans' files digests (``spans.read_window``).
+        """
+        self.kinds_keys = {
+            span: encoded_spans.encoding_key(digests[span], [], [("int_columns", int_columns)])
+            for span in self.files
+        }
+        kinds = self._window_kinds(int_columns)
+        buckets: list[tuple[str, int | str]] = list(
+            zip(self.router.names, self.router.buckets, strict=True)
+        )
+        if self.router.partition:  # another key, other splits: not the cached encoding
+            buckets.append(("partition", self.router.partition))
+        if self.router.period:
+            buckets.append(("test_period", self.router.period))
+        for span, digest in digests.items():
+            key = encoded_spans.encoding_key(digest, kinds[span], buckets)
+            self.encoded[span] = encoded_spans.lookup(self.cache, span, key)
+        missing = [s for s, e in sorted(self.encoded.items()) if e.rows is None]
+        self.encoded_now = set(missing)
+        if missing:
+            self._encode_missing(make_pipeline, missing, kinds, int_columns)
+        rows = {s: sum(e.rows.values()) for s, e in self.encoded.items()}
+        return rows, [s for s in sorted(self.encoded) if s not in missing]
+
+    def _window_kinds(self, int_columns: list[str]) -> dict[int, tuple[ColumnKind, ...]]:
+        """Each span's column kinds: the window's widest, where the span has values."""
+        # Each span's own kinds are inferred once per content; the window takes the widest.
+        own = {
+            span: encoded_spans.cached_kinds(
+                self.cache,
+                span,
+                self.kinds_keys[span],
+                lambda files=files: merge_kinds(
+                    file_kinds(path, self.names, int_columns) for path in files
+                ),
+            )
+            for span, files in self.files.items()
+        }
+        widest = merge_kinds(own.values())
+        # A column with no value in a span is written the same whatever its kind: it
+        # stays untyped there, so the span's encoding does not depend on its window.
+        return {
+            span: tuple(ColumnKind(w if o else o) for o, w in zip(own[span], widest, strict=True))
+            for span in own
+        }
+
+    def _encode_missing(
+        self,
+        make_pipeline: Callable[[], beam.Pipeline],
+        missing: list[int],
+        kinds: dict[int, tuple[ColumnKind, ...]],
+        int_columns: list[str],
+    ) -> None:
+        """Encode the ``missing`` spans in one Beam pipeline, publish them, look them up again.
+
+        A test period's newest value is each span's own.
+        """
+        with tempfile.TemporaryDirectory(prefix="encoded-spans-") as staging:
+            targets = {s: self._target(s, staging) for s in missing}
+            with make_pipeline() as pipeline:
+                for span in missing:
+                    router = with_newest(self.router, self.files[span], self.names, int_columns)
+                    self.routers[span] = router
+                    encode_span(
+                        pipeline, span, self.files[span], self.names, kinds[span],
+                        router, targets[span],
+                    )  # fmt: skip
+            for span in missing:
+                if targets[span] != self.encoded[span].uri:
+                    encoded_spans.publish(targets[span], self.encoded[span].uri)
+        for span in missing:
+            e = self.encoded[span]
+            self.encoded[span] = encoded_spans.lookup(self.cache, span, os.path.basename(e.uri))
+
+    def _target(self, span: int, staging: str) -> str:
+        """Where the span is encoded: its cache folder, or a local one to copy there."""
+        uri = self.encoded[span].uri
+        return (
+            os.path.join(staging, f"span-{span}") if encoded_spans.encoded_elsewhere(uri) else uri
+        )
+
+    def newest_router(self, int_columns: list[str]) -> SplitRouter:
+        """The router of the run's span: its test period's newest value found.
+
+        The one it was encoded with in this run; a span reused from the cache is read.
+        """
+        span = self.window.span
+        if span in self.routers:
+            return self.routers[span]
+        return with_newest(self.router, self.files[span], self.names, int_columns)
+
+    def forget(self, span: int) -> None:
+        """Drop what this run made of ``span``: its kinds, and its encoding if made now."""
+        if span not in self.kinds_keys:  # the run stopped before reading the span
+            return
+        encoding = self.encoded[span].uri if span in self.encoded_now else None
+        encoded_spans.forget(self.cache, span, self.kinds_keys[span], encoding)
+
+    def train_parts(self) -> list[dict[str, Any]]:
+        """The encoded splits the train split is made of: span, split and encoding key.
+
+        Every window span's train rows, and the older spans' held-out rows too. Transform
+        analyzes each part on its own, its analyzer cache keyed by the encoding key.
+        """
+        return [
+            {"span": span, "split": split, "key": os.path.basename(self.encoded[span].uri)}
+            for span in self.window.spans
+            for split in self.router.names
+            if split == TRAIN or span != self.window.span
+        ]
+
+    def assemble(self, uri: str) -> None:
+        """Copy the window's encoded files into the Examples' splits at ``uri``."""
+        split_dir = functools.partial(os.path.join, uri)
+        newest = self.encoded[self.window.span]
+        for part in self.train_parts():
+            encoded = self.encoded[part["span"]]
+            encoded_spans.copy_into(encoded, part["split"], split_dir("Split-train"))
+        for split in self.router.names:
+            if split != TRAIN:
+                encoded_spans.copy_into(newest, split, split_dir(f"Split-{split}"))
+            encoded_spans.copy_into(newest, split, split_dir(f"Split-{NEWEST_SPAN}"))
+            if self.window.previous is not None:
+                encoded_spans.copy_into(
+                    self.encoded[self.window.previous], split, split_dir(f"Split-{PREVIOUS_SPAN}")
+                )
