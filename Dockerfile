@@ -27,7 +27,7 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends graphviz g++ \
     && rm -rf /var/lib/apt/lists/*
 
-# Keras 2 (tf_keras) for TFX, TFT and TFMA: what modules/process.py's prepare() sets
+# Keras 2 (tf_keras) for TFX, TFT and TFMA: what startup/process.py's prepare() sets
 # in every process the product starts, here for what starts outside its code (Beam's
 # workers, booted by the SDK's entrypoint). tests/test_process_start.py keeps the two equal.
 ENV TF_USE_LEGACY_KERAS=1 \
@@ -40,6 +40,7 @@ COPY scripts/install_image.sh scripts/
 RUN scripts/install_image.sh python --deps-only
 
 COPY modules/ modules/
+COPY startup/ startup/
 COPY data_layout/ data_layout/
 COPY review/ review/
 COPY serving/ serving/

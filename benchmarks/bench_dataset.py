@@ -46,10 +46,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from modules import process
 from pipeline_ops.cli.quiet import quiet_libraries
+from startup import process
 
-process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 import numpy as np  # noqa: E402

@@ -23,10 +23,10 @@ import threading
 import time
 from pathlib import Path
 
-from modules import process
 from pipeline_ops.cli.quiet import quiet_libraries
+from startup import process
 
-process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 quiet_libraries()  # before generate_data brings in TFX and TF, which chatter on import
 
 import generate_data  # noqa: E402 - benchmarks/, beside this file

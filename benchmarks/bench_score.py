@@ -13,9 +13,9 @@ process, alternating, ``--rounds`` times; the peak RSS of each is sampled every 
 
 from __future__ import annotations
 
-from modules import process
+from startup import process
 
-process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 
 # ruff: noqa: E402 - the imports below follow that choice
 

@@ -33,10 +33,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from modules import process
 from pipeline_ops.cli.quiet import quiet_libraries
+from startup import process
 
-process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 from bench_dataset import split_records  # noqa: E402 - benchmarks/, beside this file

@@ -23,10 +23,10 @@ import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from modules import process
 from pipeline_ops.cli.quiet import quiet_libraries
+from startup import process
 
-process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 from pipeline_def import node_ids  # noqa: E402

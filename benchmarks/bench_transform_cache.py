@@ -16,9 +16,9 @@ window's train rows, and a feature on which they disagree is named.
 
 from __future__ import annotations
 
-from modules import process
+from startup import process
 
-process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 
 # ruff: noqa: E402 - the imports below follow that choice
 

@@ -21,9 +21,9 @@ Writes ``part-00000-of-0000K.csv`` files and ``MANIFEST.json``.
 
 from __future__ import annotations
 
-from modules import process
+from startup import process
 
-process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 
 # ruff: noqa: E402 - the imports below follow that choice
 

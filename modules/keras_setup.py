@@ -10,7 +10,7 @@ for ``tf_keras``; TF 2.21 (the current stack) lists it itself, and is left alone
 ``tests/modules/test_keras_setup.py`` shows autograph's answer with and without it.
 """
 
-# Keras 2 is chosen before TensorFlow loads by modules.process.prepare, which every
+# Keras 2 is chosen before TensorFlow loads by startup.process.prepare, which every
 # process of the product calls first.
 import tf_keras as keras
 from tensorflow.python.autograph.core import config as _autograph_config

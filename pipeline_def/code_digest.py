@@ -35,7 +35,8 @@ _SOURCE_SUFFIXES = (".py", ".pbtxt")
 # what the image holds, and what the digests below cover. ``kubeflow.step`` is what a
 # step's container runs around the executor (its entry point, paths and S3 file system).
 STEP_PACKAGES = (
-    "modules", "data_layout", "review", "serving", "kubeflow.step", "components", "pipeline_def",
+    "modules", "startup", "data_layout", "review", "serving", "kubeflow.step", "components",
+    "pipeline_def",
 )  # fmt: skip
 _MODEL_CODE, *_EXECUTORS, _DEFINITION = STEP_PACKAGES
 # Settings that change how a run is carried out, not what it reads or learns: where

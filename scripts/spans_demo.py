@@ -14,9 +14,9 @@ dir. Exits 1 if any span's run did not exit 0 (a drift stop included), 0 otherwi
 
 from __future__ import annotations
 
-from modules import process
+from startup import process
 
-process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 
 # ruff: noqa: E402 - the imports below follow that choice
 

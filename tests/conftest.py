@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from modules import process
+from startup import process
 
 # The test process, as every process of the product, chooses Keras 2 before TensorFlow loads.
 process.prepare()

@@ -1,7 +1,7 @@
 """Imports run one way, from the model code up to the runners and the tools around runs.
 
-modules <- data_layout <- review <- serving <- kubeflow.step <- components <- pipeline_def
-<- pipeline_ops <- runners, tools.
+startup <- modules <- data_layout <- review <- serving <- kubeflow.step <- components
+<- pipeline_def <- pipeline_ops <- runners, tools.
 
 Kubeflow is one room of two sides: ``kubeflow.step`` runs in a step's container under the
 components, ``kubeflow.operator`` and ``kubeflow.harness`` on an operator's machine above the
@@ -22,6 +22,7 @@ from pipeline_def.code_digest import STEP_PACKAGES, package_folder
 PROJECT = Path(__file__).resolve().parent.parent
 # Each room may import the rooms before it and its own, never one after it.
 ROOMS = (
+    "startup",
     "modules",
     "data_layout",
     "review",

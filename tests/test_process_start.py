@@ -2,7 +2,7 @@
 
 Each file that runs as a program (``if __name__ == "__main__"``) is loaded in a fresh
 process whose environment lacks the choice, as a user's shell does; what it imports
-on load must not bring TensorFlow in before ``modules.process.prepare`` has run.
+on load must not bring TensorFlow in before ``startup.process.prepare`` has run.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from modules.process import ENVIRONMENT
+from startup.process import ENVIRONMENT
 
 PROJECT = Path(__file__).resolve().parent.parent
-_FOLDERS = ("modules", "data_layout", "review", "serving", "components", "pipeline_def",
+_FOLDERS = ("modules", "startup", "data_layout", "review", "serving", "components", "pipeline_def",
             "pipeline_ops", "kubeflow", "scripts", "benchmarks", "tests")  # fmt: skip
 # Programs that are not the product's processes: the model server's stand-in imports
 # nothing of the project, as a model server does, and loads a SavedModel of no Keras.

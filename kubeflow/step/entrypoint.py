@@ -46,7 +46,7 @@ from kfp.pipeline_spec import pipeline_spec_pb2
 
 from kubeflow.step import s3_fileio
 from kubeflow.step.launcher_paths import POD_ROOT_ENV, local_path
-from modules import process
+from startup import process
 
 
 def register_ui_artifact_types() -> None:
@@ -114,7 +114,7 @@ def restore_uris(output_file: str, remote: dict[str, str]) -> None:
 def _tfx_entry_point() -> ModuleType:
     """TFX's entry point for Kubeflow V2 steps (not in tfx.v1), once the process is prepared.
 
-    It imports TensorFlow: the Keras choice comes first (modules/process.py).
+    It imports TensorFlow: the Keras choice comes first (startup/process.py).
     """
     process.prepare()
     from tfx.orchestration.kubeflow.v2.container import kubeflow_v2_run_executor

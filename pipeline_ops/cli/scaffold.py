@@ -153,7 +153,7 @@ def open_existing_store(args: argparse.Namespace) -> tuple[metadata_store.Metada
 def execute(body: Callable[[], int], quiet: bool = True) -> int:
     """Run a command's body; an error line on stderr and its exit code if it stops.
 
-    The process is prepared first (Keras 2 before TensorFlow loads, modules/process.py):
+    The process is prepared first (Keras 2 before TensorFlow loads, startup/process.py):
     the commands import TFX and TensorFlow only in their bodies.
     """
     process.prepare()

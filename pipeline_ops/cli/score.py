@@ -57,7 +57,7 @@ def _progress(done: Scored) -> None:
 
 def score(args: argparse.Namespace) -> int:
     """Score ``args.input`` into ``args.output``; the exit code."""
-    # TensorFlow and TFX load here, after the scaffold's Keras choice (modules/process.py).
+    # TensorFlow and TFX load here, after the scaffold's Keras choice (startup/process.py).
     from data_layout.csv_examples import schema_kinds
     from pipeline_ops.scoring import inputs, outputs, scoring
 

@@ -22,7 +22,7 @@ from pipeline_def.config import PipelineConfig
 from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_def.pipeline import create_pipeline
 from pipeline_ops import commands
-from pipeline_ops.cli import review
+from pipeline_ops.cli import review_run
 from pipeline_ops.metadata.runs import PipelineRun, find_run
 from pipeline_ops.metadata.store import open_store
 
@@ -77,7 +77,7 @@ def test_the_page_names_the_run_as_the_review_command_does(recorded_runs, tmp_pa
     # wide-deep-review --html names the run alike.
     reviewed = tmp_path / "review.html"
     flags = ["--output-dir", str(recorded_runs.output_dir), "--run", run.run_id]
-    assert review.main([*flags, "--html", str(reviewed)]) == commands.EXIT_OK
+    assert review_run.main([*flags, "--html", str(reviewed)]) == commands.EXIT_OK
     capsys.readouterr()
     assert _header(reviewed.read_text()) == header
 

@@ -16,9 +16,9 @@ killed step would leave it. It ends with ``os._exit``, as the step's entry point
 
 from __future__ import annotations
 
-from modules import process
+from startup import process
 
-process.prepare()  # Keras 2 before TensorFlow loads (modules/process.py)
+process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 
 # ruff: noqa: E402 - the imports below follow that choice
 

@@ -14,7 +14,7 @@ from pipeline_def.config import PipelineConfig
 from pipeline_def.metadata_stores import MysqlMetadata, SqliteMetadata
 from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR
 from pipeline_ops import commands
-from pipeline_ops.cli import review
+from pipeline_ops.cli import review_run
 from pipeline_ops.metadata.store import METADATA_ENV, PASSWORD_ENV, metadata_for
 from pipeline_ops.session.local_run import review_command
 from pipeline_ops.session.period import Repeat
@@ -155,7 +155,7 @@ def test_the_review_hint_names_the_store_and_run_but_no_password(store):
         Path(shutil.which(words[0]) or words[0]).resolve()
         == (Path(sys.executable).parent / commands.REVIEW).resolve()
     )
-    args = review.parse_args(words[1:])
+    args = review_run.parse_args(words[1:])
     assert args.run == "2026-11-21T12:48:37.177284"
     # The password reaches the review from the environment, as for every command.
     found = metadata_for(args.output_dir, args.metadata, env={PASSWORD_ENV: "s3cret"})

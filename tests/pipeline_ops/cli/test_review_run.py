@@ -9,7 +9,7 @@ from run_commands import review_cli, stderr_for_people
 
 from pipeline_def import node_ids
 from pipeline_ops import commands
-from pipeline_ops.cli import review
+from pipeline_ops.cli import review_run
 
 # The AUC change check as the gate judged it: both AUCs, then its paired interval.
 _CHANGE = (
@@ -23,7 +23,7 @@ def run_review(recorded_runs, capsys):
     """The review command in this process on the recorded runs: (exit code, stdout, stderr)."""
 
     def run(*args: str) -> tuple[int, str, str]:
-        code = review.main(["--output-dir", str(recorded_runs.output_dir), *args])
+        code = review_run.main(["--output-dir", str(recorded_runs.output_dir), *args])
         out, err = capsys.readouterr()
         return code, out, err
 

@@ -23,7 +23,7 @@ import os
 import sys
 import warnings
 
-from modules import arrow_guard
+from startup import arrow_guard
 
 # The environment the product's processes run with; the Dockerfile's ENV repeats it.
 ENVIRONMENT = {"TF_USE_LEGACY_KERAS": "1"}
@@ -42,7 +42,7 @@ def prepare() -> None:
     unset = {k: v for k, v in ENVIRONMENT.items() if os.environ.get(k) != v}
     if unset and "tensorflow" in sys.modules:
         raise ImportOrderError(
-            f"TensorFlow was imported before modules.process.prepare() could set {unset}: "
+            f"TensorFlow was imported before startup.process.prepare() could set {unset}: "
             "call it before anything imports TensorFlow"
         )
     os.environ.update(ENVIRONMENT)

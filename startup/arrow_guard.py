@@ -6,7 +6,7 @@ runs its code when read. TFX 1.16's tfx-bsl holds pyarrow at 10.0.1. The fix for
 those releases, ``pyarrow_hotfix`` (by pyarrow's maintainer), refuses the type once
 imported; apache_beam imports it too (Beam 2.60's ``apache_beam/__init__.py``), which
 covers Beam's own worker processes, but no other process of this product should
-depend on that: ``modules.process.prepare``, which each process calls first, calls
+depend on that: ``startup.process.prepare``, which each process calls first, calls
 ``close``.
 
 A version difference is why this exists: from pyarrow 14.0.1 the type is not loaded

@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from modules.arrow_guard import needs_fix
+from startup.arrow_guard import needs_fix
 
 READ = "import pyarrow as pa, sys; pa.ipc.open_file(sys.argv[1]).read_all()"
 VULNERABLE = needs_fix(importlib.metadata.version("pyarrow"))
@@ -61,7 +61,7 @@ def test_the_payload_runs_where_nothing_guards_it(payload):
 @pytest.mark.parametrize(
     "product",
     [
-        "from modules import process; process.prepare(); ",
+        "from startup import process; process.prepare(); ",
         "from pipeline_ops.cli.scaffold import execute; execute(lambda: 0); ",
     ],
 )
