@@ -40,6 +40,7 @@ COPY scripts/install_image.sh scripts/
 RUN scripts/install_image.sh python --deps-only
 
 COPY modules/ modules/
+COPY datasets/ datasets/
 COPY startup/ startup/
 COPY data_layout/ data_layout/
 COPY review/ review/

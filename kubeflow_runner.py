@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import datasets
 from kubeflow.operator.deploy import Deployment, deploy, manage_schedules, object_store_uri
 from kubeflow.operator.options import (
     add_cluster_options,
@@ -31,7 +32,6 @@ from kubeflow.operator.options import (
     env_default,
     env_name,
 )
-from modules import datasets
 from pipeline_def.config import PipelineConfig
 from pipeline_ops.cli.run_options import add_run_options, run_settings
 from pipeline_ops.cli.scaffold import bad_input, execute, parser_for

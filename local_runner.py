@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import datasets
 from data_layout import serving_layout
 from data_layout.spans import SpanNotReady, Window
-from modules import datasets
 from pipeline_def.config import PipelineConfig
 from pipeline_def.project_paths import data_root_of, output_dir_for
 from pipeline_ops.cli.run_options import add_run_options, run_settings

@@ -54,9 +54,9 @@ quiet_libraries()  # before TFX and TF are imported: they chatter on import
 
 import numpy as np  # noqa: E402
 
+import datasets  # noqa: E402
 from data_layout.split_router import partition_key  # noqa: E402
 from data_layout.splits import TEST, TRAIN, VALIDATION  # noqa: E402
-from modules import datasets  # noqa: E402
 from modules.exact_auc import auc  # noqa: E402
 from modules.features import DatasetDeclaration  # noqa: E402
 from modules.hparams import CUSTOM_CONFIG_KEY, HParams, parse_pairs  # noqa: E402

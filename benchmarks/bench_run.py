@@ -27,7 +27,7 @@ from pathlib import Path
 
 from reference import run_reference, timed_run  # benchmarks/, beside this file
 
-from modules import datasets
+import datasets
 from pipeline_def.project_paths import data_root_of
 
 PROJECT = Path(__file__).resolve().parent.parent

@@ -114,7 +114,7 @@ def holdout_metrics(model_dir: str, examples: list[bytes]) -> dict[str, float]:
     """
     import tensorflow as tf
 
-    from modules import datasets
+    import datasets
     from modules.export import SERVING_DEFAULT, TRANSFORM_FEATURES
     from modules.keras_setup import keras
 

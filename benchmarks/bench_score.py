@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 import numpy as np, pandas as pd, tensorflow as tf
 from data_layout import serving_layout
-from modules.datasets.taxi import DATASET
+from datasets.taxi import DATASET
 from modules.features import serving_argument
 
 model_dir = serving_layout.versions(str(Path(sys.argv[2]) / "serving"))[-1].path

@@ -55,7 +55,7 @@ from typing import NamedTuple, TextIO
 
 import numpy as np
 
-from modules import datasets
+import datasets
 from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, PROJECT_ROOT
 
 SUITE_DIR = DEFAULT_OUTPUT_DIR / "bench-suite"

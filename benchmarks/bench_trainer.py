@@ -79,7 +79,8 @@ def main() -> None:
     args = _parse_args()
     import tensorflow_transform as tft
 
-    from modules import datasets, input_pipeline
+    import datasets
+    from modules import input_pipeline
     from modules.hparams import HParams
 
     pipeline_name = datasets.load(datasets.DEFAULT).pipeline_name

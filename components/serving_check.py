@@ -26,8 +26,8 @@ from tfx.dsl.io import fileio
 from tfx.types import artifact_utils, component_spec, standard_component_specs
 from tfx.utils import path_utils
 
+import datasets
 from data_layout.properties import SERVING_CHECK, SERVING_CHECK_NOTE
-from modules import datasets
 from modules.features import serving_argument
 from serving import sample
 from serving.check import ServingCheckError, check

@@ -1,6 +1,6 @@
 """The declaration types every dataset is described with, and the names derived from them.
 
-A dataset (``modules/datasets/<name>``) declares its typed features, label, slices
+A dataset (``datasets/<name>``) declares its typed features, label, slices
 and thresholds as a ``DatasetDeclaration``; the Transform ``preprocessing_fn``, the model, the
 serving signatures, the Evaluator config and the tests derive feature names, kinds
 and sizes from that declaration. Nothing else types a feature name.

@@ -4,7 +4,7 @@ Every output is named by ``features.transformed_name`` and holds one value per
 example, but a piecewise-linear encoding, which holds its n parts ([batch, n], n from
 ``DatasetDeclaration.dense_widths``); which features exist and how they are encoded
 is declared by the dataset the Transform's ``custom_config`` names
-(``modules/datasets``).
+(``datasets``).
 
 Analyzers see only the values that are present: numeric columns are analyzed as
 SparseTensors, so a missing value never drags a mean or a quantile. All analyzers
@@ -24,50 +24,18 @@ from typing import Any
 import tensorflow as tf
 import tensorflow_transform as tft
 
-from modules import datasets, features
+import datasets
+from modules import features
+from modules.tensors import Tensor, dense, missing, present
 from modules.tree_leaves import tree_leaves
 
 # The key of the Transform's and the Trainer's custom_config naming the dataset.
 DATASET_KEY = "dataset"
 
-Tensor = tf.Tensor | tf.SparseTensor
-
 
 def dataset_of(custom_config: Mapping[str, Any] | None) -> features.DatasetDeclaration:
     """The dataset ``custom_config`` names (absent: the default one)."""
     return datasets.load((custom_config or {}).get(DATASET_KEY) or datasets.DEFAULT)
-
-
-def present(x: Tensor) -> tf.SparseTensor:
-    """The column as a [batch, 1] SparseTensor of its usable values.
-
-    Optional columns reach Transform as SparseTensors (the schema leaves every
-    column optional); a column the schema requires comes dense. NaN and inf
-    count as missing, and so do empty strings.
-    """
-    if not isinstance(x, tf.SparseTensor):
-        flat = tf.reshape(x, [-1])
-        count = tf.size(flat, out_type=tf.int64)
-        rows = tf.range(count)
-        x = tf.SparseTensor(tf.stack([rows, tf.zeros_like(rows)], 1), flat, [count, 1])
-    x = tf.SparseTensor(x.indices, x.values, tf.stack([x.dense_shape[0], 1]))
-    if x.dtype.is_floating:
-        x = tf.sparse.retain(x, tf.math.is_finite(x.values))
-    elif x.dtype == tf.string:
-        x = tf.sparse.map_values(tf.strings.strip, x)
-        x = tf.sparse.retain(x, tf.strings.length(x.values) > 0)
-    return x
-
-
-def dense(x: tf.SparseTensor, default: float | int | str) -> tf.Tensor:
-    """One value per example: the present value, else ``default``."""
-    return tf.reshape(tf.sparse.to_dense(x, default_value=tf.cast(default, x.dtype)), [-1])
-
-
-def missing(x: tf.SparseTensor) -> tf.Tensor:
-    """1.0 where the example has no usable value, else 0.0."""
-    ones = tf.SparseTensor(x.indices, tf.ones_like(x.values, tf.float32), x.dense_shape)
-    return 1.0 - dense(ones, 0.0)
 
 
 # Spaces a number may be padded or grouped with: ASCII, no-break and narrow no-break

@@ -23,7 +23,6 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from modules import datasets
 from pipeline_def.config import PipelineConfig
 from pipeline_def.project_paths import PROJECT_ROOT
 
@@ -31,28 +30,28 @@ from pipeline_def.project_paths import PROJECT_ROOT
 # digest of the code they run.
 CODE_DIGEST_KEY = "code_sha256"
 _SOURCE_SUFFIXES = (".py", ".pbtxt")
-# The packages a step runs, model code first and the definition that wires them last:
-# what the image holds, and what the digests below cover. ``kubeflow.step`` is what a
-# step's container runs around the executor (its entry point, paths and S3 file system).
-STEP_PACKAGES = (
-    "modules", "startup", "data_layout", "review", "serving", "kubeflow.step", "components",
-    "pipeline_def",
-)  # fmt: skip
-_MODEL_CODE, *_EXECUTORS, _DEFINITION = STEP_PACKAGES
+# The packages a step runs: the model code and the datasets it learns, the executors and
+# the libraries they run (``kubeflow.step``: what a step's container runs around the
+# executor), and the definition that wires them. What the image holds, and what the
+# digests below cover.
+MODEL_CODE, DATASETS = "modules", "datasets"
+_EXECUTORS = ("startup", "data_layout", "review", "serving", "kubeflow.step", "components")
+_DEFINITION = "pipeline_def"
+STEP_PACKAGES = (MODEL_CODE, DATASETS, *_EXECUTORS, _DEFINITION)
 # Settings that change how a run is carried out, not what it reads or learns: where
 # its metadata lives (with a password), Beam's workers, Kubeflow's requests, the cache.
 _HOW_NOT_WHAT = ("metadata", "beam_pipeline_args", "resources", "enable_cache", "span")
 
 
-def _sources(modules_dir: Path, dataset: str) -> Iterator[Path]:
-    """The model code's files: the package's sources and dataset ``dataset``'s own folder.
+def _sources(root: Path, dataset: str) -> Iterator[Path]:
+    """The model code's files: ``modules/``, the registry and dataset ``dataset``'s own folder.
 
     The other datasets' folders are left out, so drafting a table does not void the
     cache of another's runs.
     """
-    datasets_dir = modules_dir / datasets.DATASETS_DIR.name
-    for path in sorted(modules_dir.rglob("*")):
-        relative = path.relative_to(modules_dir)
+    datasets_dir = root / DATASETS
+    for path in sorted([*(root / MODEL_CODE).rglob("*"), *datasets_dir.rglob("*")]):
+        relative = path.relative_to(root)
         if path.suffix not in _SOURCE_SUFFIXES or "__pycache__" in relative.parts:
             continue
         inside = path.relative_to(datasets_dir).parts if path.is_relative_to(datasets_dir) else ()
@@ -70,9 +69,9 @@ def _files_digest(paths: Iterable[Path], base: Path) -> str:
     return digest.hexdigest()
 
 
-def model_code_digest(dataset: str, modules_dir: Path = datasets.DATASETS_DIR.parent) -> str:
+def model_code_digest(dataset: str, root: Path = PROJECT_ROOT) -> str:
     """The hex SHA-256 of the model code a run of ``dataset`` uses (names and contents)."""
-    return _files_digest(_sources(modules_dir, dataset), modules_dir)
+    return _files_digest(_sources(root, dataset), root)
 
 
 def package_folder(package: str) -> Path:
@@ -86,7 +85,7 @@ def _package_digest(root: Path, package: str) -> str:
 
 def step_code_digest(dataset: str, root: Path = PROJECT_ROOT) -> str:
     """The hex SHA-256 of the code a step of ``dataset``'s run runs: model and executors."""
-    parts = [model_code_digest(dataset, root / _MODEL_CODE)]
+    parts = [model_code_digest(dataset, root)]
     parts += [_package_digest(root, package) for package in _EXECUTORS]
     return hashlib.sha256(":".join(parts).encode()).hexdigest()
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import datasets
 from data_layout import csv_files, spans
 from data_layout.splits import TEST, TRAIN, VALIDATION
-from modules import datasets
 from modules.hparams import HParams
 from pipeline_def import node_ids
 from pipeline_def.metadata_stores import MetadataStore
@@ -60,7 +60,7 @@ class PipelineConfig:
     pipeline_root: str
     data_root: str
     serving_dir: str
-    # The dataset the pipeline learns (modules/datasets/<name>): its features, label,
+    # The dataset the pipeline learns (datasets/<name>): its features, label,
     # curated schema, slices and AUC bound.
     dataset: str = datasets.DEFAULT
     # Files of data_root (or of each span folder) that ExampleGen reads (others, like a
@@ -94,7 +94,7 @@ class PipelineConfig:
     pipeline_name: str = ""
     # The curated schema, relative to the folder holding the project's packages (the
     # checkout, or site-packages in the image), where CuratedSchema reads it. Empty:
-    # resolve takes the dataset's own, modules/datasets/<name>/schema.pbtxt.
+    # resolve takes the dataset's own, datasets/<name>/schema.pbtxt.
     curated_schema: str = ""
     preprocessing_fn: str = "modules.preprocessing.preprocessing_fn"
     run_fn: str = "modules.training.run_fn"

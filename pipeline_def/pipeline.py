@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tfx import v1 as tfx
 
+import datasets
 from components.atomic_pusher import AtomicPusher
 from components.cached_transform import CachedTransform
 from components.curated_schema import PACKAGES_ROOT, CuratedSchema, sha256_of
@@ -18,7 +19,6 @@ from components.steps_trainer import StepsTrainer
 from data_layout import spans
 from data_layout.csv_examples import integer_columns
 from data_layout.splits import TEST, TRAIN, VALIDATION
-from modules import datasets
 from modules.preprocessing import DATASET_KEY
 from modules.tuning import TUNING_KEY
 from pipeline_def import node_ids

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from modules import datasets
+import datasets
 
 # The folder holding the project's packages: the checkout, or site-packages in the image.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent

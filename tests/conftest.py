@@ -28,8 +28,8 @@ import tensorflow_transform as tft
 from run_commands import free_port, runner_command
 from transform_run import analyze_and_write, example_bytes, fit_taxi
 
+from datasets.taxi import DATASET as TAXI
 from modules import export, features
-from modules.datasets.taxi import DATASET as TAXI
 from modules.preprocessing import preprocessing_fn
 from pipeline_def.project_paths import sample_csv
 from review.paired_comparison import model_scores

@@ -1,6 +1,6 @@
 """A copy of the project to draft datasets into, and commands run in it, as users run them.
 
-Drafts write into the project's own ``modules/datasets`` and ``data``; the end-to-end
+Drafts write into the project's own ``datasets`` and ``data``; the end-to-end
 tests draft into a copy, and run the commands with the copy's packages first.
 """
 

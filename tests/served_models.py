@@ -7,7 +7,7 @@ from pathlib import Path
 
 import tensorflow as tf
 
-from modules.datasets.taxi import DATASET as TAXI
+from datasets.taxi import DATASET as TAXI
 from modules.features import serving_argument
 
 COLUMNS = {serving_argument(c): c for c in TAXI.raw_feature_columns()}

@@ -23,6 +23,10 @@ PROJECT = Path(__file__).resolve().parent.parent
 # Each room may import the rooms before it and its own, never one after it.
 ROOMS = (
     "startup",
+    "modules.hparams",
+    "modules.features",
+    "modules.tensors",
+    "datasets",
     "modules",
     "data_layout",
     "review",

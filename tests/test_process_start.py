@@ -17,8 +17,10 @@ import pytest
 from startup.process import ENVIRONMENT
 
 PROJECT = Path(__file__).resolve().parent.parent
-_FOLDERS = ("modules", "startup", "data_layout", "review", "serving", "components", "pipeline_def",
-            "pipeline_ops", "kubeflow", "scripts", "benchmarks", "tests")  # fmt: skip
+_FOLDERS = (
+    "modules", "datasets", "startup", "data_layout", "review", "serving", "components",
+    "pipeline_def", "pipeline_ops", "kubeflow", "scripts", "benchmarks", "tests",
+)  # fmt: skip
 # Programs that are not the product's processes: the model server's stand-in imports
 # nothing of the project, as a model server does, and loads a SavedModel of no Keras.
 _APART = (PROJECT / "serving" / "standin_server.py",)

@@ -29,8 +29,8 @@ PIECES = (
 COMPONENTS = sorted(p for p in (PROJECT / "components").rglob("*.py") if p.name != "__init__.py")
 # Where other rooms import from: the house, the tests and the runners.
 ELSEWHERE = [
-    p for folder in ("modules", "startup", "data_layout", "review", "serving", "pipeline_def",
-                     "pipeline_ops", "kubeflow", "scripts", "benchmarks", "tests")
+    p for folder in ("modules", "datasets", "startup", "data_layout", "review", "serving",
+                     "pipeline_def", "pipeline_ops", "kubeflow", "scripts", "benchmarks", "tests")
     for p in sorted((PROJECT / folder).rglob("*.py"))
 ] + [PROJECT / "local_runner.py", PROJECT / "kubeflow_runner.py"]  # fmt: skip
 

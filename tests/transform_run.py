@@ -60,7 +60,7 @@ def example_bytes(
 def fit_taxi(transformed: Any, hidden_units: tuple[int, ...], epochs: int) -> tuple[Any, dict]:
     """A taxi model fit briefly on ``transformed`` (conftest's TransformRun): the model,
     and the transformed inputs it was fit on."""
-    from modules.datasets.taxi import DATASET as TAXI
+    from datasets.taxi import DATASET as TAXI
     from modules.hparams import HParams
     from modules.model import build_model
     from modules.training import cardinalities

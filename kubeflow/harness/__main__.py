@@ -8,7 +8,7 @@ Dockerfile does), starts an S3 store on 127.0.0.1 and uploads the data, compiles
 package with the user's ``kubeflow_runner`` from a folder outside the checkout, checks
 it as KFP's API server and Argo compiler do, and runs its tasks in dependency order as
 KFP's driver and launcher do. ``--dataset`` picks a declared dataset as the local
-runner does (the taxi by default; the image holds every one in ``modules/datasets/``);
+runner does (the taxi by default; the image holds every one in ``datasets/``);
 the data root defaults to its folder (``data/<dataset>/``), the output dir to
 ``outputs/kfp-local`` (``outputs/<dataset>/kfp-local`` for another dataset, so that no
 model is judged against another table's). ``--span``, ``--train-steps`` and
@@ -33,16 +33,17 @@ from typing import Any, TextIO
 
 import yaml
 
+import datasets
 from data_layout import spans
 from kubeflow.harness import SetupError, backend_rules, image_env, object_store, tasks
 from kubeflow.harness.metadata import KfpMetadata, session_info
-from modules import datasets, process
 from pipeline_def import node_ids, stack
 from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, data_root_of, output_dir_for
 from pipeline_ops.cli.run_options import span_value
 from pipeline_ops.cli.scaffold import add_dataset_option
 from pipeline_ops.session.data_check import DataRootError, check_spans
 from pipeline_ops.session.progress import format_component_line, logs_to_file
+from startup import process
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 PREFIX = "kfp-local"  # the run's keys in the bucket, and the default output dir's name

@@ -6,10 +6,10 @@
 Reads the table's statistics (TFDV, with the types ExampleGen will give each
 column) and writes, for ``wide-deep-run --dataset NAME`` to run on:
 
-- ``modules/datasets/NAME/__init__.py``: the declaration, one line per column with
+- ``datasets/NAME/__init__.py``: the declaration, one line per column with
   the kind chosen and why; the label is 1 where LABEL equals POSITIVE; a small table's
   training settings (``training_settings``);
-- ``modules/datasets/NAME/schema.pbtxt``: the curated schema, from the inferred one;
+- ``datasets/NAME/schema.pbtxt``: the curated schema, from the inferred one;
 - ``data/NAME/NAME.csv``: the sample, copied into the dataset's data root.
 
 Rows whose LABEL cell is empty are set aside (an unknown label is no negative): the
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from modules import datasets
+import datasets
 from pipeline_def.project_paths import DEFAULT_DATA_ROOT
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import datasets
 from data_layout import spans
-from modules import datasets
 from modules.hparams import parse_pairs
 from pipeline_def.config import PipelineConfig
 from pipeline_ops.cli.scaffold import add_dataset_option

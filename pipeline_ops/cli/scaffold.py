@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ml_metadata.metadata_store import metadata_store
 
-from modules import datasets, process
+import datasets
 from pipeline_def.metadata_stores import MetadataStore, SqliteMetadata
 from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, output_dir_for
 from pipeline_ops.cli.quiet import quiet_libraries
@@ -30,6 +30,7 @@ from pipeline_ops.metadata.store import (
     metadata_for,
     open_store,
 )
+from startup import process
 
 
 class CommandError(Exception):
@@ -62,11 +63,11 @@ def parser_for(name: str, doc: str | None) -> argparse.ArgumentParser:
 
 
 def add_dataset_option(parser: argparse.ArgumentParser, default: str = datasets.DEFAULT) -> None:
-    """--dataset: which declared dataset (modules/datasets/NAME)."""
+    """--dataset: which declared dataset (datasets/NAME)."""
     parser.add_argument(
         "--dataset",
         default=default,
-        help="the dataset declared in modules/datasets/NAME (default: %(default)s)",
+        help="the dataset declared in datasets/NAME (default: %(default)s)",
     )
 
 

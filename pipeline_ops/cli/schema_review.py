@@ -4,7 +4,7 @@
                             [--proposal FILE]
 
 SchemaGen runs in every pipeline run, but the data is judged by the curated schema
-in ``modules/datasets/NAME/schema.pbtxt``. This command writes the newest inference as a
+in ``datasets/NAME/schema.pbtxt``. This command writes the newest inference as a
 proposal (``<output-dir>/schema_proposal.pbtxt`` by default) and prints, feature by
 feature, where it differs from the curated schema, for a person to review before
 editing the curated one. Exit codes: 0 no difference, 1 differences, 2 no store or
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from modules import datasets
+import datasets
 from pipeline_def import node_ids
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import datasets
 from data_layout.csv_files import CsvFormatError
-from modules import datasets
 from pipeline_def.project_paths import output_dir_for
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold

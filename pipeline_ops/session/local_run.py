@@ -20,8 +20,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
+import datasets
 from data_layout.spans import SpanNotReady
-from modules import datasets
 from pipeline_def.config import PipelineConfig
 from pipeline_def.metadata_stores import MetadataStore
 from pipeline_def.stack import STACK_PROPERTY, stack

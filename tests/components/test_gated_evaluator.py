@@ -14,10 +14,10 @@ import tensorflow_model_analysis as tfma
 from tensorflow_model_analysis.proto import validation_result_pb2 as vr
 from tfx.types import Artifact, standard_artifacts
 
+import datasets
 from components import gated_evaluator
 from components.gated_evaluator import passes_but_for_auc_change, tolerated_drop, write_verdict
 from data_layout.properties import AUC_CHANGE_INTERVAL, HELD_SLICES
-from modules import datasets
 from pipeline_def.evaluation import eval_config
 from review.error_rates import HeldRates
 from review.paired_comparison import Comparison, SliceComparison

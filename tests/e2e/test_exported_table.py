@@ -66,7 +66,7 @@ def test_an_exported_table_runs_with_its_money_as_numbers_and_its_times_as_time(
     # The Transform graph's outputs: the money as scaled numbers and buckets, each time
     # column as its circles, age and weekday.
     namespace: dict = {}
-    exec((project / "modules/datasets/orders/__init__.py").read_text(), namespace)  # noqa: S102
+    exec((project / "datasets/orders/__init__.py").read_text(), namespace)  # noqa: S102
     dataset = namespace["DATASET"]
     (graph,) = (out / "pipeline" / "Transform" / "transform_graph").iterdir()
     transformed = tft.TFTransformOutput(str(graph)).transformed_feature_spec()

@@ -14,7 +14,7 @@ from run_commands import review_cli
 
 from components.gated_evaluator import CANDIDATE_NAME
 from data_layout.properties import HELD_SLICES
-from modules.datasets.taxi import DATASET as TAXI
+from datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids
 from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run

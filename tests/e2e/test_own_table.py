@@ -130,4 +130,4 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     )  # fmt: skip
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
     assert compiled.stdout == f"compiled loans-wide-deep to {package} (image registry/x:1)\n"
-    assert "modules/datasets/loans/schema.pbtxt" in package.read_text()
+    assert "datasets/loans/schema.pbtxt" in package.read_text()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scored_tables import cells_of, write_csv, write_jsonl
 
-from modules.datasets.taxi import DATASET as TAXI
+from datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids
 from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run

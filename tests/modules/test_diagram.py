@@ -3,8 +3,8 @@ import shutil
 
 import pytest
 
+from datasets.taxi import DATASET as TAXI
 from modules import features
-from modules.datasets.taxi import DATASET as TAXI
 from modules.diagram import diagram_in, start_diagram
 from modules.hparams import HParams
 from modules.model import build_model

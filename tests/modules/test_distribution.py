@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 from run_commands import free_port
 
-from modules.datasets.taxi import DATASET as TAXI
+from datasets.taxi import DATASET as TAXI
 
 pytestmark = pytest.mark.slow
 

@@ -7,8 +7,8 @@ import pytest
 import tensorflow as tf
 from transform_run import analyze_and_write, example_bytes, fit_taxi
 
+from datasets.taxi import DATASET as TAXI
 from modules import export
-from modules.datasets.taxi import DATASET as TAXI
 from modules.features import DatasetDeclaration, Label, Numeric, Scaling, Vocabulary
 from modules.hparams import HParams
 from modules.model import build_model

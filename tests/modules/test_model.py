@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from datasets.taxi import DATASET as TAXI
 from modules import features
-from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
 from modules.keras_setup import keras
 from modules.model import TowerCross, TowerDense, TowerEnsemble, build_model, embedding_dim

@@ -15,9 +15,9 @@ import tensorflow_transform as tft
 import tensorflow_transform.beam as tft_beam
 from tensorflow_transform.tf_metadata import schema_utils
 
+from datasets import taxi
+from datasets.taxi import DATASET as TAXI
 from modules import features
-from modules.datasets import taxi
-from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
 from modules.model import build_model
 from modules.preprocessing import (
@@ -26,9 +26,9 @@ from modules.preprocessing import (
     _timestamp,
     number_from_text,
     piecewise_linear,
-    present,
     time_from_text,
 )
+from modules.tensors import present
 
 
 def _column(rows: list[dict], name: str) -> np.ndarray:

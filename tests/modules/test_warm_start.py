@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from datasets.taxi import DATASET as TAXI
 from modules import features, warm_start
-from modules.datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
 from modules.keras_setup import keras
 from modules.model import build_model

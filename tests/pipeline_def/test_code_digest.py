@@ -3,10 +3,11 @@ import shutil
 
 import pytest
 
-from modules import datasets
 from pipeline_def import node_ids
 from pipeline_def.code_digest import (
     CODE_DIGEST_KEY,
+    DATASETS,
+    MODEL_CODE,
     STEP_PACKAGES,
     model_code_digest,
     package_folder,
@@ -18,14 +19,15 @@ from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_def.pipeline import create_pipeline
 from pipeline_def.project_paths import PROJECT_ROOT
 
-MODULES_DIR = datasets.DATASETS_DIR.parent
-
 
 @pytest.fixture
 def modules_copy(tmp_path):
-    copy = tmp_path / "modules"
-    shutil.copytree(MODULES_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    return copy
+    """The model code and the datasets, copied."""
+    for folder in (MODEL_CODE, DATASETS):
+        shutil.copytree(
+            PROJECT_ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    return tmp_path
 
 
 def _append(path, text: str) -> None:
@@ -38,7 +40,12 @@ def test_the_copy_has_the_checkouts_digest(modules_copy):
 
 @pytest.mark.parametrize(
     "edited",
-    ["datasets/taxi/__init__.py", "datasets/taxi/schema.pbtxt", "model.py", "datasets/__init__.py"],
+    [
+        "datasets/taxi/__init__.py",
+        "datasets/taxi/schema.pbtxt",
+        "modules/model.py",
+        "datasets/__init__.py",
+    ],
 )
 def test_an_edit_of_the_code_a_run_uses_changes_the_digest(modules_copy, edited):
     before = model_code_digest("taxi", modules_copy)
@@ -51,8 +58,8 @@ def test_another_datasets_declaration_and_bytecode_leave_it(modules_copy):
     _append(modules_copy / "datasets/credit_data/__init__.py", "\n# edited\n")
     (modules_copy / "datasets/drafted").mkdir()
     (modules_copy / "datasets/drafted/__init__.py").write_text("DATASET = None\n")
-    (modules_copy / "__pycache__").mkdir()
-    (modules_copy / "__pycache__/model.cpython-310.pyc").write_bytes(b"\0")
+    (modules_copy / "modules/__pycache__").mkdir()
+    (modules_copy / "modules/__pycache__/model.cpython-310.pyc").write_bytes(b"\0")
     assert model_code_digest("taxi", modules_copy) == before
     assert model_code_digest("credit_data", modules_copy) != model_code_digest("credit_data")
 

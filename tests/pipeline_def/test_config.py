@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from modules.datasets.credit_data import DATASET as CREDIT
-from modules.datasets.taxi import DATASET as TAXI
+from datasets.credit_data import DATASET as CREDIT
+from datasets.taxi import DATASET as TAXI
 from modules.hparams import HParams
 from pipeline_def.config import FILLED_BY_RESOLVE, PipelineConfig
 from pipeline_def.project_paths import PROJECT_ROOT
@@ -56,7 +56,7 @@ def test_resolve_builds_the_config_one_would_write_out_in_full():
         pipeline_name="taxi-wide-deep",
         span_cache="gs://b/root/encoded-spans",
         analyzer_cache="gs://b/root/analyzer-cache",
-        curated_schema="modules/datasets/taxi/schema.pbtxt",
+        curated_schema="datasets/taxi/schema.pbtxt",
         min_auc=TAXI.min_auc,
         hparams=HParams(),
     )
@@ -68,7 +68,7 @@ def test_what_a_run_sets_is_kept_and_the_rest_filled_in(tmp_path):
     config = _config(tmp_path, pipeline_name="mine", min_auc=0.0, span_cache="elsewhere")
     assert (config.pipeline_name, config.min_auc, config.span_cache) == ("mine", 0.0, "elsewhere")
     assert config.analyzer_cache == f"{tmp_path / 'root'}/analyzer-cache"
-    assert config.curated_schema == "modules/datasets/credit_data/schema.pbtxt"
+    assert config.curated_schema == "datasets/credit_data/schema.pbtxt"
     assert _config(tmp_path).min_auc == CREDIT.min_auc
 
 
@@ -95,7 +95,7 @@ def test_importing_the_config_reads_no_dataset():
     # A dataset's declaration is read when a config is resolved, never at import.
     probe = (
         "import sys, pipeline_def.config; "
-        "print(sorted(m for m in sys.modules if m.startswith('modules.datasets.')))"
+        "print(sorted(m for m in sys.modules if m.startswith('datasets.')))"
     )
     found = subprocess.run(
         [sys.executable, "-c", probe], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True

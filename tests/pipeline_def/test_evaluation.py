@@ -11,7 +11,7 @@ from google.protobuf import json_format
 
 from components.gated_evaluator import GATED_METRIC, GatedEvaluatorExecutor, with_min_auc
 from components.steps_trainer import StepsTrainerExecutor
-from modules.datasets.taxi import DATASET as TAXI
+from datasets.taxi import DATASET as TAXI
 from modules.features import DatasetDeclaration
 from pipeline_def import evaluation
 from review.evaluation import SLICE_COLUMNS

@@ -22,9 +22,9 @@ from tfx import v1 as tfx
 
 import kubeflow_runner
 from data_layout import spans
+from datasets.taxi import DATASET as TAXI
 from kubeflow.harness import backend_rules
 from kubeflow.operator.spec import KFP_COMMAND
-from modules.datasets.taxi import DATASET as TAXI
 from pipeline_def import node_ids
 from pipeline_def.config import DEFAULT_RESOURCES, PipelineConfig
 from pipeline_def.pipeline import create_pipeline

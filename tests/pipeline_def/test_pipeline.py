@@ -6,11 +6,11 @@ from tfx import v1 as tfx
 from tfx.utils import proto_utils
 from tfx.v1.dsl.experimental import RuntimeParameter
 
+import datasets
 from components.cached_transform import ANALYZER_CACHE_DIR_KEY
 from components.example_gen.keys import TEST_PERIOD_KEY
 from components.gated_evaluator import SLICE_MIN_ROWS_KEY
 from data_layout import spans
-from modules import datasets
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig, Resources
 from pipeline_def.metadata_stores import SqliteMetadata

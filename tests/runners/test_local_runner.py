@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import write_head
 
+import datasets
 import local_runner
-from modules import datasets
 from pipeline_def.config import PipelineConfig
 from pipeline_def.metadata_stores import MysqlMetadata, SqliteMetadata
 from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR

@@ -9,7 +9,7 @@ import pytest
 import tensorflow as tf
 from served_models import tiny_model
 
-from modules.datasets.taxi import DATASET as TAXI
+from datasets.taxi import DATASET as TAXI
 from serving import standin_server
 from serving.standin_server import RequestError
 

@@ -23,6 +23,7 @@ from tfx.components.example_gen.csv_example_gen import executor as tfx_csv
 from tfx.types import standard_component_specs as keys
 from tfx.utils import proto_utils
 
+import datasets
 from components.example_gen.executor import ArrowCsvExecutor
 from components.example_gen.keys import INT_COLUMNS_KEY, TEST_PERIOD_KEY
 from data_layout import csv_examples, csv_files
@@ -37,7 +38,6 @@ from data_layout.csv_examples import (
 from data_layout.csv_files import CsvFormatError
 from data_layout.properties import SPLIT_KEY_PROPERTY, TEST_PERIOD_PROPERTY
 from data_layout.splits import TEST
-from modules import datasets
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig
 from pipeline_def.pipeline import create_pipeline

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from modules import datasets
+import datasets
 from pipeline_ops import commands
 from pipeline_ops.cli import draft_dataset
 from pipeline_ops.drafting import rules

@@ -8,7 +8,7 @@ import pytest
 import tensorflow_data_validation as tfdv
 from tensorflow_metadata.proto.v0 import schema_pb2
 
-from modules import datasets
+import datasets
 from pipeline_ops import commands
 from pipeline_ops.cli import schema_review
 from pipeline_ops.cli.schema_review import differences

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 from scored_tables import cells_of, write_csv, write_jsonl
 
-from modules.datasets.taxi import DATASET as TAXI
+from datasets.taxi import DATASET as TAXI
 from pipeline_ops import commands
 from pipeline_ops.cli import score
 

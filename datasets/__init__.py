@@ -1,4 +1,4 @@
-"""The datasets the pipeline knows, one package each: ``modules/datasets/<name>``.
+"""The datasets the pipeline knows, one package each: ``datasets/<name>``.
 
 A dataset's package holds its declaration (``DATASET``, a ``features.DatasetDeclaration``) and,
 beside it, its curated raw-data schema (``schema.pbtxt``). ``make dataset`` drafts
@@ -15,6 +15,8 @@ from modules.features import DatasetDeclaration
 DEFAULT = "taxi"
 DATASETS_DIR = Path(__file__).resolve().parent
 SCHEMA_FILE = "schema.pbtxt"
+# Where datasets were drafted before they had a room of their own.
+_FORMER_DIR = DATASETS_DIR.parent / "modules" / "datasets"
 
 
 class UnknownDatasetError(ValueError):
@@ -34,6 +36,12 @@ def known() -> tuple[str, ...]:
 
 def load(name: str) -> DatasetDeclaration:
     """The declaration of dataset ``name``; UnknownDatasetError listing the known ones."""
+    former = _FORMER_DIR / name
+    if name not in known() and (former / "__init__.py").is_file():
+        raise UnknownDatasetError(
+            f"dataset {name!r} is in {former}, where datasets were drafted before they moved "
+            f"to {DATASETS_DIR}; move it there: mv {former} {DATASETS_DIR / name}"
+        )
     if name not in known():
         raise UnknownDatasetError(
             f"no dataset {name!r} under {DATASETS_DIR}; known: {', '.join(known())} "

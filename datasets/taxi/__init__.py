@@ -77,7 +77,7 @@ DATASET = DatasetDeclaration(
     min_auc=0.90,
     prediction_key="tip_probability",
     pipeline_name="taxi-wide-deep",
-    transform_hooks="modules.datasets.taxi.transform",
+    transform_hooks="datasets.taxi.transform",
     extra_raw_columns=(TIMESTAMP,),
     extra_dense_features=TIME_FEATURES,
 )

@@ -7,9 +7,9 @@ import math
 import tensorflow as tf
 import tensorflow_transform as tft
 
-from modules.datasets import taxi
+from datasets import taxi
 from modules.features import transformed_name
-from modules.preprocessing import Tensor, dense, missing, present
+from modules.tensors import Tensor, dense, missing, present
 
 _SECONDS_PER_YEAR = 365.25 * 24 * 3600
 # 2013-01-01T00:00:00Z, the start of the taxi data set.
