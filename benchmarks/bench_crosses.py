@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pipeline_ops.drafting import crosses, rules
+from drafting import crosses, rules
 
 PLANTED = ("n3_bucket", "n4_bucket")
 

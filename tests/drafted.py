@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from drafting import render, rules, trees
+from drafting.crosses import choose_crosses
+from drafting.table import Table
 from modules import features
-from pipeline_ops.drafting import render, rules, trees
-from pipeline_ops.drafting.crosses import choose_crosses
-from pipeline_ops.drafting.table import Table
 
 
 def drafted_source(columns: dict[str, list[str]], labels: list[int]) -> str:

@@ -18,7 +18,7 @@ from kubeflow.harness.image_env import build_context
 
 # Besides what the Dockerfile copies: the commands people run, and what the Kubeflow
 # harness reads to build its image.
-_TOOLS = ("pipeline_ops", "kubeflow")
+_TOOLS = ("pipeline_ops", "kubeflow", "drafting")
 _FILES = ("local_runner.py", "kubeflow_runner.py", "benchmarks/bench_dataset.py",
           "Dockerfile", "scripts/find_python.sh")  # fmt: skip
 

@@ -13,14 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_import_direction import SOURCES
 
 from startup.process import ENVIRONMENT
 
 PROJECT = Path(__file__).resolve().parent.parent
-_FOLDERS = (
-    "modules", "datasets", "startup", "data_layout", "review", "serving", "components",
-    "pipeline_def", "pipeline_ops", "kubeflow", "scripts", "benchmarks", "tests",
-)  # fmt: skip
+_FOLDERS = (*SOURCES, "tests")
 # Programs that are not the product's processes: the model server's stand-in imports
 # nothing of the project, as a model server does, and loads a SavedModel of no Keras.
 _APART = (PROJECT / "serving" / "standin_server.py",)

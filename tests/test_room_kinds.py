@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from test_import_direction import PROJECT, imported_modules
+from test_import_direction import PROJECT, SOURCES, imported_modules
 from tfx.dsl.components.base import base_component, base_driver, base_executor
 from tfx.types import artifact
 
@@ -29,8 +29,7 @@ PIECES = (
 COMPONENTS = sorted(p for p in (PROJECT / "components").rglob("*.py") if p.name != "__init__.py")
 # Where other rooms import from: the house, the tests and the runners.
 ELSEWHERE = [
-    p for folder in ("modules", "datasets", "startup", "data_layout", "review", "serving",
-                     "pipeline_def", "pipeline_ops", "kubeflow", "scripts", "benchmarks", "tests")
+    p for folder in (*SOURCES, "tests") if folder != "components"
     for p in sorted((PROJECT / folder).rglob("*.py"))
 ] + [PROJECT / "local_runner.py", PROJECT / "kubeflow_runner.py"]  # fmt: skip
 

@@ -1,7 +1,7 @@
 """The credit_data dataset: drafted by `make dataset` from credit_data.csv; review it.
 
 The label is 1 where Status == 'bad'. Each column's kind was chosen by
-the drafting rules (pipeline_ops/drafting/rules.py), and the comment says why;
+the drafting rules (drafting/rules.py), and the comment says why;
 change a kind by editing its line (modules/features.py has the kinds).
 """
 

@@ -39,16 +39,12 @@ from pathlib import Path
 from typing import TextIO
 
 import datasets
-from pipeline_def.project_paths import DEFAULT_DATA_ROOT
-from pipeline_ops import commands
-from pipeline_ops.cli import scaffold
-from pipeline_ops.cli.quiet import quiet_libraries
-from pipeline_ops.drafting.crosses import Crosses, choose_crosses, summary
-from pipeline_ops.drafting.entity import Entity, find_entity, named_entity
-from pipeline_ops.drafting.period import Period, find_period, named_period
-from pipeline_ops.drafting.render import curated_schema, render, statistics, tfdv_types
-from pipeline_ops.drafting.rules import Choice, choose, id_feature, training_settings
-from pipeline_ops.drafting.table import (
+from drafting.crosses import Crosses, choose_crosses, summary
+from drafting.entity import Entity, find_entity, named_entity
+from drafting.period import Period, find_period, named_period
+from drafting.render import curated_schema, render, statistics, tfdv_types
+from drafting.rules import Choice, choose, id_feature, training_settings
+from drafting.table import (
     DraftError,
     Labelled,
     Table,
@@ -56,8 +52,12 @@ from pipeline_ops.drafting.table import (
     check_name,
     read_table,
 )
-from pipeline_ops.drafting.trees import TreeGain, measure
-from pipeline_ops.drafting.trees import summary as trees_summary
+from drafting.trees import TreeGain, measure
+from drafting.trees import summary as trees_summary
+from pipeline_def.project_paths import DEFAULT_DATA_ROOT
+from pipeline_ops import commands
+from pipeline_ops.cli import scaffold
+from pipeline_ops.cli.quiet import quiet_libraries
 
 # The kinds a text column may be read as (numbers, dates): no list of values in the schema.
 READ = ("numeric", "time")

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 from doc_blocks import ROOT
-
-from pipeline_def.code_digest import STEP_PACKAGES
+from test_import_direction import SOURCES
 
 
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
@@ -42,7 +41,7 @@ def test_every_docs_page_the_code_names_exists() -> None:
     # moved page must not leave the pointer dangling.
     named = {
         (path.relative_to(ROOT), page)
-        for folder in (*STEP_PACKAGES, "pipeline_ops", "kubeflow", "scripts", "benchmarks")
+        for folder in SOURCES
         for path in (ROOT / folder).rglob("*.py")
         for page in re.findall(r"docs/[\w./-]+?\.md", path.read_text())
     }

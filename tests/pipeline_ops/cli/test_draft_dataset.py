@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import datasets
+from drafting import rules
 from pipeline_ops import commands
 from pipeline_ops.cli import draft_dataset
-from pipeline_ops.drafting import rules
 
 ROWS = 200
 

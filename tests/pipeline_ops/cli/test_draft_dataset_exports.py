@@ -20,10 +20,10 @@ from tensorflow_metadata.proto.v0 import schema_pb2
 
 from components.gating_validator import describe
 from data_layout.csv_examples import encode_blocks, file_kinds
+from drafting.table import MIN_ROWS
 from modules.features import DatasetDeclaration, NumberText, TimeFormat
 from pipeline_ops import commands
 from pipeline_ops.cli import draft_dataset
-from pipeline_ops.drafting.table import MIN_ROWS
 
 ROWS = 300
 

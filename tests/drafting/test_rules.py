@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline_ops.drafting import rules
+from drafting import rules
 
 
 def _labels(n: int = 400) -> list[int]:

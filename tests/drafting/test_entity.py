@@ -10,8 +10,8 @@ from panel_table import draft, drafted_in_process, panel
 
 from data_layout.csv_examples import encode_blocks, file_kinds, read_header
 from data_layout.split_router import SplitRouter
+from drafting.entity import names_an_id
 from pipeline_ops import commands
-from pipeline_ops.drafting.entity import names_an_id
 from pipeline_ops.session.local_run_settings import split_buckets_for
 
 

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from data_layout.splits import TRAIN
+from drafting.reading import Times, read_numbers, read_times
 from modules import features
 from pipeline_def.config import DEFAULT_SPLIT
-from pipeline_ops.drafting.reading import Times, read_numbers, read_times
 
 # Strings with more distinct values than this are hashed, not given a vocabulary.
 MAX_VOCABULARY = 100

@@ -8,11 +8,10 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from modules.features import SLICE_MIN_ROWS
-from pipeline_ops.drafting.crosses import Crosses
-from pipeline_ops.drafting.entity import Entity
-from pipeline_ops.drafting.period import Period
-from pipeline_ops.drafting.rules import (
+from drafting.crosses import Crosses
+from drafting.entity import Entity
+from drafting.period import Period
+from drafting.rules import (
     SLICE_MAX_AUC_DROP,
     SMALL_TABLE_ROWS,
     Choice,
@@ -22,9 +21,10 @@ from pipeline_ops.drafting.rules import (
     slices_of,
     training_settings,
 )
-from pipeline_ops.drafting.table import Table
-from pipeline_ops.drafting.trees import TreeGain
-from pipeline_ops.drafting.trees import summary as trees_summary
+from drafting.table import Table
+from drafting.trees import TreeGain
+from drafting.trees import summary as trees_summary
+from modules.features import SLICE_MIN_ROWS
 
 
 def statistics(path: Path):  # noqa: ANN201 - a DatasetFeatureStatisticsList
@@ -132,12 +132,12 @@ def _crosses(crosses: Crosses) -> list[str]:
     if not crosses.chosen:
         return _comment(
             "No crosses: no pair of features predicts the label beyond both alone on held-out "
-            "rows (pipeline_ops/drafting/crosses.py).",
+            "rows (drafting/crosses.py).",
             "    ",
         )
     lines = _comment(
         "Pairs of features whose cells predict the label beyond both alone, measured on "
-        "held-out rows (pipeline_ops/drafting/crosses.py), strongest first.",
+        "held-out rows (drafting/crosses.py), strongest first.",
         "    ",
     )
     lines.append("    crosses=(")
@@ -249,7 +249,7 @@ def _period_lines(period: Period | None) -> list[str]:
 def _tree_lines(trees: TreeGain) -> list[str]:
     """The ``tree_leaves=`` line, after the measured gain that asks for it."""
     why = trees_summary(trees)
-    lines = _comment(f"{why[:1].upper()}{why[1:]} (pipeline_ops/drafting/trees.py).", "    ")
+    lines = _comment(f"{why[:1].upper()}{why[1:]} (drafting/trees.py).", "    ")
     return [*lines, "    tree_leaves=TreeLeaves(),"]
 
 
@@ -277,7 +277,7 @@ def _head(name: str, table: Table, label: str, positive: str, used: set[str]) ->
         f'"""The {name} dataset: drafted by `make dataset` from {table.path.name}; review it.',
         "",
         f"The label is 1 where {label} == {positive!r}. Each column's kind was chosen by",
-        "the drafting rules (pipeline_ops/drafting/rules.py), and the comment says why;",
+        "the drafting rules (drafting/rules.py), and the comment says why;",
         "change a kind by editing its line (modules/features.py has the kinds).",
         '"""',
         "",

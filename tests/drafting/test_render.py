@@ -9,8 +9,8 @@ from pathlib import Path
 
 from drafted import drafted, drafted_source
 
+from drafting import render, rules
 from modules import features
-from pipeline_ops.drafting import render, rules
 
 
 def test_a_long_declaration_is_split_as_ruff_formats_it():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from drafting import reading, rules
 from modules import features
-from pipeline_ops.drafting import reading, rules
 
 POINT, COMMA = features.NumberText.DECIMAL_POINT, features.NumberText.DECIMAL_COMMA
 

@@ -9,9 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline_ops.cli import draft_dataset
-from pipeline_ops.drafting import rules
-from pipeline_ops.drafting.crosses import (
+from drafting import rules
+from drafting.crosses import (
     FOLDS,
     MIN_GAIN,
     NEXT_BEST,
@@ -23,6 +22,7 @@ from pipeline_ops.drafting.crosses import (
     interaction,
     summary,
 )
+from pipeline_ops.cli import draft_dataset
 
 ROWS = 3000
 

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from drafting.rules import Choice, literal
 from modules.features import bucket_name
-from pipeline_ops.drafting.rules import Choice, literal
 
 FOLDS = 5
 # The same folds every time: a table drafts the same crosses again.

@@ -13,9 +13,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from pipeline_ops.drafting.reading import read_numbers
-from pipeline_ops.drafting.rules import MAX_VOCABULARY
-from pipeline_ops.drafting.table import DraftError, Table
+from drafting.reading import read_numbers
+from drafting.rules import MAX_VOCABULARY
+from drafting.table import DraftError, Table
 from pipeline_ops.session.local_run_settings import split_buckets_for
 
 # Fewer entities than this and the column is a category (a payment type), not a key.

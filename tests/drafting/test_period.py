@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from panel_table import PEOPLE, draft, drafted_in_process, panel
 
+from drafting.entity import Entity
+from drafting.period import find_period
+from drafting.table import read_table
 from pipeline_ops import commands
-from pipeline_ops.drafting.entity import Entity
-from pipeline_ops.drafting.period import find_period
-from pipeline_ops.drafting.table import read_table
 
 
 def test_a_panel_s_newest_year_is_the_test_split_and_no_feature(tmp_path):

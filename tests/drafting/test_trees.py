@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from drafted import drafted
 
+from drafting import rules, trees
 from modules import features
-from pipeline_ops.drafting import rules, trees
 
 ROWS = 1000
 

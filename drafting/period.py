@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline_ops.drafting.entity import INTEGER, Entity, name_words
-from pipeline_ops.drafting.table import DraftError, Table
+from drafting.entity import INTEGER, Entity, name_words
+from drafting.table import DraftError, Table
 
 # Names whose last word says time: "year", "survey_wave", "obsMonth", "period"; not
 # "total_day_minutes", which measures.

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from drafting.crosses import FOLD_SEED, FOLDS, category_codes, fold_of_each_row
+from drafting.rules import Choice
 from modules import features
-from pipeline_ops.drafting.crosses import FOLD_SEED, FOLDS, category_codes, fold_of_each_row
-from pipeline_ops.drafting.rules import Choice
 
 MIN_LOSS_SHARE = 0.05
 # The tree leaves a draft declares: TreeLeaves' defaults.
