@@ -190,7 +190,7 @@ def test_the_image_context_is_what_the_dockerfile_copies(tmp_path):
     assert not (tmp_path / "pipeline_ops").exists()
     assert sorted(p.name for p in (tmp_path / "kubeflow").iterdir()) == ["__init__.py", "step"]
     assert [p.name for p in (tmp_path / "scripts").iterdir()] == ["install_image.sh"]
-    assert (tmp_path / "modules" / "datasets" / "taxi" / "schema.pbtxt").is_file()
+    assert (tmp_path / "datasets" / "taxi" / "schema.pbtxt").is_file()
 
 
 def test_the_image_is_a_beam_sdk_container_of_the_current_lock_on_debian_13():

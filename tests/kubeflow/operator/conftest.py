@@ -1,3 +1,3 @@
 """The fake KFP API server's fixture, for every test of the Kubeflow operations."""
 
-from tests.fake_kfp_api import kfp_api  # noqa: F401 - a fixture, found by its name
+from fake_kfp.server import kfp_api  # noqa: F401 - a fixture, found by its name

@@ -1,6 +1,6 @@
 """wide-deep-kubeflow against a KFP API server that checks every call against the spec.
 
-The fake (tests/fake_kfp_api.py) validates each request with the ``kfp_server_api``
+The fake (tests/fake_kfp/) validates each request with the ``kfp_server_api``
 models and answers as the API server of the release the installed client targets
 does (KFP 2.0.5 on the legacy stack, 2.16.1 on the current one); these tests assert the calls made,
 the console lines and the exit codes, and that a failed step leaves nothing
@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from fake_kfp.server import FakeKfpApi
 
 import kubeflow_runner
 from kubeflow.operator.credentials import SA_TOKEN_ENV
 from kubeflow.operator.versions import package_digest
 from pipeline_def import node_ids
 from pipeline_ops import commands
-from tests.fake_kfp_api import FakeKfpApi
 
 PROJECT = Path(__file__).resolve().parents[3]
 IMAGE = "registry.example.com/taxi-wide-deep:1.0"

@@ -19,14 +19,8 @@ from typing import Any
 import kfp_server_api
 import pytest
 import yaml
-from fake_kfp_api import (
-    API,
-    RELEASE,
-    RELEASES,
-    FakeKfpApi,
-    kfp_api,  # noqa: F401 - the fixture, used by name
-    release_for,
-)
+from fake_kfp.rules import API, RELEASE, RELEASES, release_for
+from fake_kfp.server import FakeKfpApi, kfp_api  # noqa: F401 - the fixture, used by name
 from kfp_server_api import models
 
 from kubeflow.harness import backend_rules
