@@ -24,7 +24,7 @@ from modules.training import backup_dir
 pytestmark = pytest.mark.slow
 
 HELPER = Path(__file__).resolve().parent / "trainer_process.py"
-STEPS = "400"  # 8 epochs of 50 steps
+STEPS = "250"  # 5 epochs of 50 steps: killed after the third, resumed for the last two
 EPOCH = re.compile(r"epoch (\d+) \(train")
 VAL_AUC = re.compile(r"epoch (\d+) \(train.*val_auc ([0-9.]+)")
 
