@@ -36,7 +36,7 @@ from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.commands import RUN
 from pipeline_ops.metadata.runs import PipelineRun, latest_run, list_runs
 from pipeline_ops.metadata.store import open_store
-from review.evaluation import overall_metrics
+from review.reading import overall_metrics
 
 PROJECT = Path(__file__).resolve().parent.parent
 PIPELINE = "taxi-wide-deep"

@@ -26,9 +26,10 @@ from tfx.v1.dsl.components import InputArtifact, OutputArtifact, Parameter
 
 from data_layout.properties import outcome_of, span_record
 from kubeflow.step.ui import HTML, Metrics
-from review.evaluation import Review, load_review, named_span
+from review.evaluation import load_review
 from review.page import render_html
 from review.paired_comparison import GATED_METRIC
+from review.records import Review, named_span
 
 _artifacts = tfx.types.standard_artifacts
 # The candidate's whole-split metrics shown beside the verdict, as TFMA names them.

@@ -70,8 +70,8 @@ from data_layout.properties import (
 from modules.features import SLICE_MIN_ROWS
 from review import error_rates, paired_comparison
 from review.curves import slice_name
-from review.evaluation import model_of
 from review.paired_comparison import GATED_METRIC, Comparison, SliceComparison
+from review.reading import model_of
 from serving import sample
 
 MIN_AUC_KEY = "min_auc"

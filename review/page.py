@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import html
 
+from review.checks import slice_checks
 from review.error_rates import HEADINGS
-from review.evaluation import (
-    DRIFT_HEADINGS,
-    MIN_SLICE_SIZE,
-    SLICE_COLUMNS,
-    Review,
-    SliceChange,
-    SliceMetrics,
-    slice_checks,
-)
 from review.page_curves import (
     MISSING,
     history_section,
     number,
     overall_section,
     slices_section,
+)
+from review.records import (
+    DRIFT_HEADINGS,
+    MIN_SLICE_SIZE,
+    SLICE_COLUMNS,
+    Review,
+    SliceChange,
+    SliceMetrics,
 )
 from review.served import served_line
 

@@ -15,14 +15,8 @@ from collections.abc import Sequence
 
 from review.calibration import Calibration
 from review.curves import OPERATING_THRESHOLDS, Curves
-from review.evaluation import (
-    BASELINE,
-    CANDIDATE,
-    HistoryPoint,
-    Review,
-    metric_text,
-)
 from review.paired_comparison import OVERALL, slice_order
+from review.records import BASELINE, CANDIDATE, HistoryPoint, Review, metric_text
 from review.svg import COLOURS, Axes, Series, chart
 
 # Model key -> how the page names it, and how its points are marked: the serving

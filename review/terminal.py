@@ -14,7 +14,7 @@ from data_layout.splits import split_lines
 from review.text_table import clipped, print_table, table_lines
 
 if TYPE_CHECKING:
-    from review.evaluation import HistoryPoint, Review
+    from review.records import HistoryPoint, Review
 
 # The terminal shows this many slices, worst change first; the HTML page shows them all.
 TERMINAL_SLICES = 12
@@ -26,7 +26,7 @@ def print_review(
     review: Review, out: TextIO, limit: int = TERMINAL_SLICES, threshold: float | None = None
 ) -> None:
     """The review as terminal text: ``limit`` slices per table, rates at ``threshold``."""
-    from review.evaluation import SLICE_COLUMNS
+    from review.records import SLICE_COLUMNS
 
     print(f"Evaluation review of run {review.run_id}", file=out)
     print(f"  {review.title}", file=out)
@@ -62,8 +62,9 @@ def print_review(
 
 def print_verdict(review: Review, out: TextIO) -> None:
     """The verdict: each overall check, the slice bound's checks decided on noise, the push."""
-    from review.evaluation import judged_on_noise, metric_text, slice_checks
+    from review.checks import judged_on_noise, slice_checks
     from review.page import push_line
+    from review.records import metric_text
     from review.served import served_line
 
     verdict = "BLESSED" if review.blessed else "NOT BLESSED"
@@ -113,7 +114,7 @@ def print_differences(review: Review, out: TextIO) -> None:
 
 def print_drift(review: Review, out: TextIO) -> None:
     """Each distance the validator measured, against its threshold (nothing: none recorded)."""
-    from review.evaluation import DRIFT_HEADINGS
+    from review.records import DRIFT_HEADINGS
 
     if not review.drift:
         return
@@ -126,7 +127,7 @@ def print_drift(review: Review, out: TextIO) -> None:
 
 def print_calibration(review: Review, out: TextIO) -> None:
     """Each model's Brier score and expected calibration error, and the bins behind them."""
-    from review.evaluation import BASELINE, CANDIDATE, metric_text
+    from review.records import BASELINE, CANDIDATE, metric_text
 
     if not review.calibration:
         return
@@ -183,8 +184,8 @@ def print_rates(
 
 def print_changes(review: Review, out: TextIO, limit: int = TERMINAL_SLICES) -> None:
     """The AUC of every slice against the serving model's, worst change first, ``limit`` shown."""
-    from review.evaluation import MIN_SLICE_SIZE
     from review.paired_comparison import MIN_CLASS_ROWS
+    from review.records import MIN_SLICE_SIZE
 
     against = (
         "against the serving model"

@@ -16,7 +16,7 @@ from kubeflow.harness import tasks
 from kubeflow.harness.object_store import ObjectStore
 from pipeline_def import node_ids
 from pipeline_ops.session.summary import FAILED, SUCCEEDED, RunSummary, outcome_fields
-from review.evaluation import overall_metrics
+from review.reading import overall_metrics
 
 
 def _metrics(store: ObjectStore, evaluation: mlmd.Artifact | None) -> dict[str, float]:

@@ -272,7 +272,7 @@ def print_diff(diff: dict[str, Any], out: TextIO) -> None:
         for key, (va, vb) in changed.items():
             for path, leaf_a, leaf_b in changed_leaves(va, vb, f"{node}.{key}"):
                 _print_change(path, leaf_a, leaf_b, out)
-    from review.evaluation import metric_text  # TFMA: diff_runs loaded it
+    from review.records import metric_text  # TFMA: diff_runs loaded it
 
     print("\nMetrics (overall, test split):", file=out)
     for name, (va, vb) in diff["metrics"].items():

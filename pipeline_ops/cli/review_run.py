@@ -26,7 +26,7 @@ from pipeline_ops.metadata.runs import AmbiguousRunIdError, PipelineRun, find_ru
 from review.terminal import TERMINAL_SLICES, print_review
 
 if TYPE_CHECKING:
-    from review.evaluation import Review
+    from review.records import Review
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -28,7 +28,7 @@ from pipeline_ops.metadata.runs import PipelineRun
 from review.terminal import print_history_points
 
 if TYPE_CHECKING:
-    from review.evaluation import HistoryPoint
+    from review.records import HistoryPoint
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class HistoryRow:
 
     def point(self) -> HistoryPoint:
         """The run as every history shows it (its span and pushed version as recorded)."""
-        from review.evaluation import HistoryPoint
+        from review.records import HistoryPoint
 
         interval = self.difference_interval
         return HistoryPoint(
@@ -147,7 +147,7 @@ def history_row(run: PipelineRun, serving_before: int | None = None) -> HistoryR
     if evaluation is not None:
         # TFMA and TF: imported when needed.
         from review import paired_comparison
-        from review.evaluation import candidate_and_baseline
+        from review.reading import candidate_and_baseline
 
         candidate, serving = candidate_and_baseline(evaluation.uri)
         comparison = paired_comparison.read(evaluation.uri)

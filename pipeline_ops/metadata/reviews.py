@@ -35,7 +35,7 @@ from pipeline_ops.metadata.history import HistoryRow, history_row
 from pipeline_ops.metadata.runs import PipelineRun
 
 if TYPE_CHECKING:
-    from review.evaluation import HistoryPoint, Review, Tuning
+    from review.records import HistoryPoint, Review, Tuning
 
 
 def has_evaluation(run: PipelineRun) -> bool:
@@ -61,7 +61,8 @@ def review_of_run(
     With ``store``, what differs from the serving model's run among them.
     """
     # TFMA takes seconds to import: only once there is something to read.
-    from review.evaluation import Drift, load_review, named_span
+    from review.evaluation import load_review
+    from review.records import Drift, named_span
 
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if not has_evaluation(run):
@@ -115,7 +116,7 @@ def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
 
 def _point(run: PipelineRun, row: HistoryRow) -> HistoryPoint:
     """One run's place in the review's history, from its history row."""
-    from review.evaluation import named_span
+    from review.records import named_span
 
     return dataclasses.replace(
         row.point(),
@@ -133,7 +134,7 @@ def _pushed_new(run: PipelineRun) -> bool:
 
 def tuning_of_run(run: PipelineRun) -> Tuning | None:
     """What the run's Tuner chose, as its Trainer applied it; None when nothing was tuned."""
-    from review.evaluation import Tuning
+    from review.records import Tuning
 
     model = run.output(node_ids.TRAINER, "model")
     values = json.loads(str_property(model, TUNED_HPARAMS) or "{}") if model else {}

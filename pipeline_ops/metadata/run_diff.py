@@ -99,7 +99,7 @@ def _run_metrics(run: PipelineRun) -> dict[str, float]:
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if evaluation is None:
         return {}
-    from review.evaluation import overall_metrics  # TFMA: only when needed
+    from review.reading import overall_metrics  # TFMA: only when needed
 
     return overall_metrics(evaluation.uri)
 

@@ -26,7 +26,7 @@ from modules.diagram import diagram_in
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.session.progress import ComponentTiming
-from review.evaluation import overall_metrics
+from review.reading import overall_metrics
 from review.served import served_line
 
 SUMMARY_FILE = "run_summary.json"

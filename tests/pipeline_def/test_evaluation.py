@@ -14,7 +14,7 @@ from components.steps_trainer import StepsTrainerExecutor
 from datasets.taxi import DATASET as TAXI
 from modules.features import DatasetDeclaration
 from pipeline_def import evaluation
-from review.evaluation import SLICE_COLUMNS
+from review.records import SLICE_COLUMNS
 
 
 def test_slices_are_raw_columns_and_the_label_is_derived():

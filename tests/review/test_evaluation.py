@@ -15,20 +15,13 @@ import pytest
 from review_inputs import add_slice_plots, comparison, evaluation_of, write_slices
 
 from data_layout.properties import Outcome, PushRecord
+from review.checks import judged_on_noise, slice_checks
 from review.curves import Operating
 from review.error_rates import HeldRates, write_held
-from review.evaluation import (
-    MIN_SLICE_SIZE,
-    HistoryPoint,
-    LeftOut,
-    SliceMetrics,
-    judged_on_noise,
-    load_review,
-    slice_checks,
-    undefined_reason,
-)
+from review.evaluation import load_review
 from review.page import render_html
 from review.paired_comparison import SliceComparison
+from review.records import MIN_SLICE_SIZE, HistoryPoint, LeftOut, SliceMetrics, undefined_reason
 from review.terminal import print_changes
 
 WORSE = SliceComparison(
@@ -128,7 +121,7 @@ def test_a_slice_the_verdict_holds_back_is_marked_fail(evaluation):
     write_slices(evaluation, [held, NOISE, NO_POSITIVE])
     marked = load_review(str(evaluation), OUTCOME).changes
     assert {c.name for c in marked if c.mark == "FAIL"} == verdict | {held.name}
-    from review.evaluation import slice_changes
+    from review.changes import slice_changes
 
     # A slice the verdict names as failing a bound is marked FAIL too.
     named = slice_changes(review.slices, [NOISE], None, {NOISE.name})

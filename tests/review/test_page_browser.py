@@ -14,9 +14,10 @@ import pytest
 from review_inputs import add_slice_plots, comparison, evaluation_of, write_slices
 
 from data_layout.properties import Outcome, PushRecord
-from review.evaluation import HistoryPoint, load_review
+from review.evaluation import load_review
 from review.page import render_html
 from review.paired_comparison import SliceComparison
+from review.records import HistoryPoint
 
 SCREENSHOT = Path("/tmp/review_page.png")
 

@@ -22,9 +22,10 @@ from review_inputs import add_slice_plots, comparison, evaluation_of, write_slic
 from tensorflow_model_analysis.proto import metrics_for_slice_pb2
 
 from data_layout.properties import Outcome, PushRecord
-from review.evaluation import HistoryPoint, Review, load_review
+from review.evaluation import load_review
 from review.page import render_html
 from review.paired_comparison import SliceComparison
+from review.records import HistoryPoint, Review
 
 SHOTS = Path("/tmp/review_page_layout")
 # What changed against the serving model's run, as the review command fills it: a

@@ -150,7 +150,7 @@ def test_why_a_slice_has_no_comparison(positives, negatives, reason):
     ],
 )
 def test_the_gate_and_the_review_give_one_class_the_same_reason(rows, positives, gate, review):
-    from review.evaluation import undefined_reason
+    from review.records import undefined_reason
 
     labels = np.array([1] * positives + [0] * (rows - positives), dtype=int)
     assert paired_comparison.undefined_reason(labels) == gate
