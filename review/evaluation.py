@@ -14,13 +14,13 @@ from data_layout.splits import TEST
 from review import paired_comparison
 from review.calibration import BRIER_SCORE, Calibration, calibration_of
 from review.changes import left_out_of, slice_changes
-from review.checks import beyond_noise, failing_slices, rate_checks, threshold_checks
+from review.checks import beyond_noise, failing_slices, rate_checks, read_failures, threshold_checks
 from review.curves import Curves, load_curves
 from review.error_rates import load_rates
 from review.paired_comparison import (
     OVERALL,
 )
-from review.reading import model_of, read_failures, read_slices
+from review.reading import model_of, read_slices
 from review.records import BASELINE, CANDIDATE, MIN_SLICE_SIZE, Review, SliceMetrics
 
 
