@@ -17,8 +17,9 @@ from ml_metadata.metadata_store import metadata_store
 
 from data_layout.properties import outcome_of, span_record
 from pipeline_def import node_ids
+from pipeline_def.code_digest import CODE_DIGEST_KEY
 from pipeline_def.stack import STACK_PROPERTY
-from pipeline_ops.metadata.run_diff import changed_leaves, diff_runs
+from pipeline_ops.metadata.run_diff import changed_leaves, diff_runs, node_parameters
 from pipeline_ops.metadata.runs import PipelineRun
 
 # The Trainer's parameters a reviewer weighs, as ``run_diff`` names their paths.
@@ -79,6 +80,36 @@ def differences(
             elif path == _CODE:
                 found.append(("model code (sha256)", _digest(va), _digest(vb)))
     return found + _stack(serving, run)
+
+
+def _step_code(store: metadata_store.MetadataStore, run: PipelineRun) -> str | None:
+    """The digest of the code ExampleGen ran with (pipeline_def.code_digest); None: unknown."""
+    node = run.nodes.get(node_ids.EXAMPLE_GEN)
+    if node is None:
+        return None
+    config = node_parameters(store, node).get("custom_config")
+    try:
+        return json.loads(config or "{}").get(CODE_DIGEST_KEY)
+    except json.JSONDecodeError:
+        return None
+
+
+def code_change(
+    store: metadata_store.MetadataStore, earlier: Sequence[PipelineRun], run: PipelineRun
+) -> tuple[str, str, str] | None:
+    """(the run before, its code digest, ``run``'s) where the steps' code differs; else None.
+
+    The steps whose code changed ran again rather than being served from TFX's cache (an
+    update of the project, a moved module): the run says so, naming the run before.
+    """
+    before = [r for r in earlier if r.started_ms < run.started_ms and r.run_id != run.run_id]
+    if not before:
+        return None
+    previous = max(before, key=lambda r: r.started_ms)
+    old, new = _step_code(store, previous), _step_code(store, run)
+    if old is None or new is None or old == new:
+        return None
+    return previous.run_id, _digest(old), _digest(new)
 
 
 def _stack(serving: PipelineRun, run: PipelineRun) -> list[tuple[str, str, str]]:

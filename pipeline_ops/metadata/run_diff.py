@@ -26,7 +26,7 @@ def properties(item: mlmd_pb2.Artifact | mlmd_pb2.Execution) -> dict[str, Any]:
     return {k: v for k, v in found.items() if not k.startswith("__") and k != "tfx_version"}
 
 
-def _node_parameters(store: metadata_store.MetadataStore, node: NodeExecution) -> dict[str, Any]:
+def node_parameters(store: metadata_store.MetadataStore, node: NodeExecution) -> dict[str, Any]:
     """A node's execution properties; a cached step's completed from the execution it reused.
 
     A step served from TFX's cache records the properties it was given, not those
@@ -116,7 +116,7 @@ def diff_runs(
     parameters = {}
     for node in node_ids.node_ids(tune=True):
         if node in a.nodes and node in b.nodes:
-            pa, pb = (_node_parameters(store, run.nodes[node]) for run in (a, b))
+            pa, pb = (node_parameters(store, run.nodes[node]) for run in (a, b))
             changed = _changed_parameters(pa, pb)
             if changed:
                 parameters[node] = changed

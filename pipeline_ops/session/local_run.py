@@ -33,9 +33,11 @@ from pipeline_ops.commands import (
     command_line,
     verdict_exit_code,
 )
+from pipeline_ops.metadata.changed import code_change
 from pipeline_ops.metadata.runs import (
     PipelineRun,
     cancel_unfinished,
+    list_runs,
     record_on_run,
     run_of_execution,
 )
@@ -158,6 +160,18 @@ def _record_run(
     return run_record
 
 
+def _code_changed(config: PipelineConfig, run: PipelineRun | None) -> str:
+    """Where the steps' code differs from the run before's: "since run X (sha256 a -> b)"."""
+    if run is None:
+        return ""
+    store = open_store(config.metadata)
+    found = code_change(store, list_runs(store, config.pipeline_name), run)
+    if found is None:
+        return ""
+    before, old, new = found
+    return f"since run {before} (sha256 {old} -> {new})"
+
+
 def run_session(
     config: PipelineConfig, output_dir: Path, verbose: bool, detailed_exitcode: bool = False
 ) -> int:
@@ -181,6 +195,7 @@ def run_session(
         ending = _run_pipeline(run_locally, config, progress, people)
         run_record = _record_run(config, progress, ending, ran_on)
         summary = summarize(config.pipeline_name, run_record, progress.timings, ending.failed)
+        summary.code_changed = _code_changed(config, run_record)
     summary.stack = ran_on
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)

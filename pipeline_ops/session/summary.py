@@ -63,6 +63,9 @@ class RunSummary:
     window: list[dict[str, int]] = field(default_factory=list)
     # Spans whose encoding an earlier run made and this one reused.
     reused_spans: list[int] = field(default_factory=list)
+    # Where the steps' code differs from the run before's, why steps ran again rather than
+    # being served from TFX's cache: "since run <id> (sha256 <old> -> <new>)"; "": same.
+    code_changed: str = ""
     # The serving version the model started from; None when trained from scratch (why).
     warm_started_from: str | None = None
     warm_start_note: str = ""
@@ -217,6 +220,8 @@ def _data_lines(summary: RunSummary) -> list[str]:
         )
         lines.append(f"  span {summary.span}: trained on span(s) {spans} ({rows} rows){reused}")
     lines.extend(f"  {line}" for line in split_lines(summary.split_keyed_by, summary.test_period))
+    if summary.code_changed:
+        lines.append(f"  the steps' code changed {summary.code_changed}: its steps ran again")
     if summary.warm_started_from:
         lines.append(f"  warm-started from serving version {summary.warm_started_from}")
     elif summary.warm_start_note and summary.warm_start_note != "nothing serves":

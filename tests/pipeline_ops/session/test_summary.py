@@ -85,3 +85,20 @@ def test_the_summary_says_what_the_splits_are_keyed_by(recorded_runs, summary_of
     panel = io.StringIO()
     print_closing(dataclasses.replace(keyed, test_period="year = 1987"), panel)
     assert "  test split: the newest period, year = 1987; the others train" in panel.getvalue()
+
+
+def test_the_summary_says_when_the_steps_code_changed_since_the_run_before(
+    recorded_runs, summary_of
+):
+    summary = summary_of(recorded_runs.rerun)
+    assert summary.code_changed == ""
+    plain = io.StringIO()
+    print_closing(summary, plain)
+    assert "code changed" not in plain.getvalue()
+    changed = dataclasses.replace(summary, code_changed="since run R (sha256 aaa -> bbb)")
+    out = io.StringIO()
+    print_closing(changed, out)
+    assert (
+        "  the steps' code changed since run R (sha256 aaa -> bbb): its steps ran again"
+        in out.getvalue()
+    )
