@@ -1,4 +1,5 @@
-"""A room holds one kind of thing: every module of components/ is a piece of a component.
+"""A room holds one kind of thing: a module of components/ is a piece of a component, and
+datasets/ holds its registry and dataset packages alone.
 
 A module there defines a TFX component, its executor or driver, or an artifact type;
 or it is a helper of the room that nothing outside components/ imports (the spec
@@ -70,3 +71,28 @@ def test_a_module_of_components_is_a_piece_of_a_component(path: Path):
         return
     outside = importers_outside(name)
     assert not outside, f"{name} defines no component piece, and {outside} import it"
+
+
+def stray_in_datasets(datasets_dir: Path) -> list[str]:
+    """What ``datasets/`` holds besides its registry and dataset packages that declare one."""
+    stray = [p.name for p in datasets_dir.glob("*.py") if p.name != "__init__.py"]
+    for folder in sorted(p for p in datasets_dir.iterdir() if p.is_dir()):
+        if folder.name == "__pycache__":
+            continue
+        init = folder / "__init__.py"
+        if not init.is_file() or "DATASET =" not in init.read_text():
+            stray.append(f"{folder.name}/")
+    return stray
+
+
+def test_datasets_holds_its_registry_and_dataset_packages_alone():
+    assert stray_in_datasets(PROJECT / "datasets") == []
+
+
+def test_a_module_or_folder_that_is_no_dataset_is_named(tmp_path):
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "loans").mkdir()
+    (tmp_path / "loans" / "__init__.py").write_text("DATASET = None\n")
+    (tmp_path / "helpers.py").write_text("")
+    (tmp_path / "notes").mkdir()
+    assert stray_in_datasets(tmp_path) == ["helpers.py", "notes/"]
