@@ -54,7 +54,7 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     assert "missing indicator" in next(line for line in lines if "income ($)" in line)
     assert any(line.split()[:2] == ["home-type", "vocabulary"] for line in lines), lines
     assert (project / "data" / "loans" / "loans.csv").read_bytes() == table.read_bytes()
-    assert (project / "modules" / "datasets" / "loans" / "schema.pbtxt").is_file()
+    assert (project / "datasets" / "loans" / "schema.pbtxt").is_file()
 
     out = tmp_path / "out"
     run = run_in(
