@@ -213,24 +213,25 @@ def encode(batch: pa.RecordBatch, kinds: tuple[ColumnKind, ...]) -> list[bytes]:
     return example_wire.examples_of(columns)
 
 
-def encode_for_model(batch: pa.RecordBatch, kinds: tuple[ColumnKind, ...]) -> list[bytes]:
-    """The batch's rows as serialized ``tf.train.Example``s, each value as ``encode`` reads it.
+def typed_lists(batch: pa.RecordBatch, kinds: tuple[ColumnKind, ...]) -> pa.RecordBatch:
+    """The batch's columns as value lists of their kinds: what a ``tf.train.Example`` holds.
 
-    One call of the C++ encoder: features in its order, which a model reads alike, but
-    not the deterministic serialization that TFX's split hashes (``encode`` writes that).
+    Columns of no known kind are left out, as the model never reads them.
     """
-    lists = [
-        _as_lists(column, kind)
-        for column, kind in zip(batch.columns, kinds, strict=True)
-        if kind is not ColumnKind.UNKNOWN
-    ]
-    names = [
-        n
-        for n, kind in zip(batch.schema.names, kinds, strict=True)
-        if kind is not ColumnKind.UNKNOWN
-    ]
-    single = pa.RecordBatch.from_arrays(lists, names)
-    return example_coder.RecordBatchToExamplesEncoder().encode(single)
+    known = [i for i, kind in enumerate(kinds) if kind is not ColumnKind.UNKNOWN]
+    return pa.RecordBatch.from_arrays(
+        [_as_lists(batch.column(i), kinds[i]) for i in known],
+        [batch.schema.names[i] for i in known],
+    )
+
+
+def encode_for_model(lists: pa.RecordBatch) -> list[bytes]:
+    """Value lists (``typed_lists``) as serialized ``tf.train.Example``s, one encoder call.
+
+    Features in the encoder's order, which a model reads alike, but not the deterministic
+    serialization that TFX's split hashes (``encode`` writes that).
+    """
+    return example_coder.RecordBatchToExamplesEncoder().encode(lists)
 
 
 def encode_blocks(

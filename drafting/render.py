@@ -26,6 +26,10 @@ from drafting.trees import TreeGain
 from drafting.trees import summary as trees_summary
 from modules.features import SLICE_MIN_ROWS
 
+# Each drafted skew comparator's threshold: the taxi's, whose shipped rows measure at most
+# 0.05 against their own train split (datasets/taxi/schema.pbtxt).
+SKEW_THRESHOLD = 0.1
+
 
 def statistics(path: Path):  # noqa: ANN201 - a DatasetFeatureStatisticsList
     """TFDV's statistics of the CSV file, column types as ExampleGen infers them."""
@@ -43,12 +47,17 @@ def curated_schema(
     positive: str,
     table: Table,
     read: Sequence[str] = (),
+    moving: Sequence[str] = (),
 ) -> str:
     """The curated schema's text: the inferred schema, with the project's conventions.
 
     The label's column must hold a value in every row (the draft set aside the rows
     without one, and a later file with such rows stops at the ExampleValidator); the
-    ``read`` columns, numbers or dates written as text, have no list of values.
+    ``read`` columns, numbers or dates written as text, have no list of values. Every
+    other column but the ``moving`` ones (the period and the entity, whose later rows
+    differ from the training data's by design) gets a skew comparator, for the rows
+    ``wide-deep-score`` scores (``SKEW_THRESHOLD``, as the taxi's): not the ``read``
+    ones either, whose text is near unique per row, so that their shares say nothing.
     """
     import tensorflow_data_validation as tfdv
     from google.protobuf import text_format
@@ -66,6 +75,12 @@ def curated_schema(
             feature.float_domain.disallow_inf = True
         if feature.name == label:
             feature.not_in_environment.append("SERVING")
+        elif feature.name not in (*moving, *read):
+            comparator = feature.skew_comparator
+            if feature.type == schema_pb2.BYTES:
+                comparator.infinity_norm.threshold = SKEW_THRESHOLD
+            else:
+                comparator.jensen_shannon_divergence.threshold = SKEW_THRESHOLD
         if feature.domain in free:
             feature.ClearField("domain")
     domains = [d for d in schema.string_domain if d.name not in free]
@@ -78,7 +93,9 @@ def curated_schema(
         '# { min: 1 max: 1 }" means its cells must hold a value, "{ max: 1 }" that they\n'
         f"# may be empty. The label's column ({label}) must hold one in every row, and is\n"
         "# absent when serving; string domains list the values seen (a new value is an\n"
-        "# anomaly: add it here).\n"
+        "# anomaly: add it here). Skew comparators judge the rows wide-deep-score scores\n"
+        "# against the model's training data (L-infinity for text, Jensen-Shannon for\n"
+        "# numbers); the period, the entity and the columns read from text have none.\n"
     )
     return header + text_format.MessageToString(schema)
 

@@ -18,6 +18,8 @@ EXIT_BAD_INPUT = 2
 # gate held it back). As Terraform's ``plan -detailed-exitcode`` gives the result CI
 # acts on a code of its own beside the errors'; 2 is bad input here, so 3.
 EXIT_NOT_BLESSED = 3
+# wide-deep-score --fail-on-skew: the rows scored were skewed from the model's training data.
+EXIT_SKEWED = 3
 EXIT_INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 # The shell's code for a command whose reader went away (SIGPIPE), as in `... | head`.
 EXIT_READER_GONE = 141

@@ -10,6 +10,7 @@ tables wrap their long cells and break long names, charts wrap onto new lines.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from review.checks import slice_checks
 from review.error_rates import HEADINGS
@@ -23,6 +24,7 @@ from review.page_curves import (
 from review.records import (
     DRIFT_HEADINGS,
     MIN_SLICE_SIZE,
+    SCORING_HEADINGS,
     SLICE_COLUMNS,
     Review,
     SliceChange,
@@ -41,10 +43,12 @@ table { border-collapse: collapse; margin: .5em 0; font-size: 13px; }
 th { font-size: 12px; vertical-align: bottom; }
 th, td { padding: .25em .4em; border-bottom: 1px solid #ddd; text-align: right; }
 th:first-child, td:first-child, #rates th:nth-child(2), #rates td:nth-child(2),
-#differences th, #differences td { text-align: left; }
+#differences th, #differences td, #scorings th, #scorings td { text-align: left; }
 /* Names and values break anywhere rather than widen the page; a figure with its interval
    stays on one line (a long note beside it wraps instead). */
-td:first-child, #rates td:nth-child(2), #differences td { overflow-wrap: anywhere; min-width: 7em; }
+td:first-child, #rates td:nth-child(2), #differences td, #scorings td {
+  overflow-wrap: anywhere; min-width: 7em;
+}
 /* Twelve columns of TFMA's metrics: a size smaller, so that a slice's name keeps room. */
 #slices { font-size: 12px; } #slices th { font-size: 11px; }
 #slices td:first-child { min-width: 11em; } #differences td:first-child { min-width: 12em; }
@@ -223,21 +227,42 @@ def _drift(review: Review) -> str:
             "(the validator compared nothing, or this page was written without the metadata "
             "store).</p>"
         )
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in DRIFT_HEADINGS)
-    rows = "".join(
-        f"<tr{' class=fail' if d.drifted else ''}>"
-        + "".join(f"<td>{html.escape(c)}</td>" for c in d.cells())
-        + "</tr>"
-        for d in review.drift
-    )
     return (
         "<h2 id='drift-section'>Drift</h2><p>Each distance the ExampleValidator measured "
         "(TFDV's L-infinity distance for categorical features, Jensen-Shannon divergence "
         "for numeric ones) against its threshold: each held-out split against the train "
         "split, the train split against the serving model's training data, the span "
         "against the span before it. A distance over its threshold stops the run.</p>"
-        f"<table id='drift'><tr>{head}</tr>{rows}</table>"
+        + _marked_table("drift", DRIFT_HEADINGS, [(d.cells(), d.drifted) for d in review.drift])
     )
+
+
+def _scorings(review: Review) -> str:
+    """The newest scoring runs with the pushed model, and the skew each measured."""
+    if not review.scorings:
+        return ""
+    return (
+        "<h2 id='scoring-section'>Scored with this model</h2><p>The newest runs of "
+        "<code>wide-deep-score</code> with the model this run pushed, and each feature whose "
+        "skew from the model's training data was over the schema's threshold.</p>"
+        + _marked_table(
+            "scorings", SCORING_HEADINGS, [(s.cells(), bool(s.skewed)) for s in review.scorings]
+        )
+    )
+
+
+def _marked_table(
+    table_id: str, headings: Sequence[str], rows: list[tuple[list[str], bool]]
+) -> str:
+    """A table whose rows marked True are shown as failing."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headings)
+    body = "".join(
+        f"<tr{' class=fail' if marked else ''}>"
+        + "".join(f"<td>{html.escape(c)}</td>" for c in cells)
+        + "</tr>"
+        for cells, marked in rows
+    )
+    return f"<table id='{table_id}'><tr>{head}</tr>{body}</table>"
 
 
 def _header(review: Review) -> str:
@@ -277,7 +302,7 @@ def render_html(review: Review) -> str:
         f"{_changes(review)}"
         f"<h2>Curves and calibration (whole {split} split)</h2>{overall_section(review)}"
         f"<h2>Error rates by slice</h2>{_rates(review)}"
-        f"{_drift(review)}"
+        f"{_drift(review)}{_scorings(review)}"
         f"<h2>Curves by slice</h2>{slices_section(review)}"
         f"<h2>History</h2>{history_section(review)}"
         f"<h2>Candidate metrics by slice</h2>{_slice_table(review)}"

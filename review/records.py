@@ -269,6 +269,24 @@ DRIFT_HEADINGS = ("compared", "feature", "measure", "distance", "threshold", "")
 
 
 @dataclass(frozen=True)
+class Scoring:
+    """A run of ``wide-deep-score`` with the run's pushed model, and the skew it measured."""
+
+    when: str  # local time, to the minute
+    input: str
+    rows: int
+    skewed: tuple[str, ...]  # the features over their skew threshold
+
+    def cells(self) -> list[str]:
+        """The row for people: when, input, rows, the skew found."""
+        found = "skewed: " + ", ".join(self.skewed) if self.skewed else "no skew"
+        return [self.when, self.input, f"{self.rows:,}", found]
+
+
+SCORING_HEADINGS = ("scored", "input", "rows", "against the training data")
+
+
+@dataclass(frozen=True)
 class Check:
     """One threshold of the validation: what was compared, with what, and the outcome."""
 
@@ -374,6 +392,8 @@ class Review:
     test_period: str | None = None
     # The serving check's record (data_layout.properties.serving_check_of); None: none ran.
     serving_check: dict[str, Any] | None = None
+    # The newest wide-deep-score runs with the pushed model, newest first.
+    scorings: list[Scoring] = field(default_factory=list)
 
     @property
     def overall(self) -> dict[str, float]:

@@ -48,6 +48,7 @@ def print_review(
     print_calibration(review, out)
     print_rates(review, out, threshold, limit)
     print_drift(review, out)
+    print_scorings(review, out)
     print("", file=out)
     print(f"Candidate metrics by slice ({review.split} split):", file=out)
     columns = [c for c in SLICE_COLUMNS if c.short]
@@ -123,6 +124,17 @@ def print_drift(review: Review, out: TextIO) -> None:
         "Drift the ExampleValidator measured (a distance over its threshold stops a run):", file=out
     )
     print_table([list(DRIFT_HEADINGS), *(d.cells() for d in review.drift)], out)
+
+
+def print_scorings(review: Review, out: TextIO) -> None:
+    """The newest scoring runs with the pushed model and their skew (nothing: none)."""
+    from review.records import SCORING_HEADINGS
+
+    if not review.scorings:
+        return
+    print("", file=out)
+    print("Scored with the pushed model (newest first), skew against its training data:", file=out)
+    print_table([list(SCORING_HEADINGS), *(s.cells() for s in review.scorings)], out)
 
 
 def print_calibration(review: Review, out: TextIO) -> None:

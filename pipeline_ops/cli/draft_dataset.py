@@ -104,7 +104,8 @@ def draft(
         source = render(name, table, label, positive, choices, crosses, trees, keyed, period)
         _check_declaration(source, name, csv_path)
         read = [c.column for c in choices if c.kind in READ]
-        schema = curated_schema(stats, label, positive, table, read)
+        moving = [s.column for s in (keyed, period) if s is not None]
+        schema = curated_schema(stats, label, positive, table, read, moving)
         folder = _write(name, source, schema, plain, csv_path, datasets_dir, data_dir)
     sample = data_dir / name / f"{name}.csv"
     _print_columns(labelled, label, positive, choices, sample, out)

@@ -1,7 +1,8 @@
 """Score a table with the pushed model: rows in, the model's scores out.
 
-    wide-deep-score INPUT OUTPUT [--dataset NAME] [--output-dir DIR]
+    wide-deep-score INPUT OUTPUT [--dataset NAME] [--output-dir DIR] [--metadata URI]
                     [--model VERSION|PATH] [--keep COLUMN ...] [--threshold P]
+                    [--fail-on-skew]
 
 INPUT is a CSV file (``.csv``, ``.csv.gz``), a folder of them (a span), or JSON lines
 (``.jsonl``, one object per line, as REST clients send rows). Cells are read as
@@ -13,7 +14,16 @@ probability under the serving signature's name (the taxi's ``tip_probability``),
 ``predicted_label``, 1 at or above ``--threshold`` (0.5, the threshold of the review's
 binary accuracy). The model is the serving one (the newest version under
 ``<output-dir>/serving``), or ``--model``: a version there, or a SavedModel folder (a
-run's candidate). Exit codes: 0 scored; 2 bad input, and nothing written.
+run's candidate).
+
+The scored rows are then compared with the data the model learned from, feature by
+feature, by the skew comparators of the dataset's schema (``pipeline_ops/scoring/skew.py``);
+the last lines name each feature over its threshold. The run, its skew and the model it
+scored with are recorded in ML-Metadata, where ``wide-deep-review`` finds them; the
+report and the scored rows' statistics are kept under ``<output-dir>/scoring/``.
+
+Exit codes: 0 scored; 2 bad input, and nothing written; 3 with ``--fail-on-skew``, scored
+but skewed.
 """
 
 from __future__ import annotations
@@ -32,6 +42,7 @@ from pipeline_ops.cli import scaffold
 
 if TYPE_CHECKING:
     from pipeline_ops.scoring.scoring import Scored
+    from pipeline_ops.scoring.skew import RowSample, SkewReport
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,12 +50,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("input", type=Path, help="a CSV or JSON-lines file, or a folder of them")
     parser.add_argument("output", type=Path, help="the scores: a .csv, .parquet or .jsonl file")
     scaffold.add_dataset_option(parser)
-    scaffold.add_output_dir_option(parser)
+    scaffold.add_store_options(parser)
     parser.add_argument("--model", default=None, help="a serving version, or a SavedModel folder")
     parser.add_argument(
         "--keep", action="append", default=[], metavar="COLUMN", help="a column to keep"
     )
     parser.add_argument("--threshold", type=float, default=0.5, help="default: %(default)s")
+    parser.add_argument(
+        "--fail-on-skew",
+        action="store_true",
+        help=f"exit {commands.EXIT_SKEWED} when a feature's skew is over its threshold",
+    )
     return parser
 
 
@@ -59,12 +75,13 @@ def score(args: argparse.Namespace) -> int:
     """Score ``args.input`` into ``args.output``; the exit code."""
     # TensorFlow and TFX load here, after the scaffold's Keras choice (startup/process.py).
     from data_layout.csv_examples import schema_kinds
-    from pipeline_ops.scoring import inputs, outputs, scoring
+    from pipeline_ops.scoring import inputs, outputs, scoring, skew
 
     dataset = datasets.load(args.dataset)
-    output = outputs.checked(args.output)
     files = inputs.input_files(args.input)
-    model = scoring.choose_model(output_dir_for(args.dataset, args.output_dir), args.model)
+    output = outputs.checked(args.output, files)
+    args.output_dir = output_dir_for(args.dataset, args.output_dir)
+    model = scoring.choose_model(args.output_dir, args.model)
     keep = tuple(dict.fromkeys([c for c in (dataset.entity,) if c] + args.keep))
     scorer = scoring.Scorer(
         dataset,
@@ -73,8 +90,9 @@ def score(args: argparse.Namespace) -> int:
         args.threshold,
         scoring.serving_default(model, dataset.prediction_key),
     )
+    sample = skew.RowSample()
     with outputs.ScoresWriter(output) as writer:
-        done = scoring.score_files(scorer, files, writer, _progress)
+        done = scoring.score_files(scorer, files, writer, _progress, sample)
         if done.rows == 0:
             raise inputs.ScoringInputError(f"{args.input}: no rows to score")
     if sys.stderr.isatty():
@@ -86,7 +104,24 @@ def score(args: argparse.Namespace) -> int:
         f"Scored {done.rows:,} rows with {model.name} in {done.seconds:.1f} s "
         f"({rate:,.0f} a second): {output}"
     )
+    report = skew_report(args, model.path, sample)
+    if report.over and args.fail_on_skew:
+        return commands.EXIT_SKEWED
     return commands.EXIT_OK
+
+
+def skew_report(args: argparse.Namespace, model_path: str, sample: RowSample) -> SkewReport:
+    """The skew of the scored rows, said, kept and recorded with the run."""
+    from pipeline_ops.scoring import skew
+    from pipeline_ops.scoring.keeping import keep_report
+
+    report, statistics = skew.measure(
+        datasets.schema_path(args.dataset), skew.training_statistics(model_path), sample
+    )
+    for line in skew.lines(report):
+        print(line)
+    keep_report(scaffold.store_of(args), args, model_path, report, statistics)
+    return report
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -30,12 +31,13 @@ from data_layout.properties import (
 from data_layout.splits import TEST
 from modules.hparams import HParams
 from pipeline_def import node_ids
+from pipeline_ops.metadata import scoring_runs
 from pipeline_ops.metadata.changed import differences, serving_run
 from pipeline_ops.metadata.history import HistoryRow, history_row
 from pipeline_ops.metadata.runs import PipelineRun
 
 if TYPE_CHECKING:
-    from review.records import HistoryPoint, Review, Tuning
+    from review.records import HistoryPoint, Review, Scoring, Tuning
 
 
 def has_evaluation(run: PipelineRun) -> bool:
@@ -91,7 +93,26 @@ def review_of_run(
         split_key=(str_property(examples, SPLIT_KEY_PROPERTY) or None) if examples else None,
         test_period=(str_property(examples, TEST_PERIOD_PROPERTY) or None) if examples else None,
         serving_check=serving_check_of(run.output(node_ids.SERVING_CHECK, "blessing")),
+        scorings=_scorings(store, run) if store is not None else [],
     )
+
+
+def _scorings(store: metadata_store.MetadataStore, run: PipelineRun) -> list[Scoring]:
+    """The newest scoring runs with the model ``run`` pushed, newest first."""
+    from review.records import Scoring
+
+    pushed = run.output(node_ids.PUSHER, "pushed_model")
+    if pushed is None or not _pushed_new(run):
+        return []
+    return [
+        Scoring(
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(found.when_ms / 1000)),
+            found.input,
+            found.scored_rows,
+            found.over,
+        )
+        for found in scoring_runs.scoring_runs(store, pushed)
+    ]
 
 
 def _differences(

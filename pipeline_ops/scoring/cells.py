@@ -1,7 +1,7 @@
-"""Blocks of text cells as the serialized ``tf.Example``s the model's ``serving_default`` reads.
+"""Blocks of text cells as the value lists the model reads (its ``tf.Example`` features).
 
 Each column is read as the curated schema types it, by ExampleGen's reading of cells
-(``data_layout.csv_examples.encode_for_model``): the same cell becomes the same value as
+(``data_layout.csv_examples.typed_lists``): the same cell becomes the same value as
 in training (an integer column takes ``10.0``, as training does; an empty cell is a
 missing value). A cell that cannot be read so is a ScoringInputError naming its row and
 column, as the validator stops training data with text in a number's column.
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 
-from data_layout.csv_examples import ColumnKind, encode_for_model
+from data_layout.csv_examples import ColumnKind, typed_lists
 from pipeline_ops.scoring.inputs import Block, ScoringInputError
 
 _WANTED = {ColumnKind.INT: "an integer", ColumnKind.FLOAT: "a number"}
@@ -22,7 +22,7 @@ _WANTED = {ColumnKind.INT: "an integer", ColumnKind.FLOAT: "a number"}
 def _one(column: pa.Array, name: str, kind: ColumnKind) -> bool:
     """Whether ``column`` (a cell or more) reads as ``kind``."""
     try:
-        encode_for_model(pa.RecordBatch.from_arrays([column], [name]), (kind,))
+        typed_lists(pa.RecordBatch.from_arrays([column], [name]), (kind,))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return False
     return True
@@ -44,10 +44,10 @@ def _unreadable(block: Block, columns: Sequence[str], kinds: Mapping[str, Column
     return f"{block.path}: rows {block.first_row}+: a cell that cannot be read"
 
 
-def examples(block: Block, columns: Sequence[str], kinds: Mapping[str, ColumnKind]) -> list[bytes]:
-    """The block's rows as serialized examples of ``columns``, each of its schema kind."""
+def typed(block: Block, columns: Sequence[str], kinds: Mapping[str, ColumnKind]) -> pa.RecordBatch:
+    """The block's ``columns`` as value lists of their schema kinds, as training reads them."""
     cells = pa.RecordBatch.from_arrays([block.cells.column(c) for c in columns], list(columns))
     try:
-        return encode_for_model(cells, tuple(kinds[c] for c in columns))
+        return typed_lists(cells, tuple(kinds[c] for c in columns))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise ScoringInputError(_unreadable(block, columns, kinds)) from None

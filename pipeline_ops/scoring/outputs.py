@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -25,8 +26,10 @@ class OutputPathError(ValueError):
     """An output path that cannot take the scores."""
 
 
-def checked(path: Path) -> Path:
-    """``path`` if it can be written as scores; OutputPathError saying why not."""
+def checked(path: Path, inputs: Sequence[Path] = ()) -> Path:
+    """``path`` if it can be written as scores over none of ``inputs``; OutputPathError if not."""
+    if any(path.resolve() == i.resolve() for i in inputs):
+        raise OutputPathError(f"{path} is an input: name another file for the scores")
     if path.is_dir():
         raise OutputPathError(f"{path} is a folder: name a file ending in {', '.join(FORMATS)}")
     if path.suffix not in FORMATS:

@@ -18,10 +18,11 @@ import numpy as np
 import pyarrow as pa
 
 from data_layout import serving_layout
-from data_layout.csv_examples import ColumnKind
+from data_layout.csv_examples import ColumnKind, encode_for_model
 from modules.features import DatasetDeclaration
 from pipeline_ops.scoring import cells, inputs
 from pipeline_ops.scoring.outputs import ScoresWriter
+from pipeline_ops.scoring.skew import RowSample
 
 BATCH = 8_192
 PREDICTED_LABEL = "predicted_label"
@@ -85,10 +86,13 @@ class Scorer:
         """The columns an input must hold: the model's raw columns and those kept."""
         return tuple(dict.fromkeys((*self.dataset.raw_feature_columns(), *self.keep)))
 
-    def scored(self, block: inputs.Block) -> pa.RecordBatch:
-        """The kept columns of ``block``, its rows' probabilities and predicted labels."""
-        columns = self.dataset.raw_feature_columns()
-        serialized = cells.examples(block, columns, self.kinds)
+    def typed(self, block: inputs.Block) -> pa.RecordBatch:
+        """The model's columns of ``block`` as the value lists training reads."""
+        return cells.typed(block, self.dataset.raw_feature_columns(), self.kinds)
+
+    def scored(self, block: inputs.Block, lists: pa.RecordBatch) -> pa.RecordBatch:
+        """The kept columns of ``block``, its rows' (``lists``) probabilities and labels."""
+        serialized = encode_for_model(lists)
         scores = np.concatenate(
             [self.predict(serialized[i : i + BATCH]) for i in range(0, len(serialized), BATCH)]
         )
@@ -104,14 +108,17 @@ def score_files(
     files: Sequence[Path],
     writer: ScoresWriter,
     progress: Callable[[Scored], None],
+    sample: RowSample,
 ) -> Scored:
-    """Score every row of ``files`` in order into ``writer``; what was done."""
+    """Score every row of ``files`` in order into ``writer``, offering each to ``sample``."""
     done = Scored()
     started = time.monotonic()
     for path in files:
         done.files[str(path)] = 0
         for block in inputs.blocks(path, scorer.needed):
-            writer.write(scorer.scored(block))
+            lists = scorer.typed(block)
+            writer.write(scorer.scored(block, lists))
+            sample.add(lists)
             done.rows += block.cells.num_rows
             done.files[str(path)] += block.cells.num_rows
             done.seconds = time.monotonic() - started

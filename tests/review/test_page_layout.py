@@ -25,7 +25,7 @@ from data_layout.properties import Outcome, PushRecord
 from review.evaluation import load_review
 from review.page import render_html
 from review.paired_comparison import SliceComparison
-from review.records import HistoryPoint, Review
+from review.records import HistoryPoint, Review, Scoring
 
 SHOTS = Path("/tmp/review_page_layout")
 # What changed against the serving model's run, as the review command fills it: a
@@ -36,6 +36,12 @@ DIFFERENCES = [
     ("data", "gs://a-bucket/taxi/span-1/" + "x" * 90, "gs://a-bucket/taxi/span-2/" + "y" * 90),
 ]
 ONE_CLASS = ("payment_type", "No Charge")
+# The newest scoring runs with the pushed model, as the review command fills them: an
+# input path too long for its column.
+SCORINGS = [
+    Scoring("2026-11-28 18:06", "/data/next-week/" + "z" * 120 + ".csv", 5_000, ("fare",)),
+    Scoring("2026-11-28 18:01", "/data/taxi/taxi.csv", 15_002, ()),
+]
 
 
 def add_one_class_plot(folder: Path, column: str, value: str) -> None:
@@ -81,7 +87,11 @@ def served_review(recorded_runs, tmp_path_factory) -> Review:
         HistoryPoint("2026-11-27T08:28:20.011538", None, 0.548, 0.925, (-0.42, -0.33), False, None),
     ]
     return dataclasses.replace(
-        review, pipeline="taxi-wide-deep", history=history, differences=DIFFERENCES
+        review,
+        pipeline="taxi-wide-deep",
+        history=history,
+        differences=DIFFERENCES,
+        scorings=SCORINGS,
     )
 
 

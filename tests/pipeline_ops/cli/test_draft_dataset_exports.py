@@ -14,13 +14,15 @@ from pathlib import Path
 import pytest
 import tensorflow as tf
 import tensorflow_data_validation as tfdv
+from conftest import write_head
 from exported_table import HEADER, orders, write_export
 from google.protobuf import text_format
 from tensorflow_metadata.proto.v0 import schema_pb2
 
 from components.gating_validator import describe
 from data_layout.csv_examples import encode_blocks, file_kinds
-from drafting.table import MIN_ROWS
+from drafting.render import curated_schema, statistics
+from drafting.table import MIN_ROWS, read_table
 from modules.features import DatasetDeclaration, NumberText, TimeFormat
 from pipeline_ops import commands
 from pipeline_ops.cli import draft_dataset
@@ -182,3 +184,32 @@ def test_too_few_labelled_rows_are_refused_and_say_how_many_were_set_aside(tmp_p
         f"set aside), at least {MIN_ROWS}" in err
     )
     assert not (tmp_path / "datasets").exists() and not (tmp_path / "data").exists()
+
+
+def _comparator(feature: schema_pb2.Feature) -> str:
+    kinds = ("infinity_norm", "jensen_shannon_divergence")
+    return next((k for k in kinds if feature.skew_comparator.HasField(k)), "none")
+
+
+def test_text_columns_get_l_infinity_and_columns_read_from_text_none(drafted):
+    *_, folder, _ = drafted
+    comparators = {f.name: _comparator(f) for f in _schema(folder).feature}
+    # Money and dates written as text (or as epoch seconds) are read by the dataset's hooks.
+    read = ["amount", "betrag", "ordered at", "shipped", "geliefert", "billed", "created"]
+    assert comparators == {
+        "status": "none",
+        **dict.fromkeys(read, "none"),
+        "channel": "infinity_norm",
+    }
+
+
+def test_numbers_get_jensen_shannon_and_the_period_or_entity_none(tmp_path):
+    sample = write_head(400, tmp_path)
+    table = read_table(sample)
+    text = curated_schema(statistics(sample), "tips", "1", table, (), ["company"])
+    comparators = {
+        f.name: _comparator(f) for f in text_format.Parse(text, schema_pb2.Schema()).feature
+    }
+    assert comparators["fare"] == comparators["trip_start_hour"] == "jensen_shannon_divergence"
+    assert comparators["payment_type"] == "infinity_norm"
+    assert comparators["company"] == comparators["tips"] == "none"

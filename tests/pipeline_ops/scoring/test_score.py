@@ -51,7 +51,9 @@ def test_a_csv_in_any_column_order_scores_as_the_model_does(
     scores = tmp_path / "scores.parquet"
     code, out, _ = _score(capsys, table, scores, "--output-dir", output_dir, "--keep", "trip_id")
     assert code == commands.EXIT_OK
-    assert out.splitlines()[-1].startswith(f"Scored {len(rows)} rows with serving version 7 in ")
+    *_, done, skew = out.splitlines()
+    assert done.startswith(f"Scored {len(rows)} rows with serving version 7 in ")
+    assert skew == f"Skew not measured: {len(rows)} rows are too few to judge (at least 1,000)."
     written = pq.read_table(scores).to_pydict()
     assert list(written) == ["trip_id", KEY, "predicted_label"]
     assert written["trip_id"] == [r["trip_id"] for r in rows]  # input order
@@ -131,6 +133,7 @@ def test_a_stopped_scoring_leaves_no_output_and_an_earlier_one_stays(
         ("unknown version", "no version 3 under "),
         ("a folder as output", "is a folder: name a file ending in .csv, .parquet, .jsonl"),
         ("nothing serves", "no serving model under "),
+        ("the input as output", "rows.csv is an input: name another file for the scores"),
     ],
 )
 def test_each_bad_input_is_one_line_and_exit_2(output_dir, rows, tmp_path, capsys, case, said):
@@ -144,6 +147,8 @@ def test_each_bad_input_is_one_line_and_exit_2(output_dir, rows, tmp_path, capsy
         argv += ["--model", "3"]
     elif case == "a folder as output":
         argv[1] = tmp_path
+    elif case == "the input as output":
+        argv[1] = table
     else:
         shutil.rmtree(output_dir / "serving")
     code, _, err = _score(capsys, *argv)

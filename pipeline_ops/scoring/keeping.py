@@ -1,0 +1,37 @@
+"""Where a scoring run's skew is kept: a folder of its own, and a record in ML-Metadata."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from pipeline_def.metadata_stores import MetadataStore
+from pipeline_ops.metadata import scoring_runs
+from pipeline_ops.metadata.store import open_store
+from pipeline_ops.scoring.skew import SkewReport
+
+SCORING_FOLDER = "scoring"
+STATISTICS_FILE = "FeatureStats.pb"  # TFX's name for a split's statistics
+
+
+def keep_report(
+    store: MetadataStore,
+    args: argparse.Namespace,
+    model_path: str,
+    report: SkewReport,
+    statistics: Any,
+) -> Path:
+    """Write the report and the scored rows' statistics, record the run; the folder."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = (
+        Path(args.output_dir).resolve() / SCORING_FOLDER / f"{stamp}-{time.time_ns() % 10**6:06d}"
+    )
+    folder.mkdir(parents=True)
+    (folder / STATISTICS_FILE).write_bytes(statistics.SerializeToString())
+    (folder / scoring_runs.SKEW_FILE).write_text(json.dumps(report.as_dict(), indent=1))
+    paths = (str(Path(args.input).resolve()), str(Path(args.output).resolve()))
+    scoring_runs.record(open_store(store), model_path, paths, report.as_dict(), str(folder))
+    return folder
