@@ -76,19 +76,20 @@ def curated_schema(
         if feature.name == label:
             feature.not_in_environment.append("SERVING")
         elif feature.name not in (*moving, *read):
-            comparator = feature.skew_comparator
-            if feature.type == schema_pb2.BYTES:
-                comparator.infinity_norm.threshold = SKEW_THRESHOLD
-            else:
-                comparator.jensen_shannon_divergence.threshold = SKEW_THRESHOLD
+            _add_skew_comparator(feature)
         if feature.domain in free:
             feature.ClearField("domain")
     domains = [d for d in schema.string_domain if d.name not in free]
     del schema.string_domain[:]
     schema.string_domain.extend(domains)
 
-    header = (
-        f"# The curated schema of {table.path.name}, drafted by `make dataset` from TFDV's\n"
+    return _schema_header(table.path.name, label) + text_format.MessageToString(schema)
+
+
+def _schema_header(file_name: str, label: str) -> str:
+    """The comment heading a drafted schema: its conventions, for the reviewer."""
+    return (
+        f"# The curated schema of {file_name}, drafted by `make dataset` from TFDV's\n"
         '# inference on the sample: review it. Every column must exist; "value_count\n'
         '# { min: 1 max: 1 }" means its cells must hold a value, "{ max: 1 }" that they\n'
         f"# may be empty. The label's column ({label}) must hold one in every row, and is\n"
@@ -97,7 +98,17 @@ def curated_schema(
         "# against the model's training data (L-infinity for text, Jensen-Shannon for\n"
         "# numbers); the period, the entity and the columns read from text have none.\n"
     )
-    return header + text_format.MessageToString(schema)
+
+
+def _add_skew_comparator(feature) -> None:  # noqa: ANN001 - a schema_pb2.Feature
+    """L-infinity for a text column's shares, Jensen-Shannon for a number's, at SKEW_THRESHOLD."""
+    from tensorflow_metadata.proto.v0 import schema_pb2
+
+    comparator = feature.skew_comparator
+    if feature.type == schema_pb2.BYTES:
+        comparator.infinity_norm.threshold = SKEW_THRESHOLD
+    else:
+        comparator.jensen_shannon_divergence.threshold = SKEW_THRESHOLD
 
 
 def tfdv_types(stats) -> dict[str, str]:  # noqa: ANN001 - a DatasetFeatureStatisticsList

@@ -89,28 +89,23 @@ def scoring_runs(store: Any, pushed: mlmd.Artifact, newest: int = 3) -> list[Sco
     """The newest runs that scored with the ``pushed`` model, newest first."""
     events = store.get_events_by_artifact_ids([pushed.id])
     ids = [e.execution_id for e in events if e.type == mlmd.Event.INPUT]
-    executions = [
-        e
-        for e in store.get_executions_by_id(ids)
-        if store.get_execution_types_by_id([e.type_id])[0].name == SCORING_TYPE
-    ]
+    scoring = next((t.id for t in store.get_execution_types() if t.name == SCORING_TYPE), None)
+    executions = [e for e in store.get_executions_by_id(ids) if e.type_id == scoring]
     executions.sort(key=lambda e: (e.create_time_since_epoch, e.id), reverse=True)
-    found = []
-    for execution in executions[:newest]:
-        outputs = [
-            e.artifact_id
-            for e in store.get_events_by_execution_ids([execution.id])
-            if e.type == mlmd.Event.OUTPUT
-        ]
-        (skew,) = store.get_artifacts_by_id(outputs)
-        over = skew.properties["over"].string_value
-        found.append(
-            ScoringRun(
-                execution.create_time_since_epoch,
-                execution.properties["input"].string_value,
-                skew.properties["scored_rows"].int_value,
-                tuple(over.split(",")) if over else (),
-                skew.uri,
-            )
-        )
-    return found
+    return [_scoring_run(store, execution) for execution in executions[:newest]]
+
+
+def _scoring_run(store: Any, execution: mlmd.Execution) -> ScoringRun:
+    """A recorded scoring execution and its skew artifact, as the review shows them."""
+    events = store.get_events_by_execution_ids([execution.id])
+    (skew,) = store.get_artifacts_by_id(
+        [e.artifact_id for e in events if e.type == mlmd.Event.OUTPUT]
+    )
+    over = skew.properties["over"].string_value
+    return ScoringRun(
+        execution.create_time_since_epoch,
+        execution.properties["input"].string_value,
+        skew.properties["scored_rows"].int_value,
+        tuple(over.split(",")) if over else (),
+        skew.uri,
+    )

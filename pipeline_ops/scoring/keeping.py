@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,9 @@ def keep_report(
     statistics: Any,
 ) -> Path:
     """Write the report and the scored rows' statistics, record the run; the folder."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    folder = (
-        Path(args.output_dir).resolve() / SCORING_FOLDER / f"{stamp}-{time.time_ns() % 10**6:06d}"
-    )
+    # A folder per run, named by its time; the suffix keeps two runs of a second apart.
+    name = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    folder = Path(args.output_dir).resolve() / SCORING_FOLDER / name
     folder.mkdir(parents=True)
     (folder / STATISTICS_FILE).write_bytes(statistics.SerializeToString())
     (folder / scoring_runs.SKEW_FILE).write_text(json.dumps(report.as_dict(), indent=1))
