@@ -20,15 +20,16 @@ from data_layout.csv_examples import (
     read_header,
 )
 from data_layout.split_router import SplitRouter
-from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TRAIN
+from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN
 
 
 class WindowedSpans:
     """A window of span folders: each encoded once into the cache, then assembled.
 
     The run's Examples hold: ``train``, every window span's train rows and the older
-    spans' held-out rows (nothing judges on those); ``validation`` and ``test``, the
-    run's span's alone (the period's question is how a model does on current data);
+    spans' held-out rows (nothing judges on those) but those keyed by an entity
+    (``train_parts``); ``validation`` and ``test``, the run's span's alone (the period's
+    question is how a model does on current data);
     ``newest_span`` and ``previous_span``, all rows of the run's span and of the one
     before it, for the validator's drift check between periods.
     """
@@ -187,15 +188,23 @@ class WindowedSpans:
     def train_parts(self) -> list[dict[str, Any]]:
         """The encoded splits the train split is made of: span, split and encoding key.
 
-        Every window span's train rows, and the older spans' held-out rows too. Transform
-        analyzes each part on its own, its analyzer cache keyed by the encoding key.
+        Every window span's train rows, and the older spans' held-out rows too, but for
+        those an entity keys: an entity is held out in every span alike (the same hash),
+        and its older rows in train would teach the model the entities the run's span
+        holds out (a test period's rows are the period's, not an entity's, and join).
+        Transform analyzes each part on its own, its analyzer cache keyed by the
+        encoding key.
         """
         return [
             {"span": span, "split": split, "key": os.path.basename(self.encoded[span].uri)}
             for span in self.window.spans
             for split in self.router.names
-            if split == TRAIN or span != self.window.span
+            if split == TRAIN or (span != self.window.span and not self._keyed(split))
         ]
+
+    def _keyed(self, split: str) -> bool:
+        """Whether ``split``'s rows were chosen by the entity's hash."""
+        return bool(self.router.partition) and not (self.router.period and split == TEST)
 
     def assemble(self, uri: str) -> None:
         """Copy the window's encoded files into the Examples' splits at ``uri``."""

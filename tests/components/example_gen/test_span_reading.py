@@ -298,3 +298,43 @@ def test_a_test_period_is_each_span_s_own_newest_encoded_or_reused(tmp_path, sam
         # join train, never the run's test.
         assert 6 in _months(tmp_path / run / "Split-train")
     assert json.loads(examples.get_string_custom_property(REUSED_PROPERTY)) == [0, 1]
+
+
+def _values(folder: Path, column: str) -> list[int]:
+    """Each example's ``column`` in the split folder's files."""
+    files = [str(p) for p in folder.iterdir()]
+    return [
+        tf.train.Example.FromString(r.numpy()).features.feature[column].int64_list.value[0]
+        for r in tf.data.TFRecordDataset(files, compression_type="GZIP")
+    ]
+
+
+def test_an_entity_held_out_in_the_run_s_span_has_no_row_in_train_from_any_span(tmp_path, sample):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    header, rows = sample
+    # Forty riders, each with rows in every span: a panel cut into spans.
+    panel = ([*header, "rider"], [[*row, str(i % 40)] for i, row in enumerate(rows)])
+    for span in (0, 1, 2):
+        land(root, span, panel)
+    keyed = tfx.proto.Output()
+    keyed.CopyFrom(SPLITS)
+    keyed.split_config.partition_feature_name = "rider"
+    properties = {
+        **_properties(root, cache),
+        keys.OUTPUT_CONFIG_KEY: proto_utils.proto_to_json(keyed),
+    }
+    splits = {}
+    for grown in ("window of 1", "window of 2"):
+        _do({**properties, WINDOW_KEY: 1 if grown == "window of 1" else 2}, tmp_path / grown)
+        splits[grown] = {
+            split: set(_values(tmp_path / grown / f"Split-{split}", "rider"))
+            for split in ("train", "validation", "test")
+        }
+    wide = splits["window of 2"]
+    assert wide["test"] and wide["validation"]
+    assert wide["train"] & (wide["test"] | wide["validation"]) == set()
+    # Each rider keeps its split as the window grows.
+    assert splits["window of 1"] == wide
+    # The older span's train rows joined train: twice the newest span's alone.
+    train = _values(tmp_path / "window of 2" / "Split-train", "rider")
+    assert len(train) == 2 * len(_values(tmp_path / "window of 1" / "Split-train", "rider"))
