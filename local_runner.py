@@ -4,7 +4,7 @@
                   [--allow-older] [--output-dir DIR] [--metadata URI]
                   [--train-steps N] [--eval-steps N] [--hparam NAME=VALUE ...]
                   [--tune [--tune-trials N] [--tune-minutes M]] [--beam-arg ARG ...] [--verbose]
-                  [--detailed-exitcode] [--wait-for-lock SECONDS]
+                  [--detailed-exitcode] [--wait-for-lock SECONDS] [--resplit]
 
 Prints one line per component and a closing summary; the full log goes to
 ``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
@@ -37,9 +37,10 @@ from pipeline_ops.cli.run_options import add_run_options, run_settings
 from pipeline_ops.cli.scaffold import add_store_options, bad_input, execute, parser_for
 from pipeline_ops.commands import EXIT_OK, RUN, add_detailed_exitcode, verdict_exit_code
 from pipeline_ops.metadata.store import metadata_for
+from pipeline_ops.session import split_sizes
 from pipeline_ops.session.data_check import check_spans
 from pipeline_ops.session.local_run import run_session
-from pipeline_ops.session.local_run_settings import beam_args_for, split_buckets_for
+from pipeline_ops.session.local_run_settings import beam_args_for
 from pipeline_ops.session.period import input_digest, nothing_to_do
 from pipeline_ops.session.run_lock import LockHeldError, one_run_at_a_time
 
@@ -74,6 +75,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="where another run of the output dir is under way, wait up to this long for "
         "it before exiting 0 (default: %(default)s, at once)",
     )
+    parser.add_argument(
+        "--resplit",
+        action="store_true",
+        help="choose the split sizes anew from this run's input (they are kept from the "
+        "output dir's first run; a run that changes them does not warm-start)",
+    )
     return parser.parse_args(argv)
 
 
@@ -107,16 +114,18 @@ def build_config(
     """The config of a local run, everything under the output dir; ValueError for bad input.
 
     A ``flat`` data root (no span folders) is one span: no model of older spans can
-    serve, so the Trainer does not take the serving model, and a rerun reuses it.
+    serve, so the Trainer does not take the serving model, and a rerun reuses it. The
+    split sizes are the output dir's (``split_sizes``).
     """
     beam_args = args.beam_arg
     if beam_args is None:
         beam_args = beam_args_for(input_bytes, os.cpu_count() or 1)
     settings = run_settings(args)
+    sizes = split_sizes.choose(paths.output_dir, input_bytes, args.resplit)
     return PipelineConfig.resolve(
-        **{**settings, "warm_start": settings["warm_start"] and not flat},
+        **{**settings, "warm_start": settings["warm_start"] and not (flat or sizes.changed)},
         beam_pipeline_args=tuple(beam_args),
-        split_buckets=split_buckets_for(input_bytes),
+        split_buckets=sizes.buckets,
         pipeline_root=str(paths.pipeline_root),
         data_root=str(paths.data_root.resolve()),
         serving_dir=str(paths.serving_dir),
@@ -140,29 +149,41 @@ def _run(args: argparse.Namespace) -> int:
         except SpanNotReady as waiting:
             print(f"{waiting}; nothing to do")
             return EXIT_OK
-        config = build_config(args, paths, sum(f.stat().st_size for f in files), window.flat)
+        input_bytes = sum(f.stat().st_size for f in files)
+        config = build_config(args, paths, input_bytes, window.flat)
     for note in (window.unfinished, window.note):
         if note:
             print(f"note: {note}")
     paths.output_dir.mkdir(parents=True, exist_ok=True)
     try:
         with one_run_at_a_time(paths.output_dir, args.wait_for_lock):
-            return _run_once(args, paths, config, window)
+            return _run_once(args, paths, config, window, input_bytes)
     except LockHeldError as held:
         print(f"span {window.span}: {held}; nothing to do")
         return EXIT_OK
 
 
 def _run_once(
-    args: argparse.Namespace, paths: RunPaths, config: PipelineConfig, window: Window
+    args: argparse.Namespace,
+    paths: RunPaths,
+    config: PipelineConfig,
+    window: Window,
+    input_bytes: int,
 ) -> int:
-    """The run, under the output dir's lock: nothing where it would repeat an earlier one."""
+    """The run, under the output dir's lock: nothing where it would repeat an earlier one.
+
+    Split sizes chosen now are kept once the run goes ahead with them.
+    """
     done = None if window.flat else nothing_to_do(config, input_digest(paths.data_root, window))
     if done is not None:
         spans_read = ", ".join(map(str, window.spans))
         print(f"span {window.span}: {done.reason} (window {spans_read}); nothing to do")
         # The files' verdict stands: the run it repeats judged them, and nothing since.
         return verdict_exit_code(done.blessed) if args.detailed_exitcode else EXIT_OK
+    sizes = split_sizes.choose(paths.output_dir, input_bytes, args.resplit)
+    if sizes.note:
+        print(f"note: {sizes.note}")
+    sizes.keep(paths.output_dir)
     return run_session(
         config, paths.output_dir, args.verbose, detailed_exitcode=args.detailed_exitcode
     )
