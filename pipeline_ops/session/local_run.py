@@ -37,9 +37,9 @@ from pipeline_ops.metadata.changed import code_change
 from pipeline_ops.metadata.runs import (
     PipelineRun,
     cancel_unfinished,
-    list_runs,
     record_on_run,
     run_of_execution,
+    runs_newest_first,
 )
 from pipeline_ops.metadata.store import open_store, store_flags
 from pipeline_ops.session.progress import ComponentProgress, component_progress, logs_to_file
@@ -165,7 +165,10 @@ def _code_changed(config: PipelineConfig, run: PipelineRun | None) -> str:
     if run is None:
         return ""
     store = open_store(config.metadata)
-    found = code_change(store, list_runs(store, config.pipeline_name), run)
+    # Read newest first, only as far as the run before this one (a store holds many runs).
+    runs = runs_newest_first(store, config.pipeline_name)
+    before = next((r for r in runs if r.started_ms < run.started_ms), None)
+    found = code_change(store, [before] if before else [], run)
     if found is None:
         return ""
     before, old, new = found
