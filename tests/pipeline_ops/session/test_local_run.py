@@ -1,11 +1,19 @@
-"""How a local run's ending becomes its exit code, with and without --detailed-exitcode."""
+"""How a local run ends: its exit code (with and without --detailed-exitcode), its code change."""
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import pytest
 
+import local_runner
+from pipeline_def import node_ids
+from pipeline_def.code_digest import CODE_DIGEST_KEY
 from pipeline_ops import commands
-from pipeline_ops.session.local_run import _Ending
+from pipeline_ops.metadata.runs import find_run
+from pipeline_ops.metadata.store import open_store
+from pipeline_ops.session.local_run import _code_changed, _Ending
 
 
 @pytest.mark.parametrize(
@@ -28,3 +36,31 @@ from pipeline_ops.session.local_run import _Ending
 def test_only_a_completed_runs_code_is_its_verdict(ending, blessed, plain, detailed):
     assert ending.exit_code(blessed, detailed=False) == plain
     assert ending.exit_code(blessed, detailed=True) == detailed
+
+
+def _set_code(store, run, digest: str) -> None:
+    """Record ``digest`` as the code the run's ExampleGen ran with."""
+    execution = run.nodes[node_ids.EXAMPLE_GEN].execution
+    custom = json.loads(execution.custom_properties["custom_config"].string_value)
+    custom[CODE_DIGEST_KEY] = digest
+    execution.custom_properties["custom_config"].string_value = json.dumps(custom)
+    store.put_executions([execution])
+
+
+def test_the_run_names_the_run_before_whose_steps_code_differs(recorded_runs, tmp_path):
+    # A copy of its own: other tests of the session read the recorded store.
+    shutil.copytree(recorded_runs.output_dir, tmp_path / "out")
+    args = local_runner.parse_args(["--output-dir", str(tmp_path / "out")])
+    config = local_runner.build_config(args, local_runner.run_paths(args), 1000, flat=True)
+    store = open_store(config.metadata)
+    # The runs were recorded in this order: the rerun is the worse run's run before.
+    rerun, worse = (
+        find_run(store, config.pipeline_name, r) for r in (recorded_runs.rerun, recorded_runs.worse)
+    )
+    _set_code(store, rerun, "a" * 64)
+    _set_code(store, worse, "a" * 64)
+    assert _code_changed(config, find_run(store, config.pipeline_name, worse.run_id)) == ""
+    _set_code(store, worse, "f" * 64)
+    assert _code_changed(config, find_run(store, config.pipeline_name, worse.run_id)) == (
+        f"since run {rerun.run_id} (sha256 {'a' * 12} -> {'f' * 12})"
+    )
