@@ -32,7 +32,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import datasets
 from data_layout.csv_files import CsvFormatError
@@ -64,11 +64,26 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress(done: Scored) -> None:
-    """One line on a terminal, rewritten as blocks are scored."""
-    if sys.stderr.isatty():
+# Off a terminal (a cron log), a progress line at most this often.
+PROGRESS_EVERY_S = 30.0
+
+
+class Progress:
+    """Rows scored so far: one line rewritten on a terminal, else a line every 30 s."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.said_at = 0.0
+
+    def __call__(self, done: Scored) -> None:
+        """Say how far ``done`` has come, where it is time to."""
         rate = done.rows / max(done.seconds, 1e-9)
-        print(f"\r  {done.rows:,} rows scored, {rate:,.0f} a second", end="", file=sys.stderr)
+        line = f"  {done.rows:,} rows scored, {rate:,.0f} a second"
+        if self.stream.isatty():
+            print(f"\r{line}", end="", file=self.stream)
+        elif done.seconds - self.said_at >= PROGRESS_EVERY_S:
+            print(line, file=self.stream, flush=True)
+            self.said_at = done.seconds
 
 
 def score(args: argparse.Namespace) -> int:
@@ -92,7 +107,7 @@ def score(args: argparse.Namespace) -> int:
     )
     sample = skew.RowSample()
     with outputs.ScoresWriter(output) as writer:
-        done = scoring.score_files(scorer, files, writer, _progress, sample)
+        done = scoring.score_files(scorer, files, writer, Progress(sys.stderr), sample)
         if done.rows == 0:
             raise inputs.ScoringInputError(f"{args.input}: no rows to score")
     if sys.stderr.isatty():

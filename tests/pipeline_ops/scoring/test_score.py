@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 
 import numpy as np
@@ -12,6 +13,7 @@ from scored_tables import cells_of, write_csv, write_jsonl
 from datasets.taxi import DATASET as TAXI
 from pipeline_ops import commands
 from pipeline_ops.cli import score
+from pipeline_ops.scoring.scoring import Scored
 
 KEY = TAXI.prediction_key
 COLUMNS = TAXI.raw_feature_columns()
@@ -156,3 +158,22 @@ def test_each_bad_input_is_one_line_and_exit_2(output_dir, rows, tmp_path, capsy
     (line,) = err.splitlines()
     assert line.startswith("error: ") and said in line
     assert _nothing_written(tmp_path)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_a_line_every_30_s_off_a_terminal_and_one_rewritten_on_it():
+    said = [(1, 10_000), (29, 300_000), (31, 320_000), (45, 500_000), (62, 700_000)]
+    log, terminal = io.StringIO(), _Terminal()
+    for stream in (log, terminal):
+        progress = score.Progress(stream)
+        for seconds, rows in said:
+            progress(Scored(rows, seconds))
+    assert log.getvalue().splitlines() == [
+        "  320,000 rows scored, 10,323 a second",
+        "  700,000 rows scored, 11,290 a second",
+    ]
+    assert terminal.getvalue().count("\r") == len(said) and "\n" not in terminal.getvalue()
