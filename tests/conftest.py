@@ -20,20 +20,22 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-import tensorflow as tf
-import tensorflow_transform as tft
 from run_commands import free_port, runner_command
-from transform_run import analyze_and_write, example_bytes, fit_taxi
 
 from datasets.taxi import DATASET as TAXI
-from modules import export, features
-from modules.preprocessing import preprocessing_fn
+from modules import features
 from pipeline_def.project_paths import sample_csv
-from review.paired_comparison import model_scores
-from serving.sample import SAMPLE_ROWS, ScoredSample
+
+# TensorFlow, Transform and the model code load where a fixture needs them: a test process
+# that needs none starts in a second (tests/test_pytest_setup.py starts several).
+if TYPE_CHECKING:
+    import tensorflow as tf
+    import tensorflow_transform as tft
+
+    from serving.sample import ScoredSample
 
 SHIPPED_CSV = sample_csv("taxi")
 RunPipeline = Callable[..., subprocess.CompletedProcess]
@@ -53,6 +55,8 @@ def write_head(rows: int, folder: Path) -> Path:
 
 def save_scaler(folder: Path, weight: float) -> str:
     """Save a tiny SavedModel whose ``f(x)`` is ``x * weight`` at ``folder``; its path."""
+    import tensorflow as tf
+
     module = tf.Module()
     module.w = tf.Variable(weight)
     module.f = tf.function(lambda x: x * module.w, input_signature=[tf.TensorSpec([], tf.float32)])
@@ -78,6 +82,8 @@ def small_data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _kind(values: list[str]) -> tf.dtypes.DType:
     """The type CsvExampleGen infers for a column: int, else float, else string."""
+    import tensorflow as tf
+
     present = [v for v in values if v != ""]
     for dtype, parse in ((tf.int64, int), (tf.float32, float)):
         try:
@@ -89,6 +95,8 @@ def _kind(values: list[str]) -> tf.dtypes.DType:
 
 
 def _instance(row: dict[str, str], spec: dict) -> dict[str, list]:
+    import tensorflow as tf
+
     parse = {tf.int64: int, tf.float32: float, tf.string: str}
     return {
         name: [parse[f.dtype](row[name])] if row[name] != "" else [] for name, f in spec.items()
@@ -111,6 +119,11 @@ class TransformRun:
 @pytest.fixture(scope="session")
 def transformed(sample_rows, tmp_path_factory) -> TransformRun:
     """The sample rows through AnalyzeAndTransformDataset(preprocessing_fn), in process."""
+    import tensorflow as tf
+    from transform_run import analyze_and_write
+
+    from modules.preprocessing import preprocessing_fn
+
     spec = {c: tf.io.VarLenFeature(_kind([r[c] for r in sample_rows])) for c in sample_rows[0]}
     instances = [_instance(row, spec) for row in sample_rows]
     instances[0]["fare"] = [math.nan]
@@ -325,6 +338,10 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def served_model(transformed, tmp_path_factory) -> Path:
     """The SavedModel of a taxi model trained for one epoch on Transform's output."""
+    from transform_run import fit_taxi
+
+    from modules import export
+
     model, _ = fit_taxi(transformed, (8,), epochs=1)
     path = tmp_path_factory.mktemp("served") / "model"
     export.export(TAXI, model, transformed.output, str(path))
@@ -334,6 +351,11 @@ def served_model(transformed, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def scored(transformed, served_model) -> ScoredSample:
     """The first rows as serialized examples, and the model's scores of them in process."""
+    from transform_run import example_bytes
+
+    from review.paired_comparison import model_scores
+    from serving.sample import SAMPLE_ROWS, ScoredSample
+
     columns = TAXI.raw_feature_columns()
     examples = [example_bytes(i, transformed.spec, columns) for i in transformed.instances]
     examples = examples[:SAMPLE_ROWS]

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 from pipeline_ops import commands
-from pipeline_ops.session.summary import SUMMARY_FILE
 
 PROJECT = Path(__file__).resolve().parent.parent
 TEST_TRAIN_STEPS = "300"
@@ -54,6 +53,9 @@ def start_runner(
 
 def summary_run_id(output_dir: Path) -> str:
     """The run id the runner wrote to ``<output_dir>/run_summary.json``."""
+    # The summary's module loads TensorFlow: only where a run's summary is read.
+    from pipeline_ops.session.summary import SUMMARY_FILE
+
     return json.loads((output_dir / SUMMARY_FILE).read_text())["run_id"]
 
 
