@@ -109,19 +109,23 @@ def run_paths(args: argparse.Namespace) -> RunPaths:
 
 
 def build_config(
-    args: argparse.Namespace, paths: RunPaths, input_bytes: int, flat: bool
+    args: argparse.Namespace,
+    paths: RunPaths,
+    input_bytes: int,
+    flat: bool,
+    sizes: split_sizes.SplitSizes,
 ) -> PipelineConfig:
     """The config of a local run, everything under the output dir; ValueError for bad input.
 
     A ``flat`` data root (no span folders) is one span: no model of older spans can
     serve, so the Trainer does not take the serving model, and a rerun reuses it. The
-    split sizes are the output dir's (``split_sizes``).
+    split sizes are the output dir's (``split_sizes.choose``); chosen anew, they may
+    stop the warm start.
     """
     beam_args = args.beam_arg
     if beam_args is None:
         beam_args = beam_args_for(input_bytes, os.cpu_count() or 1)
     settings = run_settings(args)
-    sizes = split_sizes.choose(paths.output_dir, input_bytes, args.resplit)
     return PipelineConfig.resolve(
         **{**settings, "warm_start": settings["warm_start"] and not (flat or sizes.changed)},
         beam_pipeline_args=tuple(beam_args),
@@ -150,14 +154,15 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{waiting}; nothing to do")
             return EXIT_OK
         input_bytes = sum(f.stat().st_size for f in files)
-        config = build_config(args, paths, input_bytes, window.flat)
+        sizes = split_sizes.choose(paths.output_dir, input_bytes, args.resplit)
+        config = build_config(args, paths, input_bytes, window.flat, sizes)
     for note in (window.unfinished, window.note):
         if note:
             print(f"note: {note}")
     paths.output_dir.mkdir(parents=True, exist_ok=True)
     try:
         with one_run_at_a_time(paths.output_dir, args.wait_for_lock):
-            return _run_once(args, paths, config, window, input_bytes)
+            return _run_once(args, paths, config, window, sizes)
     except LockHeldError as held:
         print(f"span {window.span}: {held}; nothing to do")
         return EXIT_OK
@@ -168,7 +173,7 @@ def _run_once(
     paths: RunPaths,
     config: PipelineConfig,
     window: Window,
-    input_bytes: int,
+    sizes: split_sizes.SplitSizes,
 ) -> int:
     """The run, under the output dir's lock: nothing where it would repeat an earlier one.
 
@@ -180,7 +185,6 @@ def _run_once(
         print(f"span {window.span}: {done.reason} (window {spans_read}); nothing to do")
         # The files' verdict stands: the run it repeats judged them, and nothing since.
         return verdict_exit_code(done.blessed) if args.detailed_exitcode else EXIT_OK
-    sizes = split_sizes.choose(paths.output_dir, input_bytes, args.resplit)
     if sizes.note:
         print(f"note: {sizes.note}")
     sizes.keep(paths.output_dir)

@@ -16,6 +16,7 @@ from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR
 from pipeline_ops import commands
 from pipeline_ops.cli import review_run
 from pipeline_ops.metadata.store import METADATA_ENV, PASSWORD_ENV, metadata_for
+from pipeline_ops.session import split_sizes
 from pipeline_ops.session.local_run import review_command
 from pipeline_ops.session.period import Repeat
 
@@ -24,7 +25,9 @@ _DEFAULT_PIPELINE = datasets.load(datasets.DEFAULT).pipeline_name
 
 def _config(flags: list[str], input_bytes: int, flat: bool) -> PipelineConfig:
     args = local_runner.parse_args(flags)
-    return local_runner.build_config(args, local_runner.run_paths(args), input_bytes, flat)
+    paths = local_runner.run_paths(args)
+    sizes = split_sizes.choose(paths.output_dir, input_bytes, args.resplit)
+    return local_runner.build_config(args, paths, input_bytes, flat, sizes)
 
 
 def test_an_empty_data_root_is_waited_for_not_refused(tmp_path, capsys):
@@ -195,7 +198,8 @@ def test_another_datasets_run_keeps_to_a_folder_of_its_own(monkeypatch):
     args = local_runner.parse_args(["--dataset", "credit_data"])
     paths = local_runner.run_paths(args)
     assert paths.output_dir == (DEFAULT_OUTPUT_DIR / "credit_data").resolve()
-    config = local_runner.build_config(args, paths, 1000, flat=True)
+    sizes = split_sizes.choose(paths.output_dir, 1000)
+    config = local_runner.build_config(args, paths, 1000, flat=True, sizes=sizes)
     assert config.pipeline_root == str(paths.output_dir / "pipeline")
     assert config.span_cache == str(paths.output_dir / "pipeline" / "encoded-spans")
 

@@ -13,6 +13,7 @@ from pipeline_def.code_digest import CODE_DIGEST_KEY
 from pipeline_ops import commands
 from pipeline_ops.metadata.runs import find_run
 from pipeline_ops.metadata.store import open_store
+from pipeline_ops.session import split_sizes
 from pipeline_ops.session.local_run import _code_changed, _Ending
 
 
@@ -51,7 +52,9 @@ def test_the_run_names_the_run_before_whose_steps_code_differs(recorded_runs, tm
     # A copy of its own: other tests of the session read the recorded store.
     shutil.copytree(recorded_runs.output_dir, tmp_path / "out")
     args = local_runner.parse_args(["--output-dir", str(tmp_path / "out")])
-    config = local_runner.build_config(args, local_runner.run_paths(args), 1000, flat=True)
+    paths = local_runner.run_paths(args)
+    sizes = split_sizes.choose(paths.output_dir, 1000)
+    config = local_runner.build_config(args, paths, 1000, flat=True, sizes=sizes)
     store = open_store(config.metadata)
     # The runs were recorded in this order: the rerun is the worse run's run before.
     rerun, worse = (

@@ -37,10 +37,15 @@ def test_resplit_chooses_anew_says_so_and_does_not_warm_start(tmp_path):
     assert moved.changed and moved.buckets == split_buckets_for(LARGE)
     assert "this run does not warm-start from the serving model" in moved.note
     args = local_runner.parse_args(["--output-dir", str(tmp_path), "--resplit"])
-    config = local_runner.build_config(args, local_runner.run_paths(args), LARGE, flat=False)
+    config = local_runner.build_config(
+        args, local_runner.run_paths(args), LARGE, flat=False, sizes=moved
+    )
     assert config.split_buckets == moved.buckets and not config.warm_start
     kept = local_runner.parse_args(["--output-dir", str(tmp_path)])
-    config = local_runner.build_config(kept, local_runner.run_paths(kept), LARGE, flat=False)
+    sizes = split_sizes.choose(tmp_path, LARGE)
+    config = local_runner.build_config(
+        kept, local_runner.run_paths(kept), LARGE, flat=False, sizes=sizes
+    )
     assert config.split_buckets == DEFAULT_SPLIT and config.warm_start
 
 
