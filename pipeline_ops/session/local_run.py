@@ -45,6 +45,8 @@ from pipeline_ops.metadata.store import open_store, store_flags
 from pipeline_ops.session.progress import ComponentProgress, component_progress, logs_to_file
 
 if TYPE_CHECKING:  # the summary imports TensorFlow: only after TFX (see run_session)
+    from ml_metadata.metadata_store.metadata_store import MetadataStore as MlmdStore
+
     from pipeline_ops.session.summary import RunSummary
 
 log = logging.getLogger("local_run")
@@ -143,15 +145,18 @@ def _run_pipeline(
 
 
 def _record_run(
-    config: PipelineConfig, progress: ComponentProgress, ending: _Ending, ran_on: dict[str, str]
+    store: MlmdStore,
+    pipeline: str,
+    progress: ComponentProgress,
+    ending: _Ending,
+    ran_on: dict[str, str],
 ) -> PipelineRun | None:
     """The run this process made, in ML-Metadata, with its stack (and an interruption) recorded.
 
     None when no step started an execution.
     """
-    store = open_store(config.metadata)
     ours = progress.execution_ids
-    run_record = run_of_execution(store, config.pipeline_name, ours[0]) if ours else None
+    run_record = run_of_execution(store, pipeline, ours[0]) if ours else None
     if run_record is None:
         return None
     if ending.interrupted:
@@ -160,13 +165,12 @@ def _record_run(
     return run_record
 
 
-def _code_changed(config: PipelineConfig, run: PipelineRun | None) -> str:
+def _code_changed(store: MlmdStore, pipeline: str, run: PipelineRun | None) -> str:
     """Where the steps' code differs from the run before's: "since run X (sha256 a -> b)"."""
     if run is None:
         return ""
-    store = open_store(config.metadata)
     # Read newest first, only as far as the run before this one (a store holds many runs).
-    runs = runs_newest_first(store, config.pipeline_name)
+    runs = runs_newest_first(store, pipeline)
     before = next((r for r in runs if r.started_ms < run.started_ms), None)
     found = code_change(store, [before] if before else [], run)
     if found is None:
@@ -196,9 +200,10 @@ def run_session(
         from pipeline_ops.session.summary import summarize
 
         ending = _run_pipeline(run_locally, config, progress, people)
-        run_record = _record_run(config, progress, ending, ran_on)
+        store = open_store(config.metadata)
+        run_record = _record_run(store, config.pipeline_name, progress, ending, ran_on)
         summary = summarize(config.pipeline_name, run_record, progress.timings, ending.failed)
-        summary.code_changed = _code_changed(config, run_record)
+        summary.code_changed = _code_changed(store, config.pipeline_name, run_record)
     summary.stack = ran_on
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)

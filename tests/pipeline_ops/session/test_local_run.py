@@ -7,13 +7,13 @@ import shutil
 
 import pytest
 
-import local_runner
+import datasets
 from pipeline_def import node_ids
 from pipeline_def.code_digest import CODE_DIGEST_KEY
+from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops import commands
 from pipeline_ops.metadata.runs import find_run
 from pipeline_ops.metadata.store import open_store
-from pipeline_ops.session import split_sizes
 from pipeline_ops.session.local_run import _code_changed, _Ending
 
 
@@ -51,19 +51,16 @@ def _set_code(store, run, digest: str) -> None:
 def test_the_run_names_the_run_before_whose_steps_code_differs(recorded_runs, tmp_path):
     # A copy of its own: other tests of the session read the recorded store.
     shutil.copytree(recorded_runs.output_dir, tmp_path / "out")
-    args = local_runner.parse_args(["--output-dir", str(tmp_path / "out")])
-    paths = local_runner.run_paths(args)
-    sizes = split_sizes.choose(paths.output_dir, 1000)
-    config = local_runner.build_config(args, paths, 1000, flat=True, sizes=sizes)
-    store = open_store(config.metadata)
+    store = open_store(SqliteMetadata(str(tmp_path / "out" / "metadata.sqlite")))
+    pipeline = datasets.load(datasets.DEFAULT).pipeline_name
     # The runs were recorded in this order: the rerun is the worse run's run before.
     rerun, worse = (
-        find_run(store, config.pipeline_name, r) for r in (recorded_runs.rerun, recorded_runs.worse)
+        find_run(store, pipeline, r) for r in (recorded_runs.rerun, recorded_runs.worse)
     )
     _set_code(store, rerun, "a" * 64)
     _set_code(store, worse, "a" * 64)
-    assert _code_changed(config, find_run(store, config.pipeline_name, worse.run_id)) == ""
+    assert _code_changed(store, pipeline, find_run(store, pipeline, worse.run_id)) == ""
     _set_code(store, worse, "f" * 64)
-    assert _code_changed(config, find_run(store, config.pipeline_name, worse.run_id)) == (
+    assert _code_changed(store, pipeline, find_run(store, pipeline, worse.run_id)) == (
         f"since run {rerun.run_id} (sha256 {'a' * 12} -> {'f' * 12})"
     )
