@@ -23,10 +23,14 @@ ifeq ($(STACK_MODE),root)
 # the Debian 13 root (built once), in this same folder. make's variables (ARGS, ...)
 # reach the inner make through MAKEFLAGS; WIDE_DEEP_IN_ROOT tells it whether the stack
 # was the host's default (then .venv links to its environment) or asked for.
+# uv's cache goes in the project (.uv/cache), the mount .venv-current is on: uv links
+# each installed file to its cached copy only within one mount, so a cache in the root's
+# own /root copied all 4 GB of the environment a second time (a CI host ran out of disk).
 GOALS := $(or $(MAKECMDGOALS),help)
 $(firstword $(GOALS)):
 	@scripts/debian_root.sh $(DEBIAN_ROOT)
-	@WIDE_DEEP_IN_ROOT=$(STACK_CHOICE) scripts/in_root.sh $(DEBIAN_ROOT) make --no-print-directory $(GOALS)
+	@WIDE_DEEP_IN_ROOT=$(STACK_CHOICE) UV_CACHE_DIR=$(CURDIR)/.uv/cache \
+	  scripts/in_root.sh $(DEBIAN_ROOT) make --no-print-directory $(GOALS)
 $(wordlist 2,999,$(GOALS)):
 	@:
 .PHONY: $(GOALS)

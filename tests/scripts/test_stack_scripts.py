@@ -175,3 +175,39 @@ def test_a_lock_edited_by_hand_is_one_line_naming_it(tmp_path):
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"error: {lock} does not install (")
     assert "six" in line and "edited by hand?" in line and "make lock" in line
+
+
+def _locked(package: str) -> str:
+    """The entry of ``package`` in the lock of the stack these tests run on, with its hashes."""
+    stack = Path(sys.prefix).name.removeprefix(".venv-")
+    lines = (PROJECT / "requirements" / f"{stack}.lock").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{package}=="))
+    end = next(i for i in range(start, len(lines)) if not lines[i].endswith("\\"))
+    return "\n".join(lines[start : end + 1]) + "\n"
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Path:
+    """A real 2 MB file system (tmpfs), mounted for this test only."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", disk], check=True)
+    yield disk
+    subprocess.run(["umount", disk], check=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root only: mounts a small file system")
+def test_a_full_disk_is_named_not_blamed_on_the_lock(small_disk, tmp_path):
+    # A CI host ran out of disk midway through a sync and was told its lock was edited.
+    venv = small_disk / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    lock = tmp_path / "current.lock"
+    lock.write_text(_locked("numpy"))  # far more than the 2 MB the disk holds
+    uv = Path(sys.executable).parent / "uv"
+    done = _run(SCRIPTS / "sync_lock.sh", uv, venv / "bin" / "python", lock)
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"error: the disk is full while installing {lock} into {venv} (")
+    assert "Free some space and run make again." in line
+    assert "edited by hand" not in line
+    assert (venv / ".sync-unfinished").exists()  # the next make reinstalls what was half-copied
