@@ -45,6 +45,7 @@ COPY startup/ startup/
 COPY data_layout/ data_layout/
 COPY review/ review/
 COPY serving/ serving/
+COPY scoring/ scoring/
 COPY kubeflow/__init__.py kubeflow/
 COPY kubeflow/step/ kubeflow/step/
 COPY components/ components/

@@ -1,19 +1,21 @@
 """Compile the pipeline for Kubeflow Pipelines; publish it as a version, run it, schedule it.
 
     wide-deep-kubeflow --image IMAGE --pipeline-root URI --data-root URI [run options]
-        [--output pipeline.yaml] [--s3-endpoint URL] [--s3-secret NAME] [--vertex]
+        [--output pipeline.yaml] [--s3-endpoint URL] [--s3-secret NAME] [--vertex] [--scoring]
         [--endpoint URL [--namespace NS] [--token T | --token-file F | --cookie C]
          [--run [--wait]] [--schedule CRON [--catchup]] [--param NAME=VALUE ...]]
     wide-deep-kubeflow --endpoint URL [--namespace NS ...] --unschedule | --list-schedules
 
 Compiles the same ``create_pipeline`` the local runner uses into a KFP PipelineSpec
-YAML (schema 2.1.0). With ``--endpoint`` the package becomes a version of the pipeline,
-named after the git commit and the package's digest (an identical package is not
-uploaded twice); ``--run`` starts a run of it, ``--wait`` follows it, and ``--schedule``
-replaces the pipeline's recurring run. Every flag with a value can come from the
-environment (``WIDE_DEEP_KFP_IMAGE``, ``WIDE_DEEP_KFP_NAMESPACE``, ...). The TFX/TF log
-goes to ``<output>.log``. Exit codes: 0 success, 1 Kubeflow refused or the run failed, 2 bad
-input, 130 Ctrl-C while waiting (the run keeps going).
+YAML (schema 2.1.0); with ``--scoring``, the scoring pipeline beside it instead (the
+serving model scores a span of the data root: batch prediction, run and scheduled as
+training is; ``scoring.yaml`` by default). With ``--endpoint`` the package becomes a
+version of the pipeline, named after the git commit and the package's digest (an
+identical package is not uploaded twice); ``--run`` starts a run of it, ``--wait``
+follows it, and ``--schedule`` replaces the pipeline's recurring run. Every flag with a
+value can come from the environment (``WIDE_DEEP_KFP_IMAGE``, ``WIDE_DEEP_KFP_NAMESPACE``,
+...). The TFX/TF log goes to ``<output>.log``. Exit codes: 0 success, 1 Kubeflow refused
+or the run failed, 2 bad input, 130 Ctrl-C while waiting (the run keeps going).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from kubeflow.operator.options import (
     env_default,
     env_name,
 )
-from pipeline_def.config import PipelineConfig
+from pipeline_def.config import PipelineConfig, scoring_pipeline_name
 from pipeline_ops.cli.run_options import add_run_options, run_settings
 from pipeline_ops.cli.scaffold import bad_input, execute, parser_for
 from pipeline_ops.commands import KUBEFLOW
@@ -52,8 +54,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ):
         parser.add_argument(f"--{flag}", default=env_default(flag), help=help_text)
     parser.add_argument(
-        "--output", type=Path, default=Path(env_default("output") or "pipeline.yaml")
-    )
+        "--output", type=Path, default=env_default("output"),
+        help="the package (default: pipeline.yaml; scoring.yaml with --scoring)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--scoring", action="store_true",
+        help="the scoring pipeline: the serving model scores the span --param span=N names "
+        "(default: the newest)",
+    )  # fmt: skip
     parser.add_argument(
         "--beam-arg", action="append", default=[], metavar="ARG",
         help="a Beam pipeline argument for every Beam step (repeat), "
@@ -73,6 +81,7 @@ def build_config(args: argparse.Namespace) -> PipelineConfig:
     for flag in ("image", "pipeline-root", "data-root"):
         if not getattr(args, flag.replace("-", "_")):
             raise ValueError(f"--{flag} is required (or {env_name(flag)})")
+    args.output = Path(args.output or ("scoring.yaml" if args.scoring else "pipeline.yaml"))
     if args.output.suffix not in (".yaml", ".yml"):
         raise ValueError(
             f"--output {args.output} must end in .yaml: KFP uploads a PipelineSpec YAML"
@@ -100,10 +109,14 @@ def _deploy(args: argparse.Namespace) -> int:
         target = cluster_target(args)
         if target and (args.unschedule or args.list_schedules):  # no package needed
             pipeline = datasets.load(args.dataset).pipeline_name
+            if args.scoring:
+                pipeline = scoring_pipeline_name(pipeline)
             return manage_schedules(target, pipeline, args.unschedule)
         operations = cluster_operations(args, target)
         config = build_config(args)
-    deployment = Deployment(args.image, args.output, args.s3_endpoint, args.s3_secret)
+    deployment = Deployment(
+        args.image, args.output, args.s3_endpoint, args.s3_secret, scoring=args.scoring
+    )
     return deploy(config, deployment, operations, args.verbose)
 
 

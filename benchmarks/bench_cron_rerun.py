@@ -1,9 +1,11 @@
 """The cron line's seconds when nothing new has landed, beside a run that trains.
 
-    python benchmarks/bench_cron_rerun.py [--spans 2] [--rows 3000] [--reruns 5] [--out DIR]
+    python benchmarks/bench_cron_rerun.py [--spans 2] [--rows 3000] [--generated]
+                                          [--reruns 5] [--out DIR]
 
 Lands ``--spans`` span folders of the taxi sample's rows (``--rows`` each, a
-``_SUCCESS`` marker last) in a data root, one at a time, running the tutorial's cron
+``_SUCCESS`` marker last; with ``--generated``, rows of ``benchmarks/generate_data.py``,
+so a span can hold 1.5M) in a data root, one at a time, running the tutorial's cron
 line after each (``wide-deep-run --data-root DIR --span latest --window 2``, the
 console script with its defaults, into one output dir); then runs the same line
 ``--reruns`` times with nothing new. Prints each run's seconds and what it printed
@@ -29,6 +31,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import generate_data  # benchmarks/, beside this file
 from data_layout.spans import SUCCESS_MARKER
 from pipeline_def.project_paths import sample_csv
 from pipeline_ops.commands import RUN
@@ -39,6 +42,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spans", type=int, default=2)
     parser.add_argument("--rows", type=int, default=3000, help="rows per span")
+    parser.add_argument(
+        "--generated", action="store_true", help="generated rows, not the sample's (any --rows)"
+    )
     parser.add_argument("--reruns", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None, help="default: a temporary folder")
     return parser.parse_args(argv)
@@ -52,6 +58,13 @@ def land(root: Path, span: int, header: list[str], rows: list[list[str]]) -> Non
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
+    (folder / SUCCESS_MARKER).touch()
+
+
+def land_generated(root: Path, span: int, rows: int) -> None:
+    """Write span folder ``span-<span>/`` of ``rows`` generated rows, its marker last."""
+    folder = root / f"span-{span}"
+    generate_data.generate(rows, folder, shards=max(1, rows // 200_000), seed=span)
     (folder / SUCCESS_MARKER).touch()
 
 
@@ -71,12 +84,15 @@ def run(args: argparse.Namespace, out: Path) -> dict[str, object]:
     with sample_csv("taxi").open(newline="") as f:
         reader = csv.reader(f)
         header, rows = next(reader), list(reader)
-    if args.spans * args.rows > len(rows):
-        raise SystemExit(f"the sample has {len(rows)} rows: fewer spans or rows per span")
+    if not args.generated and args.spans * args.rows > len(rows):
+        raise SystemExit(f"the sample has {len(rows)} rows: fewer spans, or --generated")
     root, output = out / "data", out / "output"
     landed = []
     for span in range(1, args.spans + 1):
-        land(root, span, header, rows[(span - 1) * args.rows : span * args.rows])
+        if args.generated:
+            land_generated(root, span, args.rows)
+        else:
+            land(root, span, header, rows[(span - 1) * args.rows : span * args.rows])
         landed.append(result := cron_line(root, output))
         print(f"span {span} landed: {result['seconds']} s, exit {result['exit']}", flush=True)
     reruns = []

@@ -35,7 +35,15 @@ _SOURCE_SUFFIXES = (".py", ".pbtxt")
 # executor), and the definition that wires them. What the image holds, and what the
 # digests below cover.
 MODEL_CODE, DATASETS = "modules", "datasets"
-_EXECUTORS = ("startup", "data_layout", "review", "serving", "kubeflow.step", "components")
+_EXECUTORS = (
+    "startup",
+    "data_layout",
+    "review",
+    "serving",
+    "scoring",
+    "kubeflow.step",
+    "components",
+)
 _DEFINITION = "pipeline_def"
 STEP_PACKAGES = (MODEL_CODE, DATASETS, *_EXECUTORS, _DEFINITION)
 # Settings that change how a run is carried out, not what it reads or learns: where

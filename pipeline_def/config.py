@@ -139,6 +139,11 @@ class PipelineConfig:
     transform_statistics: bool = False
     enable_cache: bool = True
 
+    @property
+    def scoring_pipeline_name(self) -> str:
+        """The scoring pipeline's name (``pipeline.create_scoring_pipeline``)."""
+        return scoring_pipeline_name(self.pipeline_name)
+
     @classmethod
     def resolve(
         cls, pipeline_root: str, data_root: str, serving_dir: str, **settings: Any
@@ -201,6 +206,11 @@ class PipelineConfig:
             raise ValueError(f"split_buckets need positive counts, got {self.split_buckets}")
         if any(r.cpu <= 0 or r.memory_gb <= 0 for r in self.resources):
             raise ValueError(f"resources need positive CPU and memory, got {self.resources}")
+
+
+def scoring_pipeline_name(pipeline_name: str) -> str:
+    """The name of the pipeline that scores spans with ``pipeline_name``'s serving model."""
+    return f"{pipeline_name}-scoring"
 
 
 def _unset(value: object) -> bool:

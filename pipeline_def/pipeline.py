@@ -1,4 +1,8 @@
-"""``create_pipeline``: the one pipeline definition every runner uses."""
+"""The one pipeline definition every runner uses, and the scoring pipeline beside it.
+
+``create_pipeline`` trains, judges and pushes; ``create_scoring_pipeline`` scores a span
+with the model the first one pushed.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from tfx import v1 as tfx
 
 import datasets
 from components.atomic_pusher import AtomicPusher
+from components.batch_scorer import BatchScorer
 from components.cached_transform import CachedTransform
 from components.curated_schema import PACKAGES_ROOT, CuratedSchema, sha256_of
 from components.evaluation_report import EvaluationReport
@@ -280,13 +285,15 @@ def _report(
     ).with_id(node_ids.REPORT)
 
 
-def _pipeline(config: PipelineConfig, nodes: list[tfx.dsl.BaseNode]) -> tfx.dsl.Pipeline:
-    """The nodes as the pipeline the config names, with its root, store and Beam arguments."""
+def _pipeline(
+    config: PipelineConfig, nodes: list[tfx.dsl.BaseNode], name: str = "", cache: bool = True
+) -> tfx.dsl.Pipeline:
+    """The nodes as pipeline ``name`` (default: the config's), its root, store, Beam arguments."""
     return tfx.dsl.Pipeline(
-        pipeline_name=config.pipeline_name,
+        pipeline_name=name or config.pipeline_name,
         pipeline_root=config.pipeline_root,
         components=nodes,
-        enable_cache=config.enable_cache,
+        enable_cache=config.enable_cache and cache,
         metadata_connection_config=(
             metadata_connection(config.metadata) if config.metadata else None
         ),
@@ -326,3 +333,21 @@ def create_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
         _report(config, example_gen, evaluator, pusher),
     ]
     return _pipeline(config, nodes)
+
+
+def create_scoring_pipeline(config: PipelineConfig) -> tfx.dsl.Pipeline:
+    """The scoring pipeline: the serving model scores a span of the data root.
+
+    Batch prediction scheduled like training: ServingBaseline finds the model serving
+    now, and BatchScorer scores the span the ``span`` run-time parameter names (the
+    newest by default) of the ``data_root`` one. Nothing is cached: both read what is
+    not among their inputs.
+    """
+    serving = ServingBaseline(serving_dir=config.serving_dir).with_id(node_ids.SERVING_BASELINE)
+    scorer = BatchScorer(
+        model=serving.outputs["model"],
+        data_root=RuntimeParameter(name=node_ids.DATA_ROOT, ptype=str, default=config.data_root),
+        span=RuntimeParameter(name=node_ids.SPAN, ptype=str, default=spans.span_text(config.span)),
+        dataset=config.dataset,
+    ).with_id(node_ids.BATCH_SCORER)
+    return _pipeline(config, [serving, scorer], config.scoring_pipeline_name, cache=False)

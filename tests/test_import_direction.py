@@ -1,6 +1,6 @@
 """Imports run one way, from the model code up to the runners and the tools around runs.
 
-startup <- modules <- data_layout <- review <- serving <- kubeflow.step <- components
+startup <- modules <- data_layout <- review <- serving <- scoring <- kubeflow.step <- components
 <- pipeline_def <- pipeline_ops <- runners, tools.
 
 Kubeflow is one room of two sides: ``kubeflow.step`` runs in a step's container under the
@@ -31,6 +31,7 @@ ROOMS = (
     "data_layout",
     "review",
     "serving",
+    "scoring",
     "kubeflow",
     "kubeflow.step",
     "components",

@@ -1,13 +1,15 @@
 """``make kfp-local``: compile the Kubeflow package, then run every task of it here as KFP would.
 
     python -m kubeflow.harness [--dataset NAME] [--output-dir DIR] [--data-root DIR] [--span N]
-                        [--train-steps N] [--min-auc X]
+                        [--train-steps N] [--min-auc X] [--only training|scoring]
 
 Installs the project into an image environment (``scripts/install_image.sh``, as the
 Dockerfile does), starts an S3 store on 127.0.0.1 and uploads the data, compiles the
 package with the user's ``kubeflow_runner`` from a folder outside the checkout, checks
 it as KFP's API server and Argo compiler do, and runs its tasks in dependency order as
-KFP's driver and launcher do. ``--dataset`` picks a declared dataset as the local
+KFP's driver and launcher do. Then the scoring package (``kubeflow_runner --scoring``) is
+compiled and run the same way, where a model serves: the serving model scores the same
+span (``--only`` runs one of the two). ``--dataset`` picks a declared dataset as the local
 runner does (the taxi by default; the image holds every one in ``datasets/``);
 the data root defaults to its folder (``data/<dataset>/``), the output dir to
 ``outputs/kfp-local`` (``outputs/<dataset>/kfp-local`` for another dataset, so that no
@@ -28,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,6 +50,7 @@ from startup import process
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 PREFIX = "kfp-local"  # the run's keys in the bucket, and the default output dir's name
+TRAINING, SCORING = "training", "scoring"
 SECRET = "kfp-local-s3"  # the Kubernetes secret the steps' S3 keys come from
 
 
@@ -59,6 +63,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--span", type=span_value, help="run-time parameter span")
     parser.add_argument("--train-steps", type=int, help="run-time parameter train_steps")
     parser.add_argument("--min-auc", type=float, help="run-time parameter min_auc")
+    parser.add_argument(
+        "--only", choices=(TRAINING, SCORING), help="run one pipeline (default: both, in turn)"
+    )
     args = parser.parse_args(argv)
     args.data_root = args.data_root or data_root_of(args.dataset)
     args.output_dir = args.output_dir or output_dir_for(args.dataset, DEFAULT_OUTPUT_DIR) / PREFIX
@@ -66,14 +73,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _compile(
-    image: image_env.ImageEnv, store: object_store.ObjectStore, dataset: str, output: Path
+    image: image_env.ImageEnv,
+    store: object_store.ObjectStore,
+    dataset: str,
+    output: Path,
+    scoring: bool = False,
 ) -> Path:
     """Compile as a user does: this environment's kubeflow_runner, run from outside the checkout.
 
     The image holds only what steps import (modules, components, pipeline_def); the
-    runner and the operator tools stay on the user's machine.
+    runner and the operator tools stay on the user's machine. ``scoring``: the scoring
+    pipeline's package.
     """
-    package = output / "pipeline.yaml"
+    package = output / ("scoring.yaml" if scoring else "pipeline.yaml")
     with tempfile.TemporaryDirectory() as outside:
         subprocess.run(
             [
@@ -82,7 +94,7 @@ def _compile(
                 "--data-root", store.uri(f"{PREFIX}/data"),
                 "--serving-dir", store.uri(f"{PREFIX}/serving"),
                 "--s3-endpoint", store.endpoint, "--s3-secret", SECRET,
-                "--output", str(package),
+                "--output", str(package), *(["--scoring"] if scoring else []),
             ],
             cwd=outside, check=True, capture_output=True, text=True,
         )  # fmt: skip
@@ -112,39 +124,97 @@ def _execute(run: tasks.Run, people: TextIO) -> tuple[dict[str, tasks.TaskResult
 
 
 def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
-    """Install, compile, check and run, with the library chatter in the log; the exit code."""
+    """Install, then run the pipelines asked for in turn; the exit code."""
+    image = _install(out, out / "logs")
+    with object_store.running_store(out / "bucket", out / "logs" / "s3-server.log") as store:
+        store.replace_folder(args.data_root, f"{PREFIX}/data")
+        stage = Stage(args, out, image, store, run_parameters(args), people)
+        code = EXIT_OK if args.only == SCORING else _train(stage)
+        if code == EXIT_OK and args.only != TRAINING:
+            code = _score(stage)
+    return code
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What the runs of both pipelines share: the command line, the image and the store."""
+
+    args: argparse.Namespace
+    out: Path
+    image: image_env.ImageEnv
+    store: object_store.ObjectStore
+    values: dict[str, Any]  # the run-time parameters given
+    people: TextIO
+
+
+def _run_package(
+    stage: Stage, scoring: bool
+) -> tuple[tasks.Run, dict[str, tasks.TaskResult], str | None] | int:
+    """Compile, check and run one package: its run, results and failed task; or an exit code."""
+    try:
+        package = _compile(stage.image, stage.store, stage.args.dataset, stage.out, scoring)
+    except subprocess.CalledProcessError as err:
+        # The runner logs to <package>.log once it starts; what stopped it sooner is on stderr.
+        said = (err.stderr or "").strip().splitlines()[-1:] or ["no error printed"]
+        name = "scoring" if scoring else "pipeline"
+        raise SetupError(
+            f"compiling the package failed ({said[0]}): see {stage.out / name}.log"
+        ) from err
+    spec, *platform = yaml.safe_load_all(package.read_text())
+    problems = _problems(spec, stage.values)
+    if problems:
+        print(f"error: KFP would refuse {package}: {' | '.join(problems)}", file=stage.people)
+        return EXIT_BAD_INPUT
+    run_id = time.strftime("run-%Y%m%d-%H%M%S")
+    print(f"Pipeline {spec['pipelineInfo']['name']}: run {run_id} of {package}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="kfp-local-pods-") as pods:
+        # The scoring run's task logs apart: its ServingBaseline's would replace training's.
+        logs = stage.out / "logs" / (SCORING if scoring else "")
+        logs.mkdir(exist_ok=True)
+        run = _task_run(spec, platform, stage, run_id, (Path(pods), logs))
+        results, failed = _execute(run, stage.people)
+    return run, results, failed
+
+
+def _train(stage: Stage) -> int:
+    """The training pipeline's run, its summary written and said; the exit code."""
     # Imported here: TensorFlow's import chatter goes to the log file.
     from kubeflow.harness.run_summary import summarize
     from pipeline_ops.session.summary import FAILED, print_closing, write_json
 
     started = time.monotonic()
-    logs = out / "logs"
-    image = _install(out, logs)
-    values = run_parameters(args)
-    with object_store.running_store(out / "bucket", logs / "s3-server.log") as store:
-        store.replace_folder(args.data_root, f"{PREFIX}/data")
-        try:
-            package = _compile(image, store, args.dataset, out)
-        except subprocess.CalledProcessError as err:
-            raise SetupError(f"compiling the package failed: see {out / 'pipeline.log'}") from err
-        spec, *platform = yaml.safe_load_all(package.read_text())
-        problems = _problems(spec, values)
-        if problems:
-            print(f"error: KFP would refuse {package}: {' | '.join(problems)}", file=people)
-            return EXIT_BAD_INPUT
-        run_id = time.strftime("run-%Y%m%d-%H%M%S")
-        print(f"Pipeline {spec['pipelineInfo']['name']}: run {run_id} of {package}", flush=True)
-        with tempfile.TemporaryDirectory(prefix="kfp-local-pods-") as pods:
-            run = _task_run(spec, platform, values, store, image, out, run_id, Path(pods))
-            results, failed = _execute(run, people)
-        summary = summarize(run, results, failed, store)
-    summary.stack = image.stack()
+    ran = _run_package(stage, scoring=False)
+    if isinstance(ran, int):
+        return ran
+    run, results, failed = ran
+    summary = summarize(run, results, failed, stage.store)
+    summary.stack = stage.image.stack()
     run.metadata.record_stack(summary.stack)
     summary.seconds = round(time.monotonic() - started, 2)
-    summary.log_file = str(logs)
-    write_json(summary, out)
+    summary.log_file = str(stage.out / "logs")
+    write_json(summary, stage.out)
     print_closing(summary, sys.stdout)
     return EXIT_FAILED if summary.status == FAILED else EXIT_OK
+
+
+def _score(stage: Stage) -> int:
+    """The scoring pipeline's run, where a model serves; the exit code."""
+    from kubeflow.harness.scoring_run import closing_lines
+
+    if not stage.store.holds(f"{PREFIX}/serving"):
+        print("\nScoring: no model serves yet, so there is nothing to score with.")
+        return EXIT_OK
+    print(flush=True)
+    started = time.monotonic()
+    ran = _run_package(stage, scoring=True)
+    if isinstance(ran, int):
+        return ran
+    run, _, failed = ran
+    if failed:
+        print(f"\nScoring run {run.metadata.run.name} FAILED in {failed}.")
+        return EXIT_FAILED
+    print("\n".join(closing_lines(run, stage.store, time.monotonic() - started)))
+    return EXIT_OK
 
 
 def _install(out: Path, logs: Path) -> image_env.ImageEnv:
@@ -163,33 +233,32 @@ def _install(out: Path, logs: Path) -> image_env.ImageEnv:
 def _task_run(
     spec: dict[str, Any],
     platform: list[dict[str, Any]],
-    values: dict[str, Any],
-    store: object_store.ObjectStore,
-    image: image_env.ImageEnv,
-    out: Path,
+    stage: Stage,
     run_id: str,
-    pods: Path,
+    folders: tuple[Path, Path],
 ) -> tasks.Run:
     """What the tasks of run ``run_id`` share: its spec, parameters, store, metadata, image.
 
-    ``platform`` is the package's documents after the spec: its Kubernetes settings, if any.
+    ``platform`` is the package's documents after the spec: its Kubernetes settings, if
+    any; ``folders``: where the tasks' working directories are made, and their logs.
     """
     declared = spec["root"].get("inputDefinitions", {}).get("parameters", {})
+    store = stage.store
     return tasks.Run(
         spec=spec,
         platform=platform[0]["platforms"]["kubernetes"] if platform else {},
         root=store.uri(f"{PREFIX}/root"),
-        parameters={k: values.get(k, p.get("defaultValue")) for k, p in declared.items()},
+        parameters={k: stage.values.get(k, p.get("defaultValue")) for k, p in declared.items()},
         metadata=KfpMetadata(
-            out / "metadata.sqlite",
+            stage.out / "metadata.sqlite",
             spec["pipelineInfo"]["name"],
             run_id,
             session_info(store.endpoint),
         ),
-        image_env=image.variables(),
+        image_env=stage.image.variables(),
         secrets={SECRET: dict(zip(("accesskey", "secretkey"), store.keys(), strict=True))},
-        pods=pods,
-        logs=out / "logs",
+        pods=folders[0],
+        logs=folders[1],
         upload=store.upload_to_uri,
         download=store.download_uri,
     )

@@ -83,6 +83,11 @@ class ObjectStore:
                 client.delete_object(Bucket=BUCKET, Key=entry["Key"])
         self.upload_folder(folder, prefix)
 
+    def holds(self, prefix: str) -> bool:
+        """Whether any object lies under ``prefix/``."""
+        found = self.client().list_objects_v2(Bucket=BUCKET, Prefix=f"{prefix}/", MaxKeys=1)
+        return bool(found.get("Contents"))
+
     def keys(self) -> tuple[str, str]:
         """The access key and the secret key."""
         return ACCESS_KEY, SECRET_KEY

@@ -54,6 +54,11 @@ class Deployment:
     output: Path  # the package, a PipelineSpec YAML
     s3_endpoint: str | None = None
     s3_secret: str | None = None
+    scoring: bool = False  # the scoring pipeline, not the training one
+
+    def pipeline_name(self, config: PipelineConfig) -> str:
+        """The name the package's pipeline has on Kubeflow."""
+        return config.scoring_pipeline_name if self.scoring else config.pipeline_name
 
 
 @dataclass(frozen=True)
@@ -77,16 +82,16 @@ def _compile(config: PipelineConfig, target: Deployment) -> Path:
     s3 = None
     if target.s3_endpoint or target.s3_secret:
         s3 = S3Access(target.s3_endpoint, target.s3_secret)
-    return compile_package(config, target.image, target.output, s3)
+    return compile_package(config, target.image, target.output, s3, target.scoring)
 
 
-def _publish(api: KfpApi, config: PipelineConfig, package: Path, image: str) -> Version:
-    """Upload the package as a version unless the same bytes are there; say which."""
+def _publish(api: KfpApi, pipeline: str, package: Path, image: str) -> Version:
+    """Upload the package as a version of ``pipeline`` unless the same bytes are there."""
     build = current_build(PROJECT)
-    version = publish(api, config.pipeline_name, package, build, f"image {image}")
+    version = publish(api, pipeline, package, build, f"image {image}")
     state = "uploaded" if version.uploaded else "already there, not uploaded again"
     url = f"{api.target.ui}/#/pipelines/details/{version.pipeline_id}/version/{version.version_id}"
-    print(f"version {version.name} of {config.pipeline_name}: {state} ({url})")
+    print(f"version {version.name} of {pipeline}: {state} ({url})")
     return version
 
 
@@ -135,10 +140,10 @@ def _operate(config: PipelineConfig, target: Deployment, ops: Operations, packag
         print(f"error: {err}", file=people)
         return EXIT_BAD_INPUT
     api = KfpApi(ops.target)
-    version = _publish(api, config, package, target.image)
+    pipeline = target.pipeline_name(config)
+    version = _publish(api, pipeline, package, target.image)
     if not (ops.run or ops.schedule):
         return EXIT_OK
-    pipeline = config.pipeline_name
     experiment = runs.experiment_id(api, ops.experiment or pipeline)
     run_config = runs.runtime_config(parameters, config.pipeline_root)
     if ops.schedule:
@@ -156,7 +161,8 @@ def deploy(config: PipelineConfig, target: Deployment, ops: Operations, verbose:
     log_file = target.output.resolve().parent / f"{target.output.stem}.log"
     with logs_to_file(log_file, verbose) as people:
         package = _compile(config, target)
-        print(f"compiled {config.pipeline_name} to {package} (image {target.image})", flush=True)
+        name = target.pipeline_name(config)
+        print(f"compiled {name} to {package} (image {target.image})", flush=True)
         if ops.target is None:
             return EXIT_OK
         try:

@@ -17,7 +17,7 @@ from tfx import v1 as tfx
 
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig
-from pipeline_def.pipeline import create_pipeline
+from pipeline_def.pipeline import create_pipeline, create_scoring_pipeline
 
 # Every container step runs this module (see kubeflow.step.entrypoint).
 KFP_COMMAND = ("python", "-m", "kubeflow.step.entrypoint")
@@ -69,8 +69,8 @@ class S3Access:
         return {"platforms": {"kubernetes": {"deploymentSpec": {"executors": executors}}}}
 
 
-def kubeflow_spec(config: PipelineConfig, image: str) -> dict[str, Any]:
-    """The pipeline as a KFP PipelineSpec (schema 2.1.0) whose steps run ``image``.
+def kubeflow_spec(config: PipelineConfig, image: str, scoring: bool = False) -> dict[str, Any]:
+    """The pipeline (``scoring``: the scoring one) as a KFP PipelineSpec whose steps run ``image``.
 
     Schema 2.1.0 is the only one the KFP v2 API server accepts
     (kubeflow/pipelines, backend/src/apiserver/template/v2_template.go), and its
@@ -79,7 +79,7 @@ def kubeflow_spec(config: PipelineConfig, image: str) -> dict[str, Any]:
     does not carry: they are written into the root's input definitions here, where
     the server looks for them when a run gives no value.
     """
-    pipeline = create_pipeline(config)
+    pipeline = create_scoring_pipeline(config) if scoring else create_pipeline(config)
     runner = tfx.orchestration.experimental.KubeflowV2DagRunner(
         config=tfx.orchestration.experimental.KubeflowV2DagRunnerConfig(
             default_image=image,
@@ -94,7 +94,7 @@ def kubeflow_spec(config: PipelineConfig, image: str) -> dict[str, Any]:
     tasks = spec["root"]["dag"]["tasks"]
     for name in set(node_ids.KUBEFLOW_UNCACHED) & set(tasks):
         tasks[name]["cachingOptions"] = {"enableCache": False}
-    for request in config.resources:
+    for request in (r for r in config.resources if r.node in tasks):
         label = spec["components"][tasks[request.node]["componentRef"]["name"]]["executorLabel"]
         # The fields KFP's driver turns into the pod's requests (backend/src/v2/driver/driver.go).
         spec["deploymentSpec"]["executors"][label]["container"]["resources"] = {
@@ -134,9 +134,13 @@ def write_spec(spec: dict[str, Any], path: Path, platform: dict[str, Any] | None
 
 
 def compile_package(
-    config: PipelineConfig, image: str, output: Path, s3: S3Access | None = None
+    config: PipelineConfig,
+    image: str,
+    output: Path,
+    s3: S3Access | None = None,
+    scoring: bool = False,
 ) -> Path:
-    """Compile ``config``'s pipeline into the KFP package ``output`` (YAML)."""
-    spec = kubeflow_spec(config, image)
+    """Compile ``config``'s pipeline (``scoring``: its scoring pipeline) into ``output`` (YAML)."""
+    spec = kubeflow_spec(config, image, scoring)
     platform = with_s3_access(spec, s3) if s3 is not None else None
     return write_spec(spec, output, platform)

@@ -23,7 +23,8 @@ the fixes that open-source Kubeflow Pipelines needs:
   schema 2.1.0); sky-uk/kfp-operator's TFX patch does the same.
 * TFX's entry point imports a custom artifact class by its schema title, and the
   artifacts the KFP UI draws are titled ``system.HTML`` and ``system.Metrics``
-  (``kubeflow/step/ui.py``): ``system`` is that module.
+  (``kubeflow/step/ui.py``): ``system`` is that module; the scoring pipeline's are
+  titled ``wide_deep.*``, and ``wide_deep`` is ``scoring/artifacts.py``.
 * The process exits with the step's own status, after flushing its output, without
   running C++ destructors at exit: TensorFlow's and gRPC's have aborted processes that
   had finished their work (tensorflow/io#2039), which KFP would record as a failure.
@@ -49,11 +50,18 @@ from kubeflow.step.launcher_paths import POD_ROOT_ENV, local_path
 from startup import process
 
 
-def register_ui_artifact_types() -> None:
-    """Make ``system.HTML`` and ``system.Metrics`` importable by their titles."""
+def register_artifact_types() -> None:
+    """Make the custom artifact types importable by their titles.
+
+    ``system.HTML`` and ``system.Metrics`` (the UI's), and the scoring pipeline's
+    ``wide_deep.Scores`` and ``wide_deep.ScoringSkew``.
+    """
     from kubeflow.step import ui
+    from scoring import artifacts
+    from scoring.names import NAMESPACE
 
     sys.modules.setdefault("system", ui)
+    sys.modules.setdefault(NAMESPACE, artifacts)
 
 
 def typed_executor_input(invocation: str, inputs_spec: str | None) -> str:
@@ -144,7 +152,7 @@ def _exit(code: int) -> None:
 def main(parsed: tuple[argparse.Namespace, list[str]]) -> None:
     """Run the step's executor as TFX's entry point does; exit with its status."""
     s3_fileio.register()
-    register_ui_artifact_types()
+    register_artifact_types()
     args = parsed[0]
     try:
         _tfx_entry_point().main(parsed)

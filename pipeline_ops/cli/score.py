@@ -17,7 +17,7 @@ binary accuracy). The model is the serving one (the newest version under
 run's candidate).
 
 The scored rows are then compared with the data the model learned from, feature by
-feature, by the skew comparators of the dataset's schema (``pipeline_ops/scoring/skew.py``);
+feature, by the skew comparators of the dataset's schema (``scoring/skew.py``);
 the last lines name each feature over its threshold. The run, its skew and the model it
 scored with are recorded in ML-Metadata, where ``wide-deep-review`` finds them; the
 report and the scored rows' statistics are kept under ``<output-dir>/scoring/``.
@@ -39,10 +39,11 @@ from data_layout.csv_files import CsvFormatError
 from pipeline_def.project_paths import output_dir_for
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
+from scoring.names import THRESHOLD
 
 if TYPE_CHECKING:
-    from pipeline_ops.scoring.scoring import Scored
-    from pipeline_ops.scoring.skew import RowSample, SkewReport
+    from scoring.scorer import Scored
+    from scoring.skew import RowSample, SkewReport
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--keep", action="append", default=[], metavar="COLUMN", help="a column to keep"
     )
-    parser.add_argument("--threshold", type=float, default=0.5, help="default: %(default)s")
+    parser.add_argument("--threshold", type=float, default=THRESHOLD, help="default: %(default)s")
     parser.add_argument(
         "--fail-on-skew",
         action="store_true",
@@ -90,24 +91,24 @@ def score(args: argparse.Namespace) -> int:
     """Score ``args.input`` into ``args.output``; the exit code."""
     # TensorFlow and TFX load here, after the scaffold's Keras choice (startup/process.py).
     from data_layout.csv_examples import schema_kinds
-    from pipeline_ops.scoring import inputs, outputs, scoring, skew
+    from scoring import inputs, outputs, scorer, skew
 
     dataset = datasets.load(args.dataset)
     files = inputs.input_files(args.input)
     output = outputs.checked(args.output, files)
     args.output_dir = output_dir_for(args.dataset, args.output_dir)
-    model = scoring.choose_model(args.output_dir, args.model)
+    model = scorer.choose_model(args.output_dir, args.model)
     keep = tuple(dict.fromkeys([c for c in (dataset.entity,) if c] + args.keep))
-    scorer = scoring.Scorer(
+    scores = scorer.Scorer(
         dataset,
         schema_kinds(datasets.schema_path(args.dataset)),
         keep,
         args.threshold,
-        scoring.serving_default(model, dataset.prediction_key),
+        scorer.serving_default(model, dataset.prediction_key),
     )
     sample = skew.RowSample()
     with outputs.ScoresWriter(output) as writer:
-        done = scoring.score_files(scorer, files, writer, Progress(sys.stderr), sample)
+        done = scorer.score_files(scores, files, writer, Progress(sys.stderr), sample)
         if done.rows == 0:
             raise inputs.ScoringInputError(f"{args.input}: no rows to score")
     if sys.stderr.isatty():
@@ -127,8 +128,8 @@ def score(args: argparse.Namespace) -> int:
 
 def skew_report(args: argparse.Namespace, model_path: str, sample: RowSample) -> SkewReport:
     """The skew of the scored rows, said, kept and recorded with the run."""
-    from pipeline_ops.scoring import skew
     from pipeline_ops.scoring.keeping import keep_report
+    from scoring import skew
 
     report, statistics = skew.measure(
         datasets.schema_path(args.dataset), skew.training_statistics(model_path), sample
@@ -144,9 +145,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
 
     def body() -> int:
-        from pipeline_ops.scoring import inputs, outputs, scoring
+        from scoring import inputs, outputs, scorer
 
-        refused = (inputs.ScoringInputError, scoring.ModelChoiceError, outputs.OutputPathError)
+        refused = (inputs.ScoringInputError, scorer.ModelChoiceError, outputs.OutputPathError)
         with scaffold.bad_input(*refused, CsvFormatError, datasets.UnknownDatasetError):
             return score(args)
 

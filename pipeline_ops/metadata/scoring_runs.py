@@ -3,7 +3,7 @@
 ``wide-deep-score`` records each run as an execution of ``SCORING_TYPE`` whose input is
 the Pusher's PushedModel artifact for the serving version it used (found by its
 ``pushed_destination``), and whose output is a ``SKEW_TYPE`` artifact: the folder holding
-the skew measured on the scored rows (``skew.SKEW_FILE``) and their statistics. A model
+the skew measured on the scored rows (``SKEW_FILE``) and their statistics. A model
 no run pushed (a candidate's folder) is recorded without that input. The review reads
 the newest runs that scored with a run's pushed model.
 """
@@ -18,9 +18,9 @@ from typing import Any
 
 from ml_metadata.proto import metadata_store_pb2 as mlmd
 
+from scoring.names import SKEW_FILE, SKEW_TYPE
+
 SCORING_TYPE = "wide_deep.Scoring"
-SKEW_TYPE = "wide_deep.ScoringSkew"
-SKEW_FILE = "skew.json"
 _PUSHED_MODEL = "PushedModel"
 _EXECUTION_PROPERTIES = {"input": mlmd.STRING, "output": mlmd.STRING, "model": mlmd.STRING}
 _SKEW_PROPERTIES = {"scored_rows": mlmd.INT, "over": mlmd.STRING}

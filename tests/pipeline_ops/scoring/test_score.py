@@ -13,7 +13,7 @@ from scored_tables import cells_of, write_csv, write_jsonl
 from datasets.taxi import DATASET as TAXI
 from pipeline_ops import commands
 from pipeline_ops.cli import score
-from pipeline_ops.scoring.scoring import Scored
+from scoring.scorer import Scored
 
 KEY = TAXI.prediction_key
 COLUMNS = TAXI.raw_feature_columns()

@@ -20,9 +20,9 @@ import pyarrow as pa
 from data_layout import serving_layout
 from data_layout.csv_examples import ColumnKind, encode_for_model
 from modules.features import DatasetDeclaration
-from pipeline_ops.scoring import cells, inputs
-from pipeline_ops.scoring.outputs import ScoresWriter
-from pipeline_ops.scoring.skew import RowSample
+from scoring import cells, inputs
+from scoring.outputs import ScoresWriter
+from scoring.skew import RowSample
 
 BATCH = 8_192
 PREDICTED_LABEL = "predicted_label"

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline_ops.scoring.skew import (
+from scoring.skew import (
     JENSEN_SHANNON,
     RowSample,
     SkewMeasure,

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import pyarrow as pa
 
 from data_layout.csv_examples import ColumnKind, typed_lists
-from pipeline_ops.scoring.inputs import Block, ScoringInputError
+from scoring.inputs import Block, ScoringInputError
 
 _WANTED = {ColumnKind.INT: "an integer", ColumnKind.FLOAT: "a number"}
 

@@ -17,12 +17,13 @@ the model by the Pusher) by the skew comparator the curated schema gives it:
 
 A feature over its threshold is named in the run's last lines; ``--fail-on-skew`` makes
 the command exit 3 for schedulers. Each run's report and the sample's statistics are
-kept in a folder of their own, recorded in ML-Metadata
-(``pipeline_ops.metadata.scoring_runs``).
+kept in a folder of their own (``keep``): ``wide-deep-score`` records it in ML-Metadata
+(``pipeline_ops.metadata.scoring_runs``), the Kubeflow scoring step as its output.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,6 +31,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+
+from scoring.names import SKEW_FILE, STATISTICS_FILE
 
 # The scored rows' sample: enough for a share's noise under 0.01 at three standard errors.
 SAMPLE_ROWS = 100_000
@@ -189,6 +192,12 @@ class SkewReport:
         """The report as JSON-ready values."""
         return {**asdict(self), "over": [m.feature for m in self.over]}
 
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> SkewReport:
+        """The report ``as_dict`` gave (read back from ``SKEW_FILE``)."""
+        measures = tuple(SkewMeasure(**m) for m in values["measures"])
+        return cls(values["sample_rows"], values["scored_rows"], measures, values["note"])
+
 
 def measure(
     schema_file: Path, training_statistics: Path, sample: RowSample
@@ -221,6 +230,13 @@ def training_statistics(model_path: str) -> Path:
     from data_layout.serving_layout import TRAIN_SPLIT_DIR, TRAINING_STATISTICS
 
     return Path(model_path) / TRAINING_STATISTICS / TRAIN_SPLIT_DIR / "FeatureStats.pb"
+
+
+def keep(folder: Path, report: SkewReport, statistics: Any) -> None:
+    """Write ``report`` (``SKEW_FILE``) and the scored rows' statistics into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / STATISTICS_FILE).write_bytes(statistics.SerializeToString())
+    (folder / SKEW_FILE).write_text(json.dumps(report.as_dict(), indent=1))
 
 
 def lines(report: SkewReport) -> list[str]:
