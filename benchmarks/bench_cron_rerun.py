@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import generate_data  # benchmarks/, beside this file
+
 from data_layout.spans import SUCCESS_MARKER
 from pipeline_def.project_paths import sample_csv
 from pipeline_ops.commands import RUN

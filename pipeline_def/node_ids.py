@@ -56,11 +56,10 @@ UNCACHED: tuple[str, ...] = (SERVING_BASELINE, SERVING_CHECK, PUSHER)
 # cache key holds the data root's URI only, and new files under the same root would be
 # served the old examples.
 KUBEFLOW_UNCACHED: tuple[str, ...] = (*UNCACHED, EXAMPLE_GEN)
-# The scoring pipeline (``pipeline.create_scoring_pipeline``): the serving model, then
-# the span scored with it. Neither is cached: both read what is not among their inputs
-# (the serving folder, the data root's files).
+# The scoring pipeline (``pipeline.create_scoring_pipeline``): ServingBaseline, then
+# the span scored with the serving model. Neither is cached: both read what is not
+# among their inputs (the serving folder, the data root's files).
 BATCH_SCORER = "BatchScorer"
-SCORING_NODE_IDS: tuple[str, ...] = (SERVING_BASELINE, BATCH_SCORER)
 # Vertex AI Pipelines only (open-source KFP cannot run Resolver steps): they stand in
 # for ServingBaseline there, resolving the latest blessed model and statistics in MLMD.
 BASELINE_RESOLVER = "LatestBlessedModelResolver"
