@@ -29,9 +29,11 @@ import datasets
 from components.serving_baseline import serving_version
 from data_layout import csv_files, spans
 from data_layout.csv_examples import schema_kinds
+from data_layout.csv_files import CsvFormatError
 from data_layout.properties import SERVING_VERSION
 from scoring import scorer, skew
 from scoring.artifacts import Scores, ScoringSkew
+from scoring.inputs import ScoringInputError
 from scoring.names import THRESHOLD
 from scoring.outputs import ScoresWriter
 
@@ -51,18 +53,34 @@ def span_files(data_root: str, span: str) -> tuple[int, list[str]]:
     return window.span, [os.path.join(folder, name) for name in names]
 
 
-def local_copies(files: list[str], folder: Path) -> list[Path]:
-    """``files`` where the scorer reads them: as they are if local, else copied into ``folder``."""
-    local = []
+def local_copies(files: list[str], folder: Path) -> dict[Path, str]:
+    """Where the scorer reads each of ``files``: itself if local, else a copy in ``folder``.
+
+    Keyed by the path read, valued by the file's own name (a URI on an object store).
+    """
+    local = {}
     for number, path in enumerate(files):
         if "://" not in path:
-            local.append(Path(path))
+            local[Path(path)] = path
             continue
         # Numbered: two shards of one name in different folders stay apart.
         copy = folder / f"{number:05d}-{os.path.basename(path)}"
         fileio.copy(path, str(copy))
-        local.append(copy)
+        local[copy] = path
     return local
+
+
+def _score(
+    rows: scorer.Scorer, local: dict[Path, str], writer: ScoresWriter, sample: skew.RowSample
+) -> scorer.Scored:
+    """Score the files; a bad input is named by its own name, not the copy's."""
+    try:
+        return scorer.score_files(rows, list(local), writer, lambda _: None, sample)
+    except (ScoringInputError, CsvFormatError) as err:
+        said = str(err)
+        for copy, name in local.items():
+            said = said.replace(str(copy), name)
+        raise type(err)(said) from err
 
 
 def _record(artifact: tfx.dsl.Artifact, span: int, version: str, report: skew.SkewReport) -> None:
@@ -99,7 +117,7 @@ def BatchScorer(  # noqa: N802 - TFX names the component after the function
     with tempfile.TemporaryDirectory() as copies:
         local = local_copies(files, Path(copies))
         with ScoresWriter(Path(scores.uri) / SCORES_FILE) as writer:
-            done = scorer.score_files(rows, local, writer, lambda _: None, sample)
+            done = _score(rows, local, writer, sample)
     if done.rows == 0:
         raise ValueError(f"span {number} of {data_root} holds no row to score")
     report, statistics = skew.measure(

@@ -2,14 +2,16 @@
 
 The data root holds span 0. The first run, with the ``span`` run-time parameter at its
 default (``latest``, as a recurring run has it), reads span 0, has nothing serving and
-is judged on the absolute bound. The second, on span 0 again and given a fraction of
+is judged on the absolute bound; then the scoring package scores span 0 with the model
+it pushed. The second, on span 0 again and given a fraction of
 the train steps as a run-time parameter, reuses the cached schema step, trains a
 weaker model (from scratch: the serving model learned this span) and is compared with
 the model the first one pushed: above the absolute bound, but too far below the
 serving model to be blessed. Then span 1 lands, and the third run, ``latest`` again,
 reads it, starts from the first run's pushed model, read from the object store, and
 replaces it. A run on
-bad data stops at the validator, names the task and its log, and pushes nothing.
+bad data stops at the validator, names the task and its log, and pushes nothing; a
+scoring run of a span that is not there names its task and log.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ SERVING = Path("kfp-local/serving")  # the served models' keys in the store's mi
 # files), so everything downstream of the data runs again; the schema step is reused.
 CACHED_ON_SECOND_RUN = {node_ids.CURATED_SCHEMA}
 SPAN_ROWS = 3000
+SCORING = "taxi-wide-deep-scoring"
 
 
 def _harness(data_root: Path, output_dir: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -55,8 +58,9 @@ def _summary(output_dir: Path) -> dict:
 
 
 def _task_lines(stdout: str) -> dict[str, str]:
+    """The training run's task states (the lines before the scoring run's)."""
     found = {}
-    for line in stdout.splitlines():
+    for line in stdout.split(f"Pipeline {SCORING}:")[0].splitlines():
         match = re.fullmatch(r"  (\S+)\s+(ran|cached|failed)\s+[\d.]+ s", line)
         if match:
             found[match.group(1)] = match.group(2)
@@ -94,7 +98,9 @@ def runs(
     first_summary = _summary(out)
     # A worse candidate for sure: two training steps. The bound is lowered so that
     # only the comparison with the served model, on the same test rows, fails.
-    second = _harness(data, out, "--span", "0", "--train-steps", "2", "--min-auc", "0.3")
+    second = _harness(
+        data, out, "--span", "0", "--train-steps", "2", "--min-auc", "0.3", "--only", "training"
+    )
     assert second.returncode == 0, second.stdout + second.stderr
     return out, first, first_summary, second, data
 
@@ -105,7 +111,7 @@ def next_span(runs) -> tuple[subprocess.CompletedProcess, dict, list[str]]:
     out, *_, data = runs
     before = _served(out)
     _land_span(data, 1, SPAN_ROWS)
-    third = _harness(data, out, "--train-steps", "200")
+    third = _harness(data, out, "--train-steps", "200", "--only", "training")
     assert third.returncode == 0, third.stdout + third.stderr
     return third, _summary(out), before
 
@@ -254,3 +260,68 @@ def test_a_task_that_fails_is_named_with_its_log_and_nothing_is_pushed(runs, nex
     )
     assert summary["pushed_model_path"] is None
     assert _served(out) == before
+
+
+def _scoring_records(out: Path) -> list[dict[str, object]]:
+    """The custom properties of each scoring run's skew artifact, with its URI."""
+    store = metadata_store.MetadataStore(_sqlite(out / "metadata.sqlite"))
+    return [
+        {
+            "uri": a.uri,
+            **{k: getattr(v, v.WhichOneof("value")) for k, v in a.custom_properties.items()},
+        }  # fmt: skip
+        for a in store.get_artifacts_by_type("wide_deep.ScoringSkew")
+    ]
+
+
+def test_the_scoring_package_scores_the_span_with_the_model_the_first_run_pushed(runs, tmp_path):
+    out, first, summary, *_ = runs
+    version = summary["pushed_model_path"].rsplit("/", 1)[1]
+    scoring = first.stdout.split(f"Pipeline {SCORING}:")[1]
+    assert re.search(r"  ServingBaseline\s+ran .*\n  BatchScorer\s+ran ", scoring)
+    assert f"scored {SPAN_ROWS:,} rows of span 0 with serving version {version}" in scoring
+    assert "no feature over its threshold" in scoring  # the rows it learned from
+    (record,) = _scoring_records(out)
+    assert (record["span"], record["serving_version"]) == (0, version)
+    assert (record["scored_rows"], record["over"]) == (SPAN_ROWS, "")
+    # The scores on the object store are the pushed model's, row for row, as
+    # wide-deep-score computes them on this machine.
+    (scores,) = (out / "bucket" / "kfp-local" / "root" / "BatchScorer").glob("*/scores/scores.csv")
+    model = out / "bucket" / SERVING / version
+    local = tmp_path / "local.csv"
+    command = [str(Path(sys.executable).parent / "wide-deep-score"), str(out / "bucket" /
+               "kfp-local" / "data" / "span-0"), str(local), "--model", str(model),
+               "--output-dir", str(tmp_path)]  # fmt: skip
+    assert subprocess.run(command, capture_output=True, check=False).returncode == 0
+    with scores.open() as a, local.open() as b:
+        on_kubeflow, here = list(csv.DictReader(a)), list(csv.DictReader(b))
+    assert len(on_kubeflow) == len(here) == SPAN_ROWS
+    key = "tip_probability"
+    differences = [
+        abs(float(x[key]) - float(y[key])) for x, y in zip(on_kubeflow, here, strict=True)
+    ]
+    assert max(differences) < 1e-6
+
+
+def test_a_scoring_run_of_rows_without_a_feature_names_the_column_file_task_and_log(
+    runs, next_span, tmp_path
+):
+    out, *_ = runs
+    before = _scoring_records(out)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    with SHIPPED_CSV.open(newline="") as src:
+        rows = [row for _, row in zip(range(100), csv.DictReader(src), strict=False)]
+    with (bad / "taxi.csv").open("w", newline="") as dst:
+        writer = csv.DictWriter(dst, [c for c in rows[0] if c != "fare"], extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    result = _harness(bad, out, "--only", "scoring")
+    assert result.returncode == 1, result.stdout + result.stderr
+    log = out / "logs" / "scoring" / f"{node_ids.BATCH_SCORER}.log"
+    (error,) = result.stderr.strip().splitlines()
+    assert error == f"error: {node_ids.BATCH_SCORER} failed (exit 1): see {log}"
+    # The file by its name on the object store, not the step's local copy of it.
+    assert "s3://mlpipeline/kfp-local/data/taxi.csv: no column 'fare'" in log.read_text()
+    assert f"FAILED in {node_ids.BATCH_SCORER}" in result.stdout
+    assert _scoring_records(out) == before  # nothing recorded as scored

@@ -336,3 +336,36 @@ def test_the_console_gets_one_line_and_the_library_chatter_goes_to_the_log(tmp_p
     assert result.stdout == f"compiled taxi-wide-deep to {output} (image {IMAGE})\n"
     assert result.stderr == ""
     assert "tensorflow" in (tmp_path / "pipeline.log").read_text()
+
+
+def test_the_scoring_package_scores_a_span_with_the_serving_model(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # its default name, beside the training package's
+    assert kubeflow_runner.main(["--image", IMAGE, *ROOTS, *MINIO, "--scoring"]) == 0
+    spec, platform = yaml.safe_load_all((tmp_path / "scoring.yaml").read_text())
+    assert spec["pipelineInfo"]["name"] == "taxi-wide-deep-scoring"
+    assert backend_rules.upload_problems(spec) == []
+    assert backend_rules.compile_problems(spec) == []
+    assert backend_rules.run_parameter_problems(spec, {}) == []
+    declared = spec["root"]["inputDefinitions"]["parameters"]
+    assert {k: v["defaultValue"] for k, v in declared.items()} == {
+        node_ids.DATA_ROOT: DATA,
+        node_ids.SPAN: spans.LATEST_TEXT,
+    }
+    tasks = spec["root"]["dag"]["tasks"]
+    assert set(tasks) == {node_ids.SERVING_BASELINE, node_ids.BATCH_SCORER}
+    assert tasks[node_ids.BATCH_SCORER]["dependentTasks"] == [node_ids.SERVING_BASELINE]
+    # Both read what is not among their inputs: the serving folder, the span's files.
+    assert {t.get("cachingOptions", {}).get("enableCache", False) for t in tasks.values()} == {
+        False
+    }
+    outputs = spec["components"][node_ids.BATCH_SCORER]["outputDefinitions"]["artifacts"]
+    # Custom types go by the title of their instance schema: TFX's entry point imports it.
+    titles = {n: yaml.safe_load(o["artifactType"]["instanceSchema"])["title"] for n, o in
+              outputs.items()}  # fmt: skip
+    assert titles == {"scores": "wide_deep.Scores", "skew_report": "wide_deep.ScoringSkew"}
+    for name, executor in _executors(spec).items():
+        assert executor["container"]["command"] == list(KFP_COMMAND), name
+        assert {"name": "AWS_ENDPOINT_URL", "value": MINIO[1]} in executor["container"]["env"]
+    assert set(platform["platforms"]["kubernetes"]["deploymentSpec"]["executors"]) == {
+        spec["components"][t["componentRef"]["name"]]["executorLabel"] for t in tasks.values()
+    }

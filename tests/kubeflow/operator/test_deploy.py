@@ -332,3 +332,22 @@ def test_ctrl_c_while_waiting_exits_130_and_the_run_keeps_going(kfp_api, tmp_pat
     assert f"stopped waiting; the run keeps going: {kfp_api.url}/#/runs/details/{run_id}" in err
     assert f"{node_ids.EXAMPLE_GEN}" in out and "Traceback" not in err
     assert not kfp_api.calls_to("POST", r".*:terminate")  # nobody stopped the run
+
+
+def test_the_scoring_pipeline_is_its_own_pipeline_scheduled_beside_training(
+    deploy, kfp_api, capfd
+):
+    scoring = f"{PIPELINE}-scoring"
+    assert deploy("--endpoint", kfp_api.url, "--schedule", "0 6 * * *") == commands.EXIT_OK
+    assert deploy("--scoring", "--endpoint", kfp_api.url, "--schedule", "0 7 * * *") == 0
+    pipelines = kfp_api.calls_to("POST", r"/apis/v2beta1/pipelines$")
+    assert [c.body["display_name"] for c in pipelines] == [PIPELINE, scoring]
+    out = capfd.readouterr().out
+    assert f"compiled {scoring} to " in out and f"of {scoring}: uploaded" in out
+    # One schedule each: replacing the scoring pipeline's leaves training's.
+    assert len(kfp_api.recurring_runs) == 2
+    assert kubeflow_runner.main(["--endpoint", kfp_api.url, "--scoring", "--unschedule"]) == 0
+    assert f"removed 1 recurring run(s) named {scoring}" in capfd.readouterr().out
+    (left,) = kfp_api.recurring_runs.values()
+    assert left.display_name == PIPELINE
+    assert kfp_api.violations == []
