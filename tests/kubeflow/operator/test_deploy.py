@@ -334,9 +334,7 @@ def test_ctrl_c_while_waiting_exits_130_and_the_run_keeps_going(kfp_api, tmp_pat
     assert not kfp_api.calls_to("POST", r".*:terminate")  # nobody stopped the run
 
 
-def test_the_scoring_pipeline_is_its_own_pipeline_scheduled_beside_training(
-    deploy, kfp_api, capfd
-):
+def test_the_scoring_pipeline_is_its_own_pipeline_scheduled_beside_training(deploy, kfp_api, capfd):
     scoring = f"{PIPELINE}-scoring"
     assert deploy("--endpoint", kfp_api.url, "--schedule", "0 6 * * *") == commands.EXIT_OK
     assert deploy("--scoring", "--endpoint", kfp_api.url, "--schedule", "0 7 * * *") == 0
