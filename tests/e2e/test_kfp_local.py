@@ -275,7 +275,7 @@ def _scoring_records(out: Path) -> list[dict[str, object]]:
 
 
 def test_the_scoring_package_scores_the_span_with_the_model_the_first_run_pushed(runs, tmp_path):
-    out, first, summary, *_ = runs
+    out, first, summary, _, data = runs
     version = summary["pushed_model_path"].rsplit("/", 1)[1]
     scoring = first.stdout.split(f"Pipeline {SCORING}:")[1]
     assert re.search(r"  ServingBaseline\s+ran .*\n  BatchScorer\s+ran ", scoring)
@@ -289,10 +289,10 @@ def test_the_scoring_package_scores_the_span_with_the_model_the_first_run_pushed
     (scores,) = (out / "bucket" / "kfp-local" / "root" / "BatchScorer").glob("*/scores/scores.csv")
     model = out / "bucket" / SERVING / version
     local = tmp_path / "local.csv"
-    command = [str(Path(sys.executable).parent / "wide-deep-score"), str(out / "bucket" /
-               "kfp-local" / "data" / "span-0"), str(local), "--model", str(model),
-               "--output-dir", str(tmp_path)]  # fmt: skip
-    assert subprocess.run(command, capture_output=True, check=False).returncode == 0
+    command = [str(Path(sys.executable).parent / "wide-deep-score"), str(data / "span-0"),
+               str(local), "--model", str(model), "--output-dir", str(tmp_path)]  # fmt: skip
+    scored_here = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert scored_here.returncode == 0, scored_here.stderr
     with scores.open() as a, local.open() as b:
         on_kubeflow, here = list(csv.DictReader(a)), list(csv.DictReader(b))
     assert len(on_kubeflow) == len(here) == SPAN_ROWS
