@@ -85,6 +85,18 @@ def _land_span(root: Path, span: int, rows: int) -> None:
         writer.writerows(table)
 
 
+def _without_fare(root: Path, rows: int) -> Path:
+    """A flat data root of the shipped sample's first ``rows`` rows, its fare column dropped."""
+    root.mkdir()
+    with SHIPPED_CSV.open(newline="") as src:
+        table = [row for _, row in zip(range(rows), csv.DictReader(src), strict=False)]
+    with (root / "taxi.csv").open("w", newline="") as dst:
+        writer = csv.DictWriter(dst, [c for c in table[0] if c != "fare"], extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(table)
+    return root
+
+
 @pytest.fixture(scope="module")
 def runs(
     tmp_path_factory,
@@ -237,15 +249,7 @@ def test_the_reports_say_what_the_blessings_say(runs, next_span):
 def test_a_task_that_fails_is_named_with_its_log_and_nothing_is_pushed(runs, next_span, tmp_path):
     out, *_ = runs
     before = _served(out)
-    bad = tmp_path / "bad"
-    bad.mkdir()
-    with SHIPPED_CSV.open(newline="") as src:
-        rows = [row for _, row in zip(range(2000), csv.DictReader(src), strict=False)]
-    with (bad / "taxi.csv").open("w", newline="") as dst:
-        writer = csv.DictWriter(dst, [c for c in rows[0] if c != "fare"], extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
-    result = _harness(bad, out)
+    result = _harness(_without_fare(tmp_path / "bad", 2000), out)
     assert result.returncode == 1, result.stdout + result.stderr
     (error,) = result.stderr.strip().splitlines()
     log = out / "logs" / f"{node_ids.EXAMPLE_VALIDATOR}.log"
@@ -308,15 +312,7 @@ def test_a_scoring_run_of_rows_without_a_feature_names_the_column_file_task_and_
 ):
     out, *_ = runs
     before = _scoring_records(out)
-    bad = tmp_path / "bad"
-    bad.mkdir()
-    with SHIPPED_CSV.open(newline="") as src:
-        rows = [row for _, row in zip(range(100), csv.DictReader(src), strict=False)]
-    with (bad / "taxi.csv").open("w", newline="") as dst:
-        writer = csv.DictWriter(dst, [c for c in rows[0] if c != "fare"], extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
-    result = _harness(bad, out, "--only", "scoring")
+    result = _harness(_without_fare(tmp_path / "bad", 100), out, "--only", "scoring")
     assert result.returncode == 1, result.stdout + result.stderr
     log = out / "logs" / "scoring" / f"{node_ids.BATCH_SCORER}.log"
     (error,) = result.stderr.strip().splitlines()
