@@ -3,6 +3,7 @@
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,11 +24,21 @@ from pipeline_ops.session.period import Repeat
 _DEFAULT_PIPELINE = datasets.load(datasets.DEFAULT).pipeline_name
 
 
-def _config(flags: list[str], input_bytes: int, flat: bool) -> PipelineConfig:
-    args = local_runner.parse_args(flags)
-    paths = local_runner.run_paths(args)
-    sizes = split_sizes.choose(paths.output_dir, input_bytes, args.resplit)
-    return local_runner.build_config(args, paths, input_bytes, flat, sizes)
+@pytest.fixture
+def config_of(tmp_path) -> Callable[[list[str], int, bool], PipelineConfig]:
+    """The config local_runner builds for ``flags``, with an output dir of the test's own.
+
+    The checkout's ``outputs/`` may hold the split sizes a run there kept, which a
+    config built on it would take.
+    """
+
+    def build(flags: list[str], input_bytes: int, flat: bool) -> PipelineConfig:
+        args = local_runner.parse_args([*flags, "--output-dir", str(tmp_path / "out")])
+        paths = local_runner.run_paths(args)
+        sizes = split_sizes.choose(paths.output_dir, input_bytes, args.resplit)
+        return local_runner.build_config(args, paths, input_bytes, flat, sizes)
+
+    return build
 
 
 def test_an_empty_data_root_is_waited_for_not_refused(tmp_path, capsys):
@@ -87,9 +98,9 @@ def test_non_positive_steps_are_bad_input(tmp_path, capsys, small_data_root):
     ],
     ids=["small-in-process", "large-multi-process", "flags-win"],
 )
-def test_beam_arguments_by_data_size_or_flags(flags, input_bytes, expected, monkeypatch):
+def test_beam_arguments_by_data_size_or_flags(flags, input_bytes, expected, monkeypatch, config_of):
     monkeypatch.setattr(local_runner.os, "cpu_count", lambda: 4)
-    config = _config(flags, input_bytes, flat=True)
+    config = config_of(flags, input_bytes, True)
     assert len(config.beam_pipeline_args) == len(expected)
     for arg, start in zip(config.beam_pipeline_args, expected, strict=True):
         assert arg.startswith(start)
@@ -97,8 +108,10 @@ def test_beam_arguments_by_data_size_or_flags(flags, input_bytes, expected, monk
         assert config.beam_pipeline_args[-1] == "--direct_num_workers=4"
 
 
-def test_hyperparameters_from_the_command_line(small_data_root):
-    config = _config(["--hparam", "dropout=0.25", "--hparam", "hidden_units=[64, 32]"], 1000, True)
+def test_hyperparameters_from_the_command_line(small_data_root, config_of):
+    config = config_of(
+        ["--hparam", "dropout=0.25", "--hparam", "hidden_units=[64, 32]"], 1000, True
+    )
     assert config.hparams.dropout == 0.25 and config.hparams.hidden_units == (64, 32)
 
 
@@ -107,8 +120,10 @@ def test_hyperparameters_from_the_command_line(small_data_root):
     [([], False, True), (["--cold-start"], False, False), ([], True, False)],
     ids=["spans", "spans-cold-start", "flat-root"],
 )
-def test_the_trainer_takes_the_serving_model_only_where_older_spans_can_serve(flags, flat, warm):
-    config = _config(flags, 1000, flat=flat)
+def test_the_trainer_takes_the_serving_model_only_where_older_spans_can_serve(
+    flags, flat, warm, config_of
+):
+    config = config_of(flags, 1000, flat)
     assert config.warm_start is warm
 
 
@@ -131,9 +146,9 @@ def test_bad_hyperparameters_are_bad_input(pair, message, small_data_root, tmp_p
     ids=["sample", "150k-rows", "1.5M-rows"],
 )
 def test_validation_and_test_are_a_fifth_each_but_at_most_about_25k_rows(
-    input_bytes, held_out_share
+    input_bytes, held_out_share, config_of
 ):
-    config = _config([], input_bytes, flat=True)
+    config = config_of([], input_bytes, True)
     buckets = dict(config.split_buckets)
     assert list(buckets) == ["train", "validation", "test"]
     total = sum(buckets.values())
@@ -166,8 +181,8 @@ def test_the_review_hint_names_the_store_and_run_but_no_password(store):
 
 
 @pytest.mark.parametrize(("flags", "on"), [([], False), (["--analyzer-cache"], True)])
-def test_transforms_analyzer_cache_is_turned_on_by_its_flag(flags, on):
-    config = _config(flags, 1000, flat=False)
+def test_transforms_analyzer_cache_is_turned_on_by_its_flag(flags, on, config_of):
+    config = config_of(flags, 1000, False)
     assert config.transform_cache is on
 
 
