@@ -98,11 +98,18 @@ def review_of_run(
 
 
 def _scorings(store: metadata_store.MetadataStore, run: PipelineRun) -> list[Scoring]:
-    """The newest scoring runs with the model ``run`` pushed, newest first."""
+    """The newest scoring runs with the model ``run`` left serving, newest first.
+
+    A run that blessed the model already serving copied nothing, yet that model is the one
+    it vouches for: its scorings are found by where it serves, as ``wide-deep-score``
+    recorded them (linked to the first PushedModel with that destination).
+    """
     from review.records import Scoring
 
     pushed = run.output(node_ids.PUSHER, "pushed_model")
-    if pushed is None or not _pushed_new(run):
+    destination = outcome_of(None, pushed).pushed_to if pushed is not None else None
+    first = scoring_runs.pushed_model_of(store, destination) if destination else None
+    if first is None:
         return []
     return [
         Scoring(
@@ -111,7 +118,7 @@ def _scorings(store: metadata_store.MetadataStore, run: PipelineRun) -> list[Sco
             found.scored_rows,
             found.over,
         )
-        for found in scoring_runs.scoring_runs(store, pushed)
+        for found in scoring_runs.scoring_runs(store, first)
     ]
 
 

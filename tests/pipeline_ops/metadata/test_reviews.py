@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import shutil
 
 import pytest
 
 from pipeline_def.metadata_stores import SqliteMetadata
+from pipeline_ops.metadata import scoring_runs
 from pipeline_ops.metadata.reviews import NoEvaluationError, review_of_run
 from pipeline_ops.metadata.runs import find_run
 from pipeline_ops.metadata.store import open_store
@@ -58,3 +60,23 @@ def test_the_terminal_table_shows_the_short_headings(recorded_runs, run_of):
         "label",
         "predicted",
     ]
+
+
+def test_scorings_of_the_serving_model_show_under_the_run_that_pushed_it_and_its_reblessing(
+    recorded_runs, tmp_path
+):
+    # A copy: the recorded store is shared by the session's tests.
+    shutil.copy(recorded_runs.output_dir / "metadata.sqlite", tmp_path / "metadata.sqlite")
+    store = open_store(SqliteMetadata(str(tmp_path / "metadata.sqlite")))
+    good = find_run(store, "taxi-wide-deep", recorded_runs.good)
+    serving = review_of_run(good).push.destination
+    report = {"scored_rows": 12, "over": ["fare"]}
+    scoring_runs.record(store, serving, ("in.csv", "out.csv"), report, str(tmp_path))
+    shown = {
+        name: review_of_run(find_run(store, "taxi-wide-deep", getattr(recorded_runs, name)),
+                            store=store).scorings
+        for name in ("good", "rerun", "worse")
+    }  # fmt: skip
+    assert [(s.input, s.rows, s.skewed) for s in shown["good"]] == [("in.csv", 12, ("fare",))]
+    assert shown["rerun"] == shown["good"]  # blessed again, copied nothing: still serving
+    assert shown["worse"] == []  # pushed nothing
