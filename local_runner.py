@@ -34,7 +34,13 @@ from data_layout.spans import SpanNotReady, Window
 from pipeline_def.config import PipelineConfig
 from pipeline_def.project_paths import data_root_of, output_dir_for
 from pipeline_ops.cli.run_options import add_run_options, run_settings
-from pipeline_ops.cli.scaffold import add_store_options, bad_input, execute, parser_for
+from pipeline_ops.cli.scaffold import (
+    add_beam_option,
+    add_store_options,
+    bad_input,
+    execute,
+    parser_for,
+)
 from pipeline_ops.commands import EXIT_OK, RUN, add_detailed_exitcode, verdict_exit_code
 from pipeline_ops.metadata.store import metadata_for
 from pipeline_ops.session import split_sizes
@@ -58,13 +64,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     add_store_options(parser)
     parser.add_argument("--eval-steps", type=int, default=PipelineConfig.eval_steps)
-    parser.add_argument(
-        "--beam-arg",
-        action="append",
-        default=None,
-        metavar="ARG",
-        help="a Beam pipeline argument for every Beam component (repeat the flag); "
-        "default: in-process for small data, one worker process per core for large",
+    add_beam_option(
+        parser,
+        "every Beam component",
+        "in-process for small data, one worker process per core for large",
     )
     add_detailed_exitcode(parser)
     parser.add_argument(

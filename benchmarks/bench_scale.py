@@ -66,6 +66,9 @@ def _rss_mib(pid: int) -> float:
 class PeakMemory(threading.Thread):
     """Samples the RSS of a process and its descendants; the largest single process.
 
+    ``peak_total_mib`` is the largest sum over the tree at one sample (shared pages counted
+    in each process: an upper bound), for work spread over worker processes.
+
     ``take()`` returns the peak since the previous ``take()``: the runner prints a
     component's line when it finishes and runs components one at a time, so the
     peak between two lines is that component's.
@@ -74,14 +77,17 @@ class PeakMemory(threading.Thread):
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
         self.pid, self.peak_mib, self.stopped = pid, 0.0, threading.Event()
+        self.peak_total_mib = 0.0
         self._since_take, self._lock = 0.0, threading.Lock()
 
     def run(self) -> None:
         """Sample every 0.2 s until stopped."""
         while not self.stopped.wait(0.2):
-            largest = max((_rss_mib(pid) for pid in _children(self.pid)), default=0.0)
+            each = [_rss_mib(pid) for pid in _children(self.pid)]
+            largest = max(each, default=0.0)
             with self._lock:
                 self.peak_mib = max(self.peak_mib, largest)
+                self.peak_total_mib = max(self.peak_total_mib, sum(each))
                 self._since_take = max(self._since_take, largest)
 
     def take(self) -> float:

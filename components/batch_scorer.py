@@ -28,7 +28,6 @@ from tfx.v1.dsl.components import InputArtifact, OutputArtifact, Parameter
 import datasets
 from components.serving_baseline import serving_version
 from data_layout import csv_files, spans
-from data_layout.csv_examples import schema_kinds
 from data_layout.csv_files import CsvFormatError
 from data_layout.properties import SERVING_VERSION
 from scoring import scorer, skew
@@ -103,16 +102,9 @@ def BatchScorer(  # noqa: N802 - TFX names the component after the function
     version = serving_version(model)
     if not version:
         raise ValueError("no model serves yet: run the training pipeline first")
-    declared = datasets.load(dataset)
     number, files = span_files(data_root, span)
     model_dir = path_utils.serving_model_path(model.uri)
-    rows = scorer.Scorer(
-        declared,
-        schema_kinds(datasets.schema_path(dataset)),
-        tuple(c for c in (declared.entity,) if c),
-        THRESHOLD,
-        scorer.serving_default(scorer.Model(model_dir, version), declared.prediction_key),
-    )
+    rows = scorer.ScorerSpec.of(dataset, scorer.Model(model_dir, version), (), THRESHOLD).build()
     sample = skew.RowSample()
     with tempfile.TemporaryDirectory() as copies:
         local = local_copies(files, Path(copies))

@@ -9,6 +9,7 @@ so a table scored on a laptop and a span scored on the cluster go through one co
   curated schema gives it (ExampleGen's encoder), and the cell that cannot be read.
 - ``outputs``: the scored rows written as CSV, Parquet or JSON lines, whole or not at all.
 - ``scorer``: which model, and the loop from blocks to written scores.
+- ``parallel``: a folder scored as a Beam pipeline, a file per work item, in input order.
 - ``skew``: a uniform sample of the scored rows compared with the model's training data,
   by the schema's skew comparators.
 - ``artifacts``: the scoring's record in ML-Metadata, as a TFX artifact type.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,6 +47,7 @@ class ScoresWriter:
         self.partial = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.partial")
         self._writer: Any = None
         self._lines: Any = None
+        self._raw: Any = None  # the parts' bytes, where appended
 
     def write(self, batch: pa.RecordBatch) -> None:
         """Append ``batch``'s rows."""
@@ -62,6 +64,24 @@ class ScoresWriter:
             self._writer = kind(str(self.partial), batch.schema)
         self._writer.write_batch(batch)
 
+    def append(self, part: Path) -> None:
+        """Append the rows of ``part``: scores of this format a worker wrote (one file's).
+
+        CSV and JSON lines are copied as bytes, each CSV part's header left out but the
+        first's, so no value is parsed and written again.
+        """
+        if self.path.suffix == ".parquet":
+            for batch in pq.ParquetFile(part).iter_batches():
+                self.write(batch)
+            return
+        with part.open("rb") as source:
+            if self._raw is None:
+                self.partial.parent.mkdir(parents=True, exist_ok=True)
+                self._raw = self.partial.open("wb")
+            elif self.path.suffix == ".csv":
+                source.readline()
+            shutil.copyfileobj(source, self._raw)
+
     def __enter__(self) -> ScoresWriter:
         """The writer; the output appears at the end of the block, or not at all."""
         return self
@@ -73,7 +93,7 @@ class ScoresWriter:
         trace: TracebackType | None,
     ) -> None:
         """Close; rename into place after success, else remove what was written."""
-        for handle in (self._writer, self._lines):
+        for handle in (self._writer, self._lines, self._raw):
             if handle is not None:
                 handle.close()
         if kind is None and self.partial.exists():

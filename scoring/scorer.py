@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+import datasets
 from data_layout import serving_layout
-from data_layout.csv_examples import ColumnKind, encode_for_model
+from data_layout.csv_examples import ColumnKind, encode_for_model, schema_kinds
 from modules.features import DatasetDeclaration
 from scoring import cells, inputs
 from scoring.outputs import ScoresWriter
@@ -60,6 +61,34 @@ def choose_model(output_dir: Path, asked: str | None) -> Model:
     if (Path(asked) / "saved_model.pb").is_file():
         return Model(asked, asked)
     raise ModelChoiceError(f"--model {asked}: neither a version under {base} nor a SavedModel")
+
+
+@dataclass(frozen=True)
+class ScorerSpec:
+    """What a process needs to build a ``Scorer``: small and picklable (Beam ships it)."""
+
+    dataset: str
+    model: Model
+    keep: tuple[str, ...]  # the dataset's entity column first, where it has one
+    threshold: float
+
+    @classmethod
+    def of(cls, dataset: str, model: Model, keep: Sequence[str], threshold: float) -> ScorerSpec:
+        """The spec scoring with ``model``, keeping the entity column and ``keep``."""
+        entity = datasets.load(dataset).entity
+        return cls(dataset, model, tuple(dict.fromkeys([*([entity] if entity else []), *keep])),
+                   threshold)  # fmt: skip
+
+    def build(self) -> Scorer:
+        """The Scorer, its model loaded."""
+        declared = datasets.load(self.dataset)
+        return Scorer(
+            declared,
+            schema_kinds(datasets.schema_path(self.dataset)),
+            self.keep,
+            self.threshold,
+            serving_default(self.model, declared.prediction_key),
+        )
 
 
 @dataclass

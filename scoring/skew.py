@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -60,8 +61,27 @@ class RowSample:
     def add(self, batch: pa.RecordBatch) -> None:
         """Offer ``batch``'s rows to the sample."""
         self.seen += batch.num_rows
-        if self.rate < 1.0:
-            batch = batch.filter(pa.array(self._random.random(batch.num_rows) < self.rate))
+        self._keep(batch, self.rate)
+
+    def merge(self, other: RowSample) -> None:
+        """Take in ``other``, a sample of other rows: a sample of both, rows kept alike.
+
+        Both are thinned to the lower of the two rates first, so every row either saw
+        is kept with one probability (a folder's files, sampled each by a Beam worker).
+        """
+        rate = min(self.rate, other.rate)
+        if self._rows and rate < self.rate:
+            whole, self._kept, self._rows = self.batch(), [], 0
+            self._keep(whole, rate / self.rate)
+        self.rate = rate
+        self.seen += other.seen
+        if other._rows:
+            self._keep(other.batch(), rate / other.rate)
+
+    def _keep(self, batch: pa.RecordBatch, probability: float) -> None:
+        """Keep each row of ``batch`` with ``probability``; halve the rate while over limit."""
+        if probability < 1.0:
+            batch = batch.filter(pa.array(self._random.random(batch.num_rows) < probability))
         self._kept.append(batch)
         self._rows += batch.num_rows
         while self._rows > self.limit:
@@ -69,6 +89,37 @@ class RowSample:
             self._kept = [whole.filter(pa.array(self._random.random(whole.num_rows) < 0.5))]
             self._rows = self._kept[0].num_rows
             self.rate /= 2
+
+    def save(self, path: Path) -> None:
+        """Write the sample, its rate and the rows seen to ``path`` (Arrow's IPC file).
+
+        Written aside and renamed: a reader of the folder never finds half a sample.
+        """
+        metadata = {b"rate": repr(self.rate).encode(), b"seen": str(self.seen).encode()}
+        table = pa.Table.from_batches(self._kept) if self._kept else pa.table({})
+        table = table.replace_schema_metadata(metadata)
+        partial = path.with_name(f".{path.name}.partial")
+        with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_file(sink, table.schema) as out:
+            out.write_table(table)
+        os.replace(partial, path)
+
+    @staticmethod
+    def seen_in(path: Path) -> int:
+        """The rows seen by the sample ``save`` wrote to ``path``, its rows left unread."""
+        with pa.memory_map(str(path)) as source:
+            return int(pa.ipc.open_file(source).schema.metadata[b"seen"])
+
+    @classmethod
+    def load(cls, path: Path, limit: int = SAMPLE_ROWS) -> RowSample:
+        """The sample ``save`` wrote to ``path``."""
+        with pa.memory_map(str(path)) as source:
+            table = pa.ipc.open_file(source).read_all()
+        sample = cls(limit)
+        sample.rate = float(table.schema.metadata[b"rate"])
+        sample.seen = int(table.schema.metadata[b"seen"])
+        sample._kept = table.to_batches()
+        sample._rows = table.num_rows
+        return sample
 
     def batch(self) -> pa.RecordBatch:
         """The sample as one record batch."""

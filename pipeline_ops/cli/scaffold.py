@@ -62,6 +62,17 @@ def parser_for(name: str, doc: str | None) -> argparse.ArgumentParser:
     return argparse.ArgumentParser(prog=name, description=(doc or "").split("\n\n")[0])
 
 
+def add_beam_option(parser: argparse.ArgumentParser, what: str, default: str) -> None:
+    """--beam-arg: a Beam pipeline argument for ``what``, repeatable; ``default``: without."""
+    parser.add_argument(
+        "--beam-arg",
+        action="append",
+        default=None,
+        metavar="ARG",
+        help=f"a Beam pipeline argument for {what} (repeat the flag); default: {default}",
+    )
+
+
 def add_dataset_option(parser: argparse.ArgumentParser, default: str = datasets.DEFAULT) -> None:
     """--dataset: which declared dataset (datasets/NAME)."""
     parser.add_argument(

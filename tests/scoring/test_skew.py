@@ -42,6 +42,31 @@ def test_a_small_input_is_kept_whole_and_in_order():
     assert sample.batch().column("row").to_pylist() == list(range(1_000))
 
 
+def test_merged_samples_of_two_inputs_keep_every_row_of_both_alike(tmp_path):
+    first, second = RowSample(limit=2_000, seed=1), RowSample(limit=2_000, seed=2)
+    for start in range(0, 60_000, 500):
+        first.add(_batch(start, 500))
+    for start in range(60_000, 70_000, 500):  # a sixth as many rows, so kept at 6 times the rate
+        second.add(_batch(start, 500))
+    assert second.rate > first.rate
+    second.save(tmp_path / "second.arrow")  # as a Beam worker leaves it for the driver
+    first.merge(RowSample.load(tmp_path / "second.arrow", limit=2_000))
+    kept = first.batch().column("row").to_numpy()
+    assert first.seen == 70_000 and 1_000 <= len(kept) <= 2_000
+    assert len(set(kept.tolist())) == len(kept)
+    # Each seventh of all rows, from either input, holds about a seventh of the sample.
+    sevenths = np.bincount(kept // 10_000, minlength=7) / len(kept)
+    assert np.all(np.abs(sevenths - 1 / 7) < 0.03), sevenths
+
+
+def test_a_sample_of_no_rows_merges_as_nothing(tmp_path):
+    sample, empty = RowSample(), RowSample()
+    sample.add(_batch(0, 10))
+    empty.save(tmp_path / "empty.arrow")
+    sample.merge(RowSample.load(tmp_path / "empty.arrow"))
+    assert sample.seen == 10 and sample.batch().column("row").to_pylist() == list(range(10))
+
+
 # Deciles of 0..99 as TFDV's quantile histogram gives them: (low, high, count).
 DECILES = [(10.0 * i, 10.0 * (i + 1), 10.0) for i in range(10)]
 

@@ -127,6 +127,66 @@ def test_a_stopped_scoring_leaves_no_output_and_an_earlier_one_stays(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "s.csv", "span"]
 
 
+TWO_WORKERS = ["--beam-arg=--direct_running_mode=multi_processing",
+               "--beam-arg=--direct_num_workers=2"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("suffix", "workers"), [(".csv", TWO_WORKERS), (".parquet", []), (".jsonl", [])]
+)
+def test_a_folder_scored_by_beam_is_its_files_scored_one_by_one_in_order(
+    output_dir, rows, tmp_path, capsys, suffix, workers
+):
+    folder = tmp_path / "span"
+    folder.mkdir()
+    parts = {"a.csv": rows[:50], "b.csv": [], "c.csv": rows[50:51], "d.csv": rows[51:]}
+    for name, part in parts.items():
+        write_csv(folder / name, part, ["trip_id", *COLUMNS])
+    keep = ("--keep", "trip_id")
+    code, out, err = _score(capsys, folder, tmp_path / f"all{suffix}", "--output-dir",
+                            output_dir, *keep, *workers)  # fmt: skip
+    assert code == commands.EXIT_OK, err
+    assert out.splitlines()[0].startswith("Scoring 4 files as a Beam pipeline (")
+    assert [line.split()[-2] for line in out.splitlines()[1:5]] == [
+        "50",
+        "0",
+        "1",
+        f"{len(rows) - 51}",
+    ]
+    alone = []
+    for name in ("a.csv", "c.csv", "d.csv"):
+        target = tmp_path / f"{name}{suffix}"
+        assert _score(capsys, folder / name, target, "--output-dir", output_dir, *keep)[0] == 0
+        alone.append(target)
+    if suffix == ".parquet":
+        whole = pq.read_table(tmp_path / "all.parquet").to_pydict()
+        assert whole["trip_id"] == [r["trip_id"] for r in rows]
+        assert pq.read_table(alone).to_pydict() == whole
+    else:
+        texts = [t.read_text() for t in alone]
+        if suffix == ".csv":  # one header, the first file's
+            texts[1:] = [t.split("\n", 1)[1] for t in texts[1:]]
+        assert (tmp_path / f"all{suffix}").read_text() == "".join(texts)
+
+
+def test_a_bad_file_a_beam_worker_read_is_named_as_on_one_file(output_dir, rows, tmp_path, capsys):
+    folder = tmp_path / "span"
+    folder.mkdir()
+    bad = [dict(r) for r in rows]
+    bad[6]["trip_miles"] = "far"
+    write_csv(folder / "a.csv", rows, COLUMNS)
+    write_csv(folder / "b.csv", bad, COLUMNS)
+    code, _, err = _score(capsys, folder, tmp_path / "s.csv", "--output-dir", output_dir,
+                          *TWO_WORKERS)  # fmt: skip
+    assert code == commands.EXIT_BAD_INPUT
+    assert err == (
+        f"error: {folder / 'b.csv'}: row 7, column 'trip_miles': 'far' is not a number, "
+        "as the schema reads it\n"
+    )
+    assert _nothing_written(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "span"]  # no parts left
+
+
 @pytest.mark.parametrize(
     ("case", "said"),
     [
@@ -177,3 +237,12 @@ def test_progress_is_a_line_every_30_s_off_a_terminal_and_one_rewritten_on_it():
         "  700,000 rows scored, 11,290 a second",
     ]
     assert terminal.getvalue().count("\r") == len(said) and "\n" not in terminal.getvalue()
+
+
+def test_a_few_files_are_listed_and_many_summed_up_in_a_line(capsys):
+    few = {f"span/{i}.csv": 10 * i for i in range(1, 3)}
+    many = {f"span/{i}.csv": 10 * i for i in range(1, 76)}
+    score.say_files(Scored(30, 1.0, few))
+    assert capsys.readouterr().out == "  span/1.csv  10 rows\n  span/2.csv  20 rows\n"
+    score.say_files(Scored(28_500, 1.0, many))
+    assert capsys.readouterr().out == "  75 files of 10 to 750 rows\n"
