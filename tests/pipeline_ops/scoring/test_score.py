@@ -132,7 +132,9 @@ TWO_WORKERS = ["--beam-arg=--direct_running_mode=multi_processing",
 
 
 @pytest.mark.parametrize(
-    ("suffix", "workers"), [(".csv", TWO_WORKERS), (".parquet", []), (".jsonl", [])]
+    ("suffix", "workers"),
+    # Worker processes each load TensorFlow and the model: seconds, so among the slow tests.
+    [pytest.param(".csv", TWO_WORKERS, marks=pytest.mark.slow), (".parquet", []), (".jsonl", [])],
 )
 def test_a_folder_scored_by_beam_is_its_files_scored_one_by_one_in_order(
     output_dir, rows, tmp_path, capsys, suffix, workers
@@ -169,15 +171,14 @@ def test_a_folder_scored_by_beam_is_its_files_scored_one_by_one_in_order(
         assert (tmp_path / f"all{suffix}").read_text() == "".join(texts)
 
 
-def test_a_bad_file_a_beam_worker_read_is_named_as_on_one_file(output_dir, rows, tmp_path, capsys):
+def test_a_bad_file_of_a_folder_is_named_as_on_one_file(output_dir, rows, tmp_path, capsys):
     folder = tmp_path / "span"
     folder.mkdir()
     bad = [dict(r) for r in rows]
     bad[6]["trip_miles"] = "far"
     write_csv(folder / "a.csv", rows, COLUMNS)
     write_csv(folder / "b.csv", bad, COLUMNS)
-    code, _, err = _score(capsys, folder, tmp_path / "s.csv", "--output-dir", output_dir,
-                          *TWO_WORKERS)  # fmt: skip
+    code, _, err = _score(capsys, folder, tmp_path / "s.csv", "--output-dir", output_dir)
     assert code == commands.EXIT_BAD_INPUT
     assert err == (
         f"error: {folder / 'b.csv'}: row 7, column 'trip_miles': 'far' is not a number, "
