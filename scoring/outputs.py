@@ -71,8 +71,9 @@ class ScoresWriter:
         first's, so no value is parsed and written again.
         """
         if self.path.suffix == ".parquet":
-            for batch in pq.ParquetFile(part).iter_batches():
-                self.write(batch)
+            with pq.ParquetFile(part) as rows:
+                for batch in rows.iter_batches():
+                    self.write(batch)
             return
         with part.open("rb") as source:
             if self._raw is None:

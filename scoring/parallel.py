@@ -1,23 +1,27 @@
 """A folder of files scored as a Beam pipeline: each file a work item, the output in order.
 
-``wide-deep-score`` scores a folder (a span) this way, with the Beam arguments a local run
-would take for that many bytes, or the ``--beam-arg`` ones: BulkInferrer's job on any Beam
-runner, with output people read. Each worker builds the scorer once (the model loads in
-``setup``), scores whole files with the loop the command uses on one file
-(``scorer.score_files``), and writes each file's scores, its row sample and any input error
-to a parts folder beside the output, named by the file's place in the input. The driver
-then appends the parts in input order to the output and merges the samples: a row's place
-and its chance to be in the skew sample do not depend on which worker scored it.
+``wide-deep-score`` scores a folder (a span) this way: in its own process by default, or
+as the ``--beam-arg`` ones say (worker processes, or a Flink or Spark runner whose workers
+read and write the same folders as the command: the inputs, the model and a parts folder
+beside the output, made readable by its user only). Each worker builds the scorer once
+(the model loads in ``setup``), scores whole files with the loop the command uses on one
+file (``scorer.score_files``), and writes each file's scores, its row sample and any input
+error to the parts folder, named by the file's place in the input. The driver then
+appends the parts in input order to the output and merges the samples: a row's place and
+its chance to be in the skew sample do not depend on which worker scored it.
 
 A bad file is said as the command says it on one file (the worker writes the error, the
-driver raises it), not as a worker's traceback, and nothing is written.
+driver raises it), not as a worker's traceback; the files not begun by then are skipped,
+and nothing is written.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,30 +42,37 @@ _SAID = {error.__name__: error for error in (ScoringInputError, CsvFormatError)}
 class _ScoreFile(beam.DoFn):
     """Scores one input file into the parts folder: its scores, sample, or error."""
 
-    def __init__(self, spec: scorer.ScorerSpec, parts: str, suffix: str) -> None:
+    def __init__(self, spec: scorer.ScorerSpec, parts: str, suffix: str, limit: int) -> None:
         super().__init__()
         self.spec = spec
         self.parts = parts
         self.suffix = suffix
+        self.limit = limit  # the driver's sample's bound
         self._scorer: scorer.Scorer | None = None
 
     def setup(self) -> None:
         """Load the model once per worker: it takes seconds."""
         self._scorer = self.spec.build()
 
-    def process(self, item: tuple[int, str]) -> Iterator[int]:
-        """Score file ``item`` (its place in the input, its path); the rows scored."""
+    def process(self, item: tuple[int, str]) -> None:
+        """Score file ``item`` (its place in the input, its path) into the parts folder."""
         index, path = item
-        part = Path(self.parts) / f"{index:05d}"
-        sample = skew.RowSample()
+        parts = Path(self.parts)
+        if any(parts.glob(f"*{ERROR_SUFFIX}")):
+            return  # the run fails on that file: scoring more would be wasted
+        # Seeded by the file: two files' samples are drawn apart.
+        sample = skew.RowSample(self.limit, seed=index)
+        part = parts / f"{index:05d}"
         try:
             with ScoresWriter(part.with_suffix(self.suffix)) as writer:
-                done = scorer.score_files(self._scorer, [Path(path)], writer, _quiet, sample)
+                scorer.score_files(self._scorer, [Path(path)], writer, _quiet, sample)
         except tuple(_SAID.values()) as err:
-            part.with_suffix(ERROR_SUFFIX).write_text(f"{type(err).__name__}\n{err}")
+            # Aside, then renamed: the driver never reads half an error.
+            aside = parts / f".{index:05d}.{uuid.uuid4().hex[:8]}"
+            aside.write_text(f"{type(err).__name__}\n{err}")
+            os.replace(aside, part.with_suffix(ERROR_SUFFIX))
             return
         sample.save(part.with_suffix(SAMPLE_SUFFIX))
-        yield done.rows
 
 
 def _quiet(_: scorer.Scored) -> None:
@@ -112,7 +123,7 @@ def score_folder(
                 | "Files" >> beam.Create([(i, str(path)) for i, path in enumerate(files)])
                 # Apart from their creation, so that each worker takes files of its own.
                 | "Spread" >> beam.Reshuffle()
-                | "Score" >> beam.ParDo(_ScoreFile(spec, parts, writer.path.suffix))
+                | "Score" >> beam.ParDo(_ScoreFile(spec, parts, writer.path.suffix, sample.limit))
             )
         done = _gather(Path(parts), files, writer, sample)
     done.seconds = time.monotonic() - started

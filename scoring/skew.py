@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,8 @@ class RowSample:
         metadata = {b"rate": repr(self.rate).encode(), b"seen": str(self.seen).encode()}
         table = pa.Table.from_batches(self._kept) if self._kept else pa.table({})
         table = table.replace_schema_metadata(metadata)
-        partial = path.with_name(f".{path.name}.partial")
+        # Unique: a runner may run two attempts at one file side by side.
+        partial = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.partial")
         with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_file(sink, table.schema) as out:
             out.write_table(table)
         os.replace(partial, path)

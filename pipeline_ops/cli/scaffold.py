@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -71,6 +71,23 @@ def add_beam_option(parser: argparse.ArgumentParser, what: str, default: str) ->
         metavar="ARG",
         help=f"a Beam pipeline argument for {what} (repeat the flag); default: {default}",
     )
+
+
+class BeamArgsError(ValueError):
+    """A --beam-arg that Beam does not know (Beam would drop it with a warning)."""
+
+
+def checked_beam_args(flags: Sequence[str]) -> tuple[str, ...]:
+    """``flags`` if Beam knows each of them; BeamArgsError naming those it does not."""
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    options = PipelineOptions(list(flags))
+    unknown = set(options.get_all_options(retain_unknown_options=True))
+    unknown -= set(options.get_all_options())
+    if unknown:
+        names = ", ".join(f"--{name}" for name in sorted(unknown))
+        raise BeamArgsError(f"--beam-arg: Beam knows no option {names}")
+    return tuple(flags)
 
 
 def add_dataset_option(parser: argparse.ArgumentParser, default: str = datasets.DEFAULT) -> None:

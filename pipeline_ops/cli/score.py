@@ -135,8 +135,8 @@ def _score(
     from scoring import parallel, scorer
 
     progress = Progress(sys.stderr)
+    beam_args = scaffold.checked_beam_args(args.beam_arg or ())  # refused on a file too
     if args.input.is_dir():
-        beam_args = tuple(args.beam_arg or ())
         where = " ".join(beam_args) or "in this process"
         print(f"Scoring {len(files)} files as a Beam pipeline ({where})", flush=True)
         done = parallel.score_folder(spec, files, writer, sample, beam_args, progress)
@@ -182,7 +182,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body() -> int:
         from scoring import inputs, outputs, scorer
 
-        refused = (inputs.ScoringInputError, scorer.ModelChoiceError, outputs.OutputPathError)
+        refused = (
+            inputs.ScoringInputError,
+            scorer.ModelChoiceError,
+            outputs.OutputPathError,
+            scaffold.BeamArgsError,
+        )
         with scaffold.bad_input(*refused, CsvFormatError, datasets.UnknownDatasetError):
             return score(args)
 

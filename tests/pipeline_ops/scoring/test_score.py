@@ -197,6 +197,7 @@ def test_a_bad_file_of_a_folder_is_named_as_on_one_file(output_dir, rows, tmp_pa
         ("a folder as output", "is a folder: name a file ending in .csv, .parquet, .jsonl"),
         ("nothing serves", "no serving model under "),
         ("the input as output", "rows.csv is an input: name another file for the scores"),
+        ("a Beam option misspelt", "--beam-arg: Beam knows no option --direct_num_wokers"),
     ],
 )
 def test_each_bad_input_is_one_line_and_exit_2(output_dir, rows, tmp_path, capsys, case, said):
@@ -212,6 +213,8 @@ def test_each_bad_input_is_one_line_and_exit_2(output_dir, rows, tmp_path, capsy
         argv[1] = tmp_path
     elif case == "the input as output":
         argv[1] = table
+    elif case == "a Beam option misspelt":
+        argv += ["--beam-arg=--direct_num_wokers=2"]
     else:
         shutil.rmtree(output_dir / "serving")
     code, _, err = _score(capsys, *argv)
