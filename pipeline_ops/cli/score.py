@@ -138,7 +138,8 @@ def _score(
     beam_args = scaffold.checked_beam_args(args.beam_arg or ())  # refused on a file too
     if args.input.is_dir():
         where = " ".join(beam_args) or "in this process"
-        print(f"Scoring {len(files)} files as a Beam pipeline ({where})", flush=True)
+        count = f"{len(files)} file{'s' if len(files) > 1 else ''}"
+        print(f"Scoring {count} as a Beam pipeline ({where})", flush=True)
         done = parallel.score_folder(spec, files, writer, sample, beam_args, progress)
     else:
         done = scorer.score_files(spec.build(), files, writer, progress, sample)
