@@ -84,19 +84,26 @@ def test_a_missing_feature_column_names_it_and_the_file_and_writes_nothing(
     assert _nothing_written(tmp_path)
 
 
-def test_a_cell_that_is_not_its_columns_kind_names_the_row_and_column(
-    output_dir, rows, tmp_path, capsys
+@pytest.mark.parametrize("in_folder", [False, True], ids=["a file", "a folder's second file"])
+def test_a_cell_that_is_not_its_columns_kind_names_the_file_row_and_column(
+    output_dir, rows, tmp_path, capsys, in_folder
 ):
     bad = [dict(r) for r in rows]
     bad[41]["trip_start_hour"] = "noon"
-    table = write_csv(tmp_path / "rows.csv", bad, COLUMNS)
-    code, _, err = _score(capsys, table, tmp_path / "s.csv", "--output-dir", output_dir)
+    folder = tmp_path / "span"
+    folder.mkdir()
+    if in_folder:  # scored as a Beam pipeline: the worker's error is said as the file's
+        write_csv(folder / "a.csv", rows, COLUMNS)
+    table = write_csv(folder / "b.csv", bad, COLUMNS)
+    source = folder if in_folder else table
+    code, _, err = _score(capsys, source, tmp_path / "s.csv", "--output-dir", output_dir)
     assert code == commands.EXIT_BAD_INPUT
     assert err == (
         f"error: {table}: row 42, column 'trip_start_hour': 'noon' is not an integer, "
         "as the schema reads it\n"
     )
     assert _nothing_written(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "span"]  # no parts left
 
 
 def test_a_whole_float_in_an_integer_column_reads_as_training_reads_it(
@@ -169,23 +176,6 @@ def test_a_folder_scored_by_beam_is_its_files_scored_one_by_one_in_order(
         if suffix == ".csv":  # one header, the first file's
             texts[1:] = [t.split("\n", 1)[1] for t in texts[1:]]
         assert (tmp_path / f"all{suffix}").read_text() == "".join(texts)
-
-
-def test_a_bad_file_of_a_folder_is_named_as_on_one_file(output_dir, rows, tmp_path, capsys):
-    folder = tmp_path / "span"
-    folder.mkdir()
-    bad = [dict(r) for r in rows]
-    bad[6]["trip_miles"] = "far"
-    write_csv(folder / "a.csv", rows, COLUMNS)
-    write_csv(folder / "b.csv", bad, COLUMNS)
-    code, _, err = _score(capsys, folder, tmp_path / "s.csv", "--output-dir", output_dir)
-    assert code == commands.EXIT_BAD_INPUT
-    assert err == (
-        f"error: {folder / 'b.csv'}: row 7, column 'trip_miles': 'far' is not a number, "
-        "as the schema reads it\n"
-    )
-    assert _nothing_written(tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "span"]  # no parts left
 
 
 @pytest.mark.parametrize(
