@@ -38,7 +38,6 @@ from pipeline_ops.cli.scaffold import (
     add_beam_option,
     add_store_options,
     bad_input,
-    checked_beam_args,
     execute,
     parser_for,
 )
@@ -129,7 +128,6 @@ def build_config(
     beam_args = args.beam_arg
     if beam_args is None:
         beam_args = beam_args_for(input_bytes, os.cpu_count() or 1)
-    checked_beam_args(beam_args)
     settings = run_settings(args)
     return PipelineConfig.resolve(
         **{**settings, "warm_start": settings["warm_start"] and not (flat or sizes.changed)},

@@ -108,18 +108,6 @@ def test_beam_arguments_by_data_size_or_flags(flags, input_bytes, expected, monk
         assert config.beam_pipeline_args[-1] == "--direct_num_workers=4"
 
 
-def test_a_misspelt_beam_option_is_bad_input_not_dropped(tmp_path, capsys, small_data_root):
-    code = local_runner.main(
-        ["--data-root", str(small_data_root), "--output-dir", str(tmp_path / "out"),
-         "--beam-arg=--direct_running_mode=multi_processing", "--beam-arg=--direct_num_wokers=2"]
-    )  # fmt: skip
-    assert code == commands.EXIT_BAD_INPUT
-    assert capsys.readouterr().err == (
-        "error: --beam-arg: Beam knows no option --direct_num_wokers\n"
-    )
-    assert not (tmp_path / "out" / "metadata.sqlite").exists()
-
-
 def test_hyperparameters_from_the_command_line(small_data_root, config_of):
     config = config_of(
         ["--hparam", "dropout=0.25", "--hparam", "hidden_units=[64, 32]"], 1000, True
