@@ -65,6 +65,9 @@ SPLIT_KEY_PROPERTY = "split_keyed_by"
 # On Examples: the period whose newest value the test split holds (``year = 1987``; absent:
 # the test split is hashed like the others).
 TEST_PERIOD_PROPERTY = "test_period"
+# On Examples: the period the validation split holds, the one before the test period's
+# (``year = 1986``; absent: no test period, or no period before it).
+VALIDATION_PERIOD_PROPERTY = "validation_period"
 # On Transform's TransformGraph, when the data root holds spans: the parts of the train
 # split (see TRAIN_PARTS_PROPERTY) whose analysis it read from the analyzer cache, and
 # those it analyzed (JSON object {"read": [...], "analyzed": [...]} of "span-N/split").

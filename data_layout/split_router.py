@@ -4,7 +4,8 @@ TFX's ExampleGen hashes each example's deterministic serialization (or, with
 ``partition_feature_name``, the serialization of one feature) into the splits'
 buckets. This does the same on serialized examples without parsing them, so the
 Arrow ExampleGen writes TFX's splits; and, for a panel's test period (which TFX's
-SplitConfig cannot say), puts the rows of the period's newest value into ``test``.
+SplitConfig cannot say), puts the rows of the period's newest value into ``test``, those
+of the value before it into ``validation`` and the older ones into ``train``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 import tensorflow as tf
 
 from data_layout.csv_files import CsvFormatError
-from data_layout.splits import TEST
+from data_layout.splits import TEST, TRAIN, VALIDATION
 
 
 def _read_varint(data: bytes, start: int) -> tuple[int, int]:
@@ -75,8 +76,10 @@ class SplitRouter:
     (SHA-256 of the deterministic serialization, as TFX hashes them), or those of its
     ``partition`` column's feature, so that all rows of one value share a split;
     without, every example of an input split goes to the split of the same name.
-    With a ``period`` column, an example of its ``newest`` value goes to ``test`` and
-    the others are hashed into the other splits' buckets (``with_newest`` sets it).
+    With a ``period`` column the period decides alone (``with_newest`` sets its values):
+    an example of its ``newest`` value goes to ``test``, of the ``previous`` one to
+    ``validation`` (the model is chosen on how it does a period ahead, where knowing an
+    entity pays), of an older one to ``train``.
     """
 
     def __init__(
@@ -86,15 +89,17 @@ class SplitRouter:
         partition: str = "",
         period: str = "",
         newest: int | str | None = None,
+        previous: int | str | None = None,
     ) -> None:
         self.names = names
         self.buckets = list(buckets or [])
-        self.partition, self.period, self.newest = partition, period, newest
-        if period and TEST not in names:
-            raise ValueError(f"a test period needs a {TEST!r} split, not {names}")
-        self._hashed = [i for i, n in enumerate(names) if not (period and n == TEST)]
-        hashed = [self.buckets[i] for i in self._hashed]
-        self._bounds = list(itertools.accumulate(hashed)) if buckets else None
+        self.partition, self.period = partition, period
+        self.newest, self.previous = newest, previous
+        if period and not {TRAIN, VALIDATION, TEST} <= set(names):
+            raise ValueError(
+                f"a test period needs {TRAIN}, {VALIDATION} and {TEST} splits, not {names}"
+            )
+        self._bounds = list(itertools.accumulate(self.buckets)) if buckets else None
 
     @classmethod
     def of(cls, buckets: Sequence[tuple[str, int]], partition: str = "") -> SplitRouter:
@@ -111,9 +116,9 @@ class SplitRouter:
             if column and column not in names:
                 raise CsvFormatError(f"{path}: no column {column!r}, {role}")
 
-    def with_newest(self, newest: int | str) -> SplitRouter:
-        """The router with its period's newest value."""
-        return SplitRouter(self.names, self.buckets, self.partition, self.period, newest)
+    def with_newest(self, newest: int | str, previous: int | str | None) -> SplitRouter:
+        """The router with its period's newest value and the one before it (None: none)."""
+        return SplitRouter(self.names, self.buckets, self.partition, self.period, newest, previous)
 
     def __call__(self, example: bytes) -> int:
         """The index in ``names`` of the example's split."""
@@ -122,8 +127,11 @@ class SplitRouter:
         if self.period:
             if self.newest is None:
                 raise ValueError("the test period's newest value was never set (with_newest)")
-            if period_value(example, self.period) == self.newest:
-                return self.names.index(TEST)
+            value = period_value(example, self.period)
+            split = (
+                TEST if value == self.newest else VALIDATION if value == self.previous else TRAIN
+            )
+            return self.names.index(split)
         key = partition_key(example, self.partition.encode()) if self.partition else example
         bucket = int(hashlib.sha256(key).hexdigest(), 16) % self._bounds[-1]
-        return self._hashed[bisect.bisect(self._bounds, bucket)]
+        return bisect.bisect(self._bounds, bucket)

@@ -22,19 +22,22 @@ NEWEST_SPAN = "newest_span"
 PREVIOUS_SPAN = "previous_span"
 
 
-def split_lines(keyed_by: str | None, test_period: str | None) -> list[str]:
+def split_lines(
+    keyed_by: str | None, test_period: str | None, validation_period: str | None = None
+) -> list[str]:
     """How the rows were split, in lines for people; none for rows split one by one.
 
     ``keyed_by`` is the column the splits are keyed by (the dataset's entity),
-    ``test_period`` the test split's period as the Examples record it (``year = 1987``).
+    ``test_period`` and ``validation_period`` the splits' periods as the Examples record
+    them (``year = 1987``).
     """
     lines = []
-    if keyed_by and test_period:
-        lines.append(
-            f"train and validation keyed by {keyed_by}: each of its values in one of the two"
-        )
-    elif keyed_by:
+    if keyed_by:
         lines.append(f"splits keyed by {keyed_by}: each of its values in one split")
     if test_period:
-        lines.append(f"test split: the newest period, {test_period}; the others train")
+        lines.append(f"test split: the newest period, {test_period}")
+    if validation_period:
+        lines.append(f"validation split: the period before, {validation_period}")
+    if test_period:
+        lines.append("train: the older periods")
     return lines

@@ -277,6 +277,8 @@ def _header(review: Review) -> str:
         facts.append(("splits keyed by", review.split_key))
     if review.test_period:
         facts.append(("test split", f"the newest period, {review.test_period}"))
+    if review.validation_period:
+        facts.append(("validation split", f"the period before, {review.validation_period}"))
     items = " · ".join(f"{k} <b>{html.escape(v)}</b>" for k, v in facts)
     return f"<h1>{html.escape(review.title)}</h1><p class='run' id='run'>{items}</p>"
 

@@ -390,6 +390,8 @@ class Review:
     split_key: str | None = None
     # The test split's period (``year = 1987``: its newest value); None: hashed.
     test_period: str | None = None
+    # The validation split's period, the one before the test period's; None: none.
+    validation_period: str | None = None
     # The serving check's record (data_layout.properties.serving_check_of); None: none ran.
     serving_check: dict[str, Any] | None = None
     # The newest wide-deep-score runs with the pushed model, newest first.

@@ -32,7 +32,7 @@ def print_review(
     print(f"  {review.title}", file=out)
     print(f"  model     {review.model_uri}", file=out)
     print(f"  baseline  {review.baseline_uri or 'none'}", file=out)
-    for line in split_lines(review.split_key, review.test_period):
+    for line in split_lines(review.split_key, review.test_period, review.validation_period):
         print(f"  {line}", file=out)
     print("", file=out)
     print_verdict(review, out)

@@ -84,8 +84,10 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
             raise
         _refuse_if_changed(read, windowed)
         examples.set_string_custom_property(INPUT_DIGEST_PROPERTY, read.window_digest)
+        # A test period splits by the period alone: each entity has rows in every split.
         examples.set_string_custom_property(
-            SPLIT_KEY_PROPERTY, output_config.split_config.partition_feature_name
+            SPLIT_KEY_PROPERTY,
+            "" if period else output_config.split_config.partition_feature_name,
         )
         examples.span = read.window.span
         examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
@@ -111,10 +113,10 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
                     used = write_split(
                         pipeline, read.root, route_pattern, router, examples.uri, int_columns
                     )
-            record_test_period(examples, used)
+            record_test_period(examples, used, used.previous)
             return
         rows, reused = windowed.encode(self._make_beam_pipeline, int_columns, read.digests)
-        record_test_period(examples, windowed.newest_router(int_columns))
+        record_test_period(examples, windowed.newest_router(), windowed.validation_period())
         _make_splits(examples, windowed.split_names)
         windowed.assemble(examples.uri)
         _record_window(examples, read.window, rows, reused)

@@ -1,4 +1,7 @@
-"""A test period: the newest value of a period column (a year), whose rows are the test split."""
+"""A test period: the newest value of a period column (a year), whose rows are the test split.
+
+The value before it is the validation split's period, the older ones train.
+"""
 
 from __future__ import annotations
 
@@ -16,19 +19,18 @@ from data_layout.csv_examples import (
     read_batches,
 )
 from data_layout.csv_files import CsvFormatError
-from data_layout.properties import (
-    TEST_PERIOD_PROPERTY,
-)
+from data_layout.properties import TEST_PERIOD_PROPERTY, VALIDATION_PERIOD_PROPERTY
 from data_layout.split_router import SplitRouter
 
 
-def newest_period(
+def newest_periods(
     files: Sequence[str], names: list[str], column: str, int_columns: Sequence[str] = ()
-) -> int | str:
-    """The newest value of the period ``column`` in ``files``: largest integer, last text.
+) -> tuple[int | str, int | str | None]:
+    """The two newest values of the period ``column`` in ``files`` (None: one value only).
 
-    Text is compared as written (ISO dates sort so). CsvFormatError where no file has
-    the column, it has no value, or it holds decimals.
+    Newest is the largest integer, or the last text: text is compared as written (ISO
+    dates sort so). CsvFormatError where no file has the column, it has no value, or it
+    holds decimals.
     """
     if column not in names:
         raise CsvFormatError(
@@ -43,7 +45,7 @@ def newest_period(
     if kind is ColumnKind.UNKNOWN:
         raise CsvFormatError(f"{files[0]}: the period column {column!r} holds no value")
     if kind is ColumnKind.STRING:
-        return pc.max(values).as_py()
+        return _two_newest(values)
     if kind is ColumnKind.FLOAT:
         if column not in int_columns:
             raise CsvFormatError(
@@ -52,23 +54,36 @@ def newest_period(
             )
         check_whole(files[0], column, values)
         values = parse_numbers(values, pa.float64())
-    return int(
-        pc.max(parse_numbers(values, pa.int64()) if kind is ColumnKind.INT else values).as_py()
-    )
+    numbers = parse_numbers(values, pa.int64()) if kind is ColumnKind.INT else values
+    newest, previous = _two_newest(numbers)
+    return int(newest), None if previous is None else int(previous)
+
+
+def _two_newest(values: pa.Array) -> tuple[int | str, int | str | None]:
+    """The largest of ``values`` and the next largest distinct one (None: no other)."""
+    distinct = sorted(pc.unique(values).to_pylist())
+    return distinct[-1], distinct[-2] if len(distinct) > 1 else None
 
 
 def with_newest(
     router: SplitRouter, files: Sequence[str], names: list[str], int_columns: Sequence[str]
 ) -> SplitRouter:
-    """``router`` with its test period's newest value in ``files`` (itself: no period)."""
+    """``router`` with its period's two newest values in ``files`` (itself: no period)."""
     if not router.period:
         return router
-    return router.with_newest(newest_period(files, names, router.period, int_columns))
+    return router.with_newest(*newest_periods(files, names, router.period, int_columns))
 
 
-def record_test_period(examples: Any, router: SplitRouter) -> None:
-    """The test split's period on the Examples (``year = 1987``), where a period made it."""
+def record_test_period(examples: Any, router: SplitRouter, validation: int | str | None) -> None:
+    """The test and validation splits' periods on the Examples (``year = 1987``).
+
+    Where a period made them; the validation period is absent where none came before.
+    """
     if router.period:
         examples.set_string_custom_property(
             TEST_PERIOD_PROPERTY, f"{router.period} = {router.newest}"
         )
+        if validation is not None:
+            examples.set_string_custom_property(
+                VALIDATION_PERIOD_PROPERTY, f"{router.period} = {validation}"
+            )

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import apache_beam as beam
+from tfx.dsl.io import fileio
 
 from components.example_gen.periods import with_newest
 from components.example_gen.writing import encode_span
@@ -20,16 +21,14 @@ from data_layout.csv_examples import (
     read_header,
 )
 from data_layout.split_router import SplitRouter
-from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN
+from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN, VALIDATION
 
 
 class WindowedSpans:
     """A window of span folders: each encoded once into the cache, then assembled.
 
-    The run's Examples hold: ``train``, every window span's train rows and the older
-    spans' held-out rows (nothing judges on those) but those keyed by an entity
-    (``train_parts``); ``validation`` and ``test``, the run's span's alone (the period's
-    question is how a model does on current data);
+    The run's Examples hold: ``train``, ``validation`` and ``test`` (``parts`` says which
+    span's rows each holds);
     ``newest_span`` and ``previous_span``, all rows of the run's span and of the one
     before it, for the validator's drift check between periods.
     """
@@ -55,8 +54,10 @@ class WindowedSpans:
         # Set by encode: each span's kinds key, and the spans encoded in this run.
         self.kinds_keys: dict[int, str] = {}
         self.encoded_now: set[int] = set()
-        # The routers the spans were encoded with now (a test period's newest value found).
+        # The routers the spans were encoded with (a test period's newest values found),
+        # and the columns read as integers (set by encode).
         self.routers: dict[int, SplitRouter] = {}
+        self.int_columns: list[str] = []
 
     @property
     def split_names(self) -> list[str]:
@@ -89,6 +90,7 @@ class WindowedSpans:
 
         ``digests`` are the spans' files digests (``spans.read_window``).
         """
+        self.int_columns = int_columns
         self.kinds_keys = {
             span: encoded_spans.encoding_key(digests[span], [], [("int_columns", int_columns)])
             for span in self.files
@@ -99,8 +101,9 @@ class WindowedSpans:
         )
         if self.router.partition:  # another key, other splits: not the cached encoding
             buckets.append(("partition", self.router.partition))
-        if self.router.period:
+        if self.router.period:  # the newest value tests, the one before it validates
             buckets.append(("test_period", self.router.period))
+            buckets.append(("period_splits", "newest test, previous validation, older train"))
         for span, digest in digests.items():
             key = encoded_spans.encoding_key(digest, kinds[span], buckets)
             self.encoded[span] = encoded_spans.lookup(self.cache, span, key)
@@ -168,15 +171,42 @@ class WindowedSpans:
             os.path.join(staging, f"span-{span}") if encoded_spans.encoded_elsewhere(uri) else uri
         )
 
-    def newest_router(self, int_columns: list[str]) -> SplitRouter:
-        """The router of the run's span: its test period's newest value found.
+    def span_router(self, span: int) -> SplitRouter:
+        """The router ``span`` was encoded with: its period's newest values found.
 
-        The one it was encoded with in this run; a span reused from the cache is read.
+        The one it was encoded with in this run; for a span reused from the cache, read.
         """
-        span = self.window.span
-        if span in self.routers:
-            return self.routers[span]
-        return with_newest(self.router, self.files[span], self.names, int_columns)
+        if span not in self.routers:
+            self.routers[span] = with_newest(
+                self.router, self.files[span], self.names, self.int_columns
+            )
+        return self.routers[span]
+
+    def newest_router(self) -> SplitRouter:
+        """The router of the run's span: what its test split is."""
+        return self.span_router(self.window.span)
+
+    def validation_period(self) -> int | str | None:
+        """The window's validation period: the newest value before its test period's.
+
+        The run's span's own where it holds one; else (a span of one period) the newest
+        earlier value among the older spans' held-out periods. None: no period, or none
+        before the test period.
+        """
+        if not self.router.period:
+            return None
+        newest = self.newest_router()
+        if newest.previous is not None:
+            return newest.previous
+        older = [
+            value
+            for span in self.window.spans
+            if span != self.window.span
+            for value in (self.span_router(span).newest,
+                          self.span_router(span).previous)
+            if value is not None and value < newest.newest
+        ]  # fmt: skip
+        return max(older, default=None)
 
     def forget(self, span: int) -> None:
         """Drop what this run made of ``span``: its kinds, and its encoding if made now."""
@@ -185,37 +215,68 @@ class WindowedSpans:
         encoding = self.encoded[span].uri if span in self.encoded_now else None
         encoded_spans.forget(self.cache, span, self.kinds_keys[span], encoding)
 
+    def parts(self) -> dict[str, list[tuple[int, str]]]:
+        """Each Examples split (train, validation, test) as the (span, encoded split)s it holds.
+
+        Without a test period: every window span's train rows, and the older spans'
+        held-out rows too, but for those an entity keys (an entity is held out in every
+        span alike, the same hash, and its older rows in train would teach the model the
+        entities the run's span holds out); validation and test the run's span's alone.
+        With one: each part goes by its period (``_period_split``).
+        """
+        found: dict[str, list[tuple[int, str]]] = {name: [] for name in self.router.names}
+        for span in self.window.spans:
+            for split in self.router.names:
+                target = (
+                    self._period_split(span, split)
+                    if self.router.period
+                    else split if span == self.window.span
+                    else TRAIN if split == TRAIN or not self.router.partition
+                    else None
+                )  # fmt: skip
+                if target is not None:
+                    found[target].append((span, split))
+        return found
+
+    def _period_split(self, span: int, split: str) -> str | None:
+        """Where a span's encoded ``split`` goes with a test period (None: nowhere).
+
+        The test period's rows are the run's span's test split, and no older span's rows
+        of that period are learned from; the validation period's rows, from any span,
+        validate; the older periods train.
+        """
+        if split == TRAIN:
+            return TRAIN
+        router = self.span_router(span)
+        value = router.newest if split == TEST else router.previous
+        if value is None:  # a span of one period: its validation part is empty
+            return None
+        if value == self.newest_router().newest:
+            return TEST if span == self.window.span else None
+        if value == self.validation_period():
+            return VALIDATION
+        return TRAIN
+
     def train_parts(self) -> list[dict[str, Any]]:
         """The encoded splits the train split is made of: span, split and encoding key.
 
-        Every window span's train rows, and the older spans' held-out rows too, but for
-        those an entity keys: an entity is held out in every span alike (the same hash),
-        and its older rows in train would teach the model the entities the run's span
-        holds out (a test period's rows are the period's, not an entity's, and join).
         Transform analyzes each part on its own, its analyzer cache keyed by the
         encoding key.
         """
         return [
             {"span": span, "split": split, "key": os.path.basename(self.encoded[span].uri)}
-            for span in self.window.spans
-            for split in self.router.names
-            if split == TRAIN or (span != self.window.span and not self._keyed(split))
+            for span, split in self.parts()[TRAIN]
         ]
-
-    def _keyed(self, split: str) -> bool:
-        """Whether ``split``'s rows were chosen by the entity's hash."""
-        return bool(self.router.partition) and not (self.router.period and split == TEST)
 
     def assemble(self, uri: str) -> None:
         """Copy the window's encoded files into the Examples' splits at ``uri``."""
         split_dir = functools.partial(os.path.join, uri)
+        for target, parts in self.parts().items():
+            fileio.makedirs(split_dir(f"Split-{target}"))
+            for span, split in parts:
+                encoded_spans.copy_into(self.encoded[span], split, split_dir(f"Split-{target}"))
         newest = self.encoded[self.window.span]
-        for part in self.train_parts():
-            encoded = self.encoded[part["span"]]
-            encoded_spans.copy_into(encoded, part["split"], split_dir("Split-train"))
         for split in self.router.names:
-            if split != TRAIN:
-                encoded_spans.copy_into(newest, split, split_dir(f"Split-{split}"))
             encoded_spans.copy_into(newest, split, split_dir(f"Split-{NEWEST_SPAN}"))
             if self.window.previous is not None:
                 encoded_spans.copy_into(

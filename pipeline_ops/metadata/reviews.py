@@ -22,6 +22,7 @@ from data_layout.properties import (
     TUNED_HPARAMS,
     TUNING_SECONDS,
     TUNING_TRIALS,
+    VALIDATION_PERIOD_PROPERTY,
     number_property,
     outcome_of,
     serving_check_of,
@@ -92,6 +93,9 @@ def review_of_run(
         drift=[Drift(**measured) for measured in row.drift_measured],
         split_key=(str_property(examples, SPLIT_KEY_PROPERTY) or None) if examples else None,
         test_period=(str_property(examples, TEST_PERIOD_PROPERTY) or None) if examples else None,
+        validation_period=(str_property(examples, VALIDATION_PERIOD_PROPERTY) or None)
+        if examples
+        else None,
         serving_check=serving_check_of(run.output(node_ids.SERVING_CHECK, "blessing")),
         scorings=_scorings(store, run) if store is not None else [],
     )

@@ -14,6 +14,7 @@ from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 from data_layout.properties import (
     SPLIT_KEY_PROPERTY,
     TEST_PERIOD_PROPERTY,
+    VALIDATION_PERIOD_PROPERTY,
     analyzer_cache_record,
     outcome_of,
     serving_check_of,
@@ -78,6 +79,8 @@ class RunSummary:
     split_keyed_by: str | None = None
     # The test split's period (``year = 1987``: its newest value); None: hashed.
     test_period: str | None = None
+    # The validation split's period, the one before the test period's; None: none.
+    validation_period: str | None = None
     # The train split's parts (span-N/split) Transform read from its analyzer cache and
     # those it analyzed: {"read": [...], "analyzed": [...]}; {} for a flat root.
     analyzer_cache: dict[str, list[str]] = field(default_factory=dict)
@@ -116,6 +119,9 @@ def outcome_fields(
         if examples
         else None,
         "test_period": (str_property(examples, TEST_PERIOD_PROPERTY) or None) if examples else None,
+        "validation_period": (str_property(examples, VALIDATION_PERIOD_PROPERTY) or None)
+        if examples
+        else None,
     }
 
 
@@ -219,7 +225,12 @@ def _data_lines(summary: RunSummary) -> list[str]:
             else ""
         )
         lines.append(f"  span {summary.span}: trained on span(s) {spans} ({rows} rows){reused}")
-    lines.extend(f"  {line}" for line in split_lines(summary.split_keyed_by, summary.test_period))
+    lines.extend(
+        f"  {line}"
+        for line in split_lines(
+            summary.split_keyed_by, summary.test_period, summary.validation_period
+        )
+    )
     if summary.code_changed:
         lines.append(f"  the steps' code changed {summary.code_changed}: its steps ran again")
     if summary.warm_started_from:

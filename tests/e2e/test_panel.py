@@ -6,7 +6,7 @@ the customer is found, keys the splits and is no feature; drafted with --no-enti
 the rows are split one by one and the id is a (hashed) feature, and the test split
 then asks how well a model recognizes customers it trained on. A panel with a period,
 drafted likewise, is run by the compiled Kubeflow spec's own tasks (``kubeflow.harness``):
-its splits are keyed by the person and its test split is the newest year there too.
+its test split is the newest year there too, and its validation split the year before.
 """
 
 from __future__ import annotations
@@ -150,7 +150,9 @@ def _kfp_examples(out: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_on_kubeflow_a_panel_is_keyed_by_the_person_and_tested_on_the_newest_year(tmp_path):
+def test_on_kubeflow_a_panel_is_tested_on_the_newest_year_and_validated_on_the_one_before(
+    tmp_path,
+):
     project = copy_project(tmp_path / "project")
     table = panel(tmp_path / "panel.csv")
     drafted = run_in(
@@ -168,14 +170,15 @@ def test_on_kubeflow_a_panel_is_keyed_by_the_person_and_tested_on_the_newest_yea
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Pipeline panel-wide-deep: run " in run.stdout
     summary = json.loads((out / "run_summary.json").read_text())
-    assert summary["split_keyed_by"] == "person nr", summary
+    # A period splits alone: the person keys nothing.
+    assert summary["split_keyed_by"] is None, summary
     assert summary["test_period"] == f"year = {newest}", summary
-    # The splits the compiled ExampleGen task wrote: the newest year, every person, is
-    # the test split; the other years are keyed by the person into train or validation.
+    assert summary["validation_period"] == f"year = {newest - 1}", summary
+    # The splits the compiled ExampleGen task wrote: the newest year is the test split,
+    # the year before it validation, every person in each; the older years train.
     split = _rows_by_split(_kfp_examples(out))
     assert _values(split[TEST], "year") == {newest}
-    assert len(_values(split[TEST], "person nr")) == PEOPLE
-    assert newest not in _values(split[TRAIN], "year") | _values(split[VALIDATION], "year")
-    train, validation = (_values(split[s], "person nr") for s in (TRAIN, VALIDATION))
-    assert train and validation and not train & validation
-    assert len(train | validation) == PEOPLE
+    assert _values(split[VALIDATION], "year") == {newest - 1}
+    assert max(_values(split[TRAIN], "year")) == newest - 2
+    for rows in split.values():
+        assert len(_values(rows, "person nr")) == PEOPLE

@@ -36,8 +36,12 @@ from data_layout.csv_examples import (
     read_header,
 )
 from data_layout.csv_files import CsvFormatError
-from data_layout.properties import SPLIT_KEY_PROPERTY, TEST_PERIOD_PROPERTY
-from data_layout.splits import TEST
+from data_layout.properties import (
+    SPLIT_KEY_PROPERTY,
+    TEST_PERIOD_PROPERTY,
+    VALIDATION_PERIOD_PROPERTY,
+)
+from data_layout.splits import TEST, TRAIN, VALIDATION
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig
 from pipeline_def.pipeline import create_pipeline
@@ -79,7 +83,9 @@ def _run(
     """
     examples = examples or tfx.types.standard_artifacts.Examples()
     examples.uri = str(out)
-    splits = [("train", 2), ("eval", 1)] + ([(TEST, 1)] if test_period else [])
+    # A test period's splits are the pipeline's names: its previous period validates.
+    held = VALIDATION if test_period else "eval"
+    splits = [("train", 2), (held, 1)] + ([(TEST, 1)] if test_period else [])
     output = tfx.proto.Output(
         split_config=tfx.proto.SplitConfig(
             splits=[tfx.proto.SplitConfig.Split(name=n, hash_buckets=b) for n, b in splits],
@@ -194,17 +200,24 @@ def _column(examples: list[bytes], name: str) -> list[int | str]:
     ],
     ids=["years", "iso-months"],
 )
-def test_a_test_period_puts_its_newest_rows_in_test(periods, newest, tmp_path):
+def test_a_test_period_tests_its_newest_rows_and_validates_on_the_period_before(
+    periods, newest, tmp_path
+):
     root = _panel(tmp_path / "data", periods)
     artifact = tfx.types.standard_artifacts.Examples()
     written = _run(ArrowCsvExecutor(), root, tmp_path / "out", None, "person", artifact, "year")
+    previous = periods[-2] if isinstance(newest, str) else int(periods[-2])
     assert _column(written[TEST], "year") == [newest] * 60
-    earlier = _column(written["train"] + written["eval"], "year")
-    assert newest not in earlier and len(earlier) == 60 * (len(periods) - 1)
-    # The earlier periods still split by person, near their 2:1 buckets.
-    train, held = (set(_column(written[s], "person")) for s in ("train", "eval"))
-    assert not train & held and 25 <= len(train) <= 55
+    assert _column(written[VALIDATION], "year") == [previous] * 60
+    train = _column(written[TRAIN], "year")
+    assert newest not in train and previous not in train and len(train) == 60 * (len(periods) - 2)
+    # Split by the period alone: every person is in all three, as the next period asks.
+    assert {s: set(_column(written[s], "person")) for s in written} == {
+        s: set(range(60)) for s in (TRAIN, VALIDATION, TEST)
+    }
     assert artifact.get_string_custom_property(TEST_PERIOD_PROPERTY) == f"year = {newest}"
+    assert artifact.get_string_custom_property(VALIDATION_PERIOD_PROPERTY) == f"year = {previous}"
+    assert artifact.get_string_custom_property(SPLIT_KEY_PROPERTY) == ""
 
 
 @pytest.mark.parametrize(

@@ -40,6 +40,8 @@ from data_layout.properties import (
     INPUT_DIGEST_PROPERTY,
     REUSED_PROPERTY,
     TEST_PERIOD_PROPERTY,
+    TRAIN_PARTS_PROPERTY,
+    VALIDATION_PERIOD_PROPERTY,
     WINDOW_PROPERTY,
 )
 from pipeline_def.project_paths import sample_csv
@@ -274,30 +276,71 @@ def _months(folder: Path) -> list[int]:
     ]
 
 
-def test_a_test_period_is_each_span_s_own_newest_encoded_or_reused(tmp_path, sample):
-    root, cache = tmp_path / "root", tmp_path / "cache"
+def _period_run(
+    root: Path, cache: Path, out: Path, window: int = 2
+) -> tfx.types.standard_artifacts.Examples:
+    """ExampleGen over ``root``'s spans with ``trip_start_month`` as the test period."""
+    properties = {
+        **_properties(root, cache),
+        TEST_PERIOD_KEY: "trip_start_month",
+        WINDOW_KEY: window,
+    }
+    examples = tfx.types.standard_artifacts.Examples()
+    examples.uri = str(out)
+    ArrowCsvExecutor().Do({}, {keys.EXAMPLES_KEY: [examples]}, properties)
+    return examples
+
+
+def _with_months(sample: tuple[list[str], list[list[str]]], month_of) -> tuple:  # noqa: ANN001
+    """The sample with row ``i``'s month ``month_of(i, month)``."""
     header, rows = sample
     month = header.index("trip_start_month")
+    return header, [
+        [*r[:month], str(month_of(i, int(r[month]))), *r[month + 1 :]] for i, r in enumerate(rows)
+    ]
+
+
+def test_a_test_period_is_each_span_s_own_newest_encoded_or_reused(tmp_path, sample):
+    root, cache = tmp_path / "root", tmp_path / "cache"
     # Span 1 holds later months than span 0: its own newest is the run's test period.
-    shifted = [[*r[:month], str(int(r[month]) % 6 + 1 + 6 * (i >= ROWS)), *r[month + 1 :]]
-               for i, r in enumerate(rows)]  # fmt: skip
+    shifted = _with_months(sample, lambda i, m: m % 6 + 1 + 6 * (i >= ROWS))
     for span in (0, 1):
-        land(root, span, (header, shifted))
-    newest = max(int(r[month]) for r in shifted[ROWS : 2 * ROWS])
-    properties = {**_properties(root, cache), TEST_PERIOD_KEY: "trip_start_month"}
+        land(root, span, shifted)
+    newest = max(int(r[shifted[0].index("trip_start_month")]) for r in shifted[1][ROWS : 2 * ROWS])
     for run in ("encoded", "reused"):
-        examples = tfx.types.standard_artifacts.Examples()
-        examples.uri = str(tmp_path / run)
-        ArrowCsvExecutor().Do({}, {keys.EXAMPLES_KEY: [examples]}, dict(properties))
+        examples = _period_run(root, cache, tmp_path / run)
         assert examples.get_string_custom_property(TEST_PERIOD_PROPERTY) == (
             f"trip_start_month = {newest}"
         )
-        test_months = _months(tmp_path / run / "Split-test")
-        assert test_months and set(test_months) == {newest}
-        # Span 0's newest month (6) was its own test split: an older span's held-out rows
-        # join train, never the run's test.
-        assert 6 in _months(tmp_path / run / "Split-train")
+        assert examples.get_string_custom_property(VALIDATION_PERIOD_PROPERTY) == (
+            f"trip_start_month = {newest - 1}"
+        )
+        assert set(_months(tmp_path / run / "Split-test")) == {newest}
+        assert set(_months(tmp_path / run / "Split-validation")) == {newest - 1}
+        # Span 0's two newest months (6 and 5) were its own test and validation: an older
+        # span's held-out periods join train, never the run's test or validation.
+        assert {5, 6} <= set(_months(tmp_path / run / "Split-train"))
+        assert max(_months(tmp_path / run / "Split-train")) < newest - 1
     assert json.loads(examples.get_string_custom_property(REUSED_PROPERTY)) == [0, 1]
+
+
+def test_spans_of_one_period_validate_on_the_span_before_and_train_on_the_older(tmp_path, sample):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    # One month per span (span N holds month N + 1), as a panel landed a year at a time.
+    monthly = _with_months(sample, lambda i, m: i // ROWS + 1)
+    for span in (0, 1, 2):
+        land(root, span, monthly)
+    examples = _period_run(root, cache, tmp_path / "out", window=3)
+    assert set(_months(tmp_path / "out" / "Split-test")) == {3}
+    assert _months(tmp_path / "out" / "Split-validation") == [2] * ROWS
+    assert _months(tmp_path / "out" / "Split-train") == [1] * ROWS
+    assert examples.get_string_custom_property(VALIDATION_PERIOD_PROPERTY) == (
+        "trip_start_month = 2"
+    )
+    parts = json.loads(examples.get_string_custom_property(TRAIN_PARTS_PROPERTY))
+    assert [(p["span"], p["split"]) for p in parts] == [
+        (0, "train"), (0, "test"), (1, "train"), (2, "train")
+    ]  # fmt: skip
 
 
 def _values(folder: Path, column: str) -> list[int]:

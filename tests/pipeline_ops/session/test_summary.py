@@ -83,8 +83,13 @@ def test_the_summary_says_what_the_splits_are_keyed_by(recorded_runs, summary_of
     assert "splits keyed by" not in plain.getvalue()
     assert summary.test_period is None and "test split" not in plain.getvalue()
     panel = io.StringIO()
-    print_closing(dataclasses.replace(keyed, test_period="year = 1987"), panel)
-    assert "  test split: the newest period, year = 1987; the others train" in panel.getvalue()
+    periods = {"test_period": "year = 1987", "validation_period": "year = 1986"}
+    print_closing(dataclasses.replace(summary, **periods), panel)
+    assert (
+        "  test split: the newest period, year = 1987\n"
+        "  validation split: the period before, year = 1986\n"
+        "  train: the older periods\n"
+    ) in panel.getvalue()
 
 
 def test_the_summary_says_when_the_steps_code_changed_since_the_run_before(
