@@ -42,6 +42,14 @@ class Period:
     rows: int
     periods: int
     why: str
+    # The entities with rows in the newest period, and how many of them have earlier
+    # rows too: a model that learns each entity can use it there.
+    entities: int = 0
+    known: int = 0
+
+    def known_text(self) -> str:
+        """``545 of the 545 entities of the test period have earlier rows``."""
+        return f"{self.known} of the {self.entities} entities of the test period have earlier rows"
 
     def describe(self, table_rows: int) -> str:
         """``the newest year, 1987 (545 rows, 12.5%), of 8 (...)``."""
@@ -85,7 +93,14 @@ def _period(table: Table, column: str, entity: Entity | None, why: str) -> Perio
     low, high = NEWEST_SHARE
     if not low <= counts[newest] / len(values) <= high:
         return f"its newest value {newest} holds {counts[newest]} of {len(values)} rows"
-    return Period(column, newest, counts[newest], len(counts), why)
+    if entity is None:
+        return Period(column, newest, counts[newest], len(counts), why)
+    ids = table.cells[entity.column]
+    tested = {e for e, v in zip(ids, values, strict=True) if v == newest}
+    earlier = {e for e, v in zip(ids, values, strict=True) if v != newest}
+    return Period(
+        column, newest, counts[newest], len(counts), why, len(tested), len(tested & earlier)
+    )
 
 
 def find_period(table: Table, entity: Entity | None, label: str) -> Period | None:

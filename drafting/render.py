@@ -252,7 +252,7 @@ def _entity_lines(entity: Entity | None, period: Period | None) -> list[str]:
     if entity is None:
         return []
     where = (
-        "rows before the test period in one of train and validation"
+        "rows in every split, a period each, so the model may learn each entity"
         if period
         else "rows in one split, so the test split asks about new ones"
     )
@@ -269,7 +269,8 @@ def _period_lines(period: Period | None) -> list[str]:
         return []
     why = (
         f"The test split is the newest {period.column} in the data (here {period.newest}, "
-        f"{period.rows} rows): how a model does on the next period, as production asks."
+        f"{period.rows} rows): how a model does on the next period, as production asks. "
+        f"Validation is the {period.column} before it, and the older ones train."
     )
     return [*_comment(why, "    "), f"    test_period={literal(period.column)},"]
 

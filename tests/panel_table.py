@@ -27,6 +27,7 @@ def panel(path: Path, edit: Callable[[list[list]], list[list]] | None = None) ->
                          "yes" if leave else "no"])  # fmt: skip
     if edit:
         rows = edit(rows)
+    path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["person nr", "year", "age", "income", "left"])
@@ -44,11 +45,14 @@ def draft(tmp_path: Path, table: Path, *flags: str) -> tuple[int, str]:
     return code, source.read_text() if source.exists() else ""
 
 
-def drafted_in_process(tmp_path: Path) -> tuple[str, str]:
-    """The panel drafted by ``draft_dataset.draft`` itself: what it printed, the declaration."""
+def drafted_in_process(tmp_path: Path, **options: str | bool | None) -> tuple[str, str]:
+    """The panel drafted by ``draft_dataset.draft`` itself: what it printed, the declaration.
+
+    ``options`` are the draft's keyword arguments (``test_period=""``, ...).
+    """
     out = io.StringIO()
     folder = draft_dataset.draft(
         "panel", panel(tmp_path / "panel.csv"), "left", "yes",
-        datasets_dir=tmp_path / "ds", data_dir=tmp_path / "data", out=out,
+        datasets_dir=tmp_path / "ds", data_dir=tmp_path / "data", out=out, **options,
     )  # fmt: skip
     return out.getvalue(), (folder / "__init__.py").read_text()

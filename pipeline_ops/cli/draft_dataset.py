@@ -77,13 +77,14 @@ def draft(
     out: TextIO = sys.stdout,
     entity: str | None = None,
     test_period: str | None = None,
-    entity_feature: bool = False,
+    entity_feature: bool | None = None,
 ) -> Path:
     """Check the input, draft the dataset and write it; the declaration's folder.
 
     ``entity`` names the column the rows are of, ``test_period`` the column whose
     newest value is the test split ("": none; None: the draft looks for one); with
-    ``entity_feature`` the entity's column is a feature too. Every check comes before
+    ``entity_feature`` the entity's column is a feature too (None: where a test period's
+    entities have earlier rows). Every check comes before
     anything is written, and the files are written under temporary names first, then
     renamed: bad input leaves nothing behind.
     """
@@ -122,7 +123,8 @@ class _Splits:
 
     entity: Entity | None
     period: Period | None
-    # The entity's column is a feature too (--entity-feature).
+    # The entity's column is a feature too (--entity-feature; by default with a period
+    # whose entities have earlier rows).
     entity_feature: bool
 
     def groups(self, table: Table) -> list[str] | None:
@@ -132,22 +134,44 @@ class _Splits:
     def lines(self, rows: int) -> list[str]:
         """What the draft says of them, a line each."""
         lines = []
-        if self.entity is not None:
+        if self.entity is not None and self.period is not None:
+            # A period splits the rows alone; the entity is what the model may learn.
+            feature = (
+                f"a feature: {self.period.known_text()} (--no-entity-feature declines)"
+                if self.entity_feature
+                else "no feature (--no-entity-feature)"
+            )
+            lines.append(f"entity {self.entity.column}: {self.entity.why}; {feature}")
+        elif self.entity is not None:
             also = "; a feature too (--entity-feature)" if self.entity_feature else ""
             lines.append(f"splits keyed by {self.entity.column}: {self.entity.why}{also}")
         if self.period is not None:
             lines.append(f"test split: {self.period.describe(rows)}")
+            lines.append(
+                f"validation split: the {self.period.column} before it; train: the older ones"
+            )
         return lines
 
 
 def _splits(
-    table: Table, label: str, entity: str | None, test_period: str | None, entity_feature: bool
+    table: Table,
+    label: str,
+    entity: str | None,
+    test_period: str | None,
+    entity_feature: bool | None,
 ) -> _Splits:
-    """The splits the flags ask for, or the draft finds; DraftError where they cannot be."""
+    """The splits the flags ask for, or the draft finds; DraftError where they cannot be.
+
+    Unless told, the entity is a feature where the test period's entities have earlier
+    rows: the model is then chosen on the period before, where knowing them pays.
+    """
     keyed = _entity(table, label, entity)
     if entity_feature and keyed is None:
         raise DraftError(f"{table.path}: --entity-feature, but no entity was found or named")
-    return _Splits(keyed, _period(table, label, test_period, keyed), entity_feature)
+    period = _period(table, label, test_period, keyed)
+    if entity_feature is None:
+        entity_feature = period is not None and period.known > 0
+    return _Splits(keyed, period, entity_feature)
 
 
 def _entity(table: Table, label: str, named: str | None) -> Entity | None:
@@ -287,11 +311,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--no-entity", dest="entity", action="store_const", const="",
         help="the rows are of no entity: split them one by one",
     )  # fmt: skip
-    parser.add_argument(
-        "--entity-feature", action="store_true",
-        help="the entity's column is a feature too: with a test period, the model has "
-        "seen each entity's earlier rows",
+    learns = parser.add_mutually_exclusive_group()
+    learns.add_argument(
+        "--entity-feature", action="store_true", default=None,
+        help="the entity's column is a feature too (default: with a test period whose "
+        "entities have earlier rows)",
     )  # fmt: skip
+    learns.add_argument(
+        "--no-entity-feature", dest="entity_feature", action="store_false",
+        help="the entity's column is no feature, even with a test period",
+    )  # fmt: skip
+    parser.set_defaults(entity_feature=None)  # None: the draft decides
     when = parser.add_mutually_exclusive_group()
     when.add_argument(
         "--test-period", default=None, metavar="COLUMN",

@@ -16,7 +16,7 @@ from pipeline_ops.session.local_run_settings import split_buckets_for
 
 
 def test_the_draft_finds_the_entity_says_why_and_keys_the_splits(tmp_path):
-    printed, source = drafted_in_process(tmp_path)
+    printed, source = drafted_in_process(tmp_path, test_period="")
     assert (
         "  splits keyed by person nr: 150 values over 900 rows, 6.0 each; its name says it "
         "identifies" in printed.splitlines()
@@ -25,6 +25,21 @@ def test_the_draft_finds_the_entity_says_why_and_keys_the_splits(tmp_path):
     # The id is no feature; the age repeats too, but is a quantity and stays one.
     assert '"person nr": "the entity (' in source
     assert 'Numeric("age"' in source or 'IntegerRange("age"' in source
+
+
+def test_with_a_test_period_the_entity_is_a_feature_unless_declined(tmp_path):
+    # Every person of the newest year has earlier years: a model that learns each
+    # person uses it there, and validation on the year before rewards it.
+    printed, source = drafted_in_process(tmp_path / "found")
+    found = "  entity person nr: 150 values over 900 rows, 6.0 each; its name says it identifies; "
+    assert (
+        f"{found}a feature: 150 of the 150 entities of the test period have earlier rows "
+        "(--no-entity-feature declines)" in printed.splitlines()
+    )
+    assert 'entity="person nr",' in source and 'Hashed("person nr"' in source
+    printed, source = drafted_in_process(tmp_path / "declined", entity_feature=False)
+    assert f"{found}no feature (--no-entity-feature)" in printed.splitlines()
+    assert 'Hashed("person nr"' not in source and '"person nr": "the entity (' in source
 
 
 def test_no_entity_and_a_named_one_on_the_command_line(tmp_path, capsys):
@@ -37,7 +52,7 @@ def test_no_entity_and_a_named_one_on_the_command_line(tmp_path, capsys):
 
 def test_the_entity_is_a_feature_too_on_request(tmp_path, capsys):
     table = panel(tmp_path / "panel.csv")
-    code, source = draft(tmp_path / "feature", table, "--entity-feature")
+    code, source = draft(tmp_path / "feature", table, "--entity-feature", "--no-test-period")
     assert code == commands.EXIT_OK and 'entity="person nr",' in source
     assert '"person nr": "the entity' not in source  # not left out: drafted by the rules
     assert 'Hashed("person nr"' in source

@@ -20,9 +20,10 @@ def test_a_panel_s_newest_year_is_the_test_split_and_no_feature(tmp_path):
     assert 'test_period="year",' in source
     assert '"year": "the test period: its newest value (2020) is the test split' in source
     assert "each entity's its rows before" not in source
-    assert "each entity's rows before the test period in one of train and validation" in " ".join(
-        line.strip(" #") for line in source.splitlines()
-    )
+    comments = " ".join(line.strip(" #") for line in source.splitlines())
+    assert "each entity's rows in every split, a period each" in comments
+    assert "Validation is the year before it, and the older ones train." in comments
+    assert "  validation split: the year before it; train: the older ones" in printed.splitlines()
 
 
 @pytest.mark.parametrize(

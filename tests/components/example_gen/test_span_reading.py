@@ -343,6 +343,18 @@ def test_spans_of_one_period_validate_on_the_span_before_and_train_on_the_older(
     ]  # fmt: skip
 
 
+def test_an_older_span_s_rows_of_the_test_period_are_in_no_split(tmp_path, sample):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    # Span 0 holds months 1 to 3, span 1 month 3 alone (a late delivery of the period).
+    late = _with_months(sample, lambda i, m: 3 if i >= ROWS else m % 3 + 1)
+    for span in (0, 1):
+        land(root, span, late)
+    _period_run(root, cache, tmp_path / "out")
+    assert _months(tmp_path / "out" / "Split-test") == [3] * ROWS  # the run's span's alone
+    assert set(_months(tmp_path / "out" / "Split-validation")) == {2}
+    assert set(_months(tmp_path / "out" / "Split-train")) == {1}
+
+
 def _values(folder: Path, column: str) -> list[int]:
     """Each example's ``column`` in the split folder's files."""
     files = [str(p) for p in folder.iterdir()]
