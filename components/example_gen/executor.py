@@ -21,7 +21,7 @@ from tfx.types import artifact_utils, standard_component_specs
 from tfx.utils import proto_utils
 
 from components.example_gen.keys import INT_COLUMNS_KEY, SPAN_CACHE_KEY, TEST_PERIOD_KEY
-from components.example_gen.periods import record_test_period
+from components.example_gen.periods import record_splits
 from components.example_gen.reading import Reading, driver_digests, resolve_window
 from components.example_gen.windows import WindowedSpans
 from components.example_gen.writing import routes, write_split
@@ -30,7 +30,6 @@ from data_layout.properties import (
     INPUT_DIGEST_PROPERTY,
     PREVIOUS_SPAN_PROPERTY,
     REUSED_PROPERTY,
-    SPLIT_KEY_PROPERTY,
     TRAIN_PARTS_PROPERTY,
     WINDOW_NOTE_PROPERTY,
     WINDOW_PROPERTY,
@@ -84,11 +83,6 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
             raise
         _refuse_if_changed(read, windowed)
         examples.set_string_custom_property(INPUT_DIGEST_PROPERTY, read.window_digest)
-        # A test period splits by the period alone: each entity has rows in every split.
-        examples.set_string_custom_property(
-            SPLIT_KEY_PROPERTY,
-            "" if period else output_config.split_config.partition_feature_name,
-        )
         examples.span = read.window.span
         examples_utils.set_payload_format(examples, example_gen_pb2.FORMAT_TF_EXAMPLE)
         examples_utils.set_file_format(examples, "tfrecords_gzip")
@@ -113,10 +107,10 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
                     used = write_split(
                         pipeline, read.root, route_pattern, router, examples.uri, int_columns
                     )
-            record_test_period(examples, used, used.previous)
+            record_splits(examples, used, used.previous)
             return
         rows, reused = windowed.encode(self._make_beam_pipeline, int_columns, read.digests)
-        record_test_period(examples, windowed.newest_router(), windowed.validation_period())
+        record_splits(examples, windowed.newest_router(), windowed.validation_period())
         _make_splits(examples, windowed.split_names)
         windowed.assemble(examples.uri)
         _record_window(examples, read.window, rows, reused)

@@ -19,7 +19,11 @@ from data_layout.csv_examples import (
     read_batches,
 )
 from data_layout.csv_files import CsvFormatError
-from data_layout.properties import TEST_PERIOD_PROPERTY, VALIDATION_PERIOD_PROPERTY
+from data_layout.properties import (
+    SPLIT_KEY_PROPERTY,
+    TEST_PERIOD_PROPERTY,
+    VALIDATION_PERIOD_PROPERTY,
+)
 from data_layout.split_router import SplitRouter
 
 
@@ -74,11 +78,16 @@ def with_newest(
     return router.with_newest(*newest_periods(files, names, router.period, int_columns))
 
 
-def record_test_period(examples: Any, router: SplitRouter, validation: int | str | None) -> None:
-    """The test and validation splits' periods on the Examples (``year = 1987``).
+def record_splits(examples: Any, router: SplitRouter, validation: int | str | None) -> None:
+    """How the splits were made, on the Examples: the key, the test and validation periods.
 
-    Where a period made them; the validation period is absent where none came before.
+    The key is the entity's column where it keys the splits ("": rows one by one, or a
+    period, which splits alone). The periods read ``year = 1987``; the validation period
+    is absent where none came before the test period.
     """
+    examples.set_string_custom_property(
+        SPLIT_KEY_PROPERTY, "" if router.period else router.partition
+    )
     if router.period:
         examples.set_string_custom_property(
             TEST_PERIOD_PROPERTY, f"{router.period} = {router.newest}"

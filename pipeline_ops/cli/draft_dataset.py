@@ -29,6 +29,7 @@ draft is written.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import shutil
 import sys
@@ -293,16 +294,8 @@ def _write(
     return folder
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: draft, or one line and exit 2 on bad input."""
-    parser = scaffold.parser_for(commands.DRAFT_DATASET, __doc__)
-    parser.add_argument("name", help="the dataset's name: lower-case letters, digits, _")
-    parser.add_argument("csv", type=Path, help="the table, a CSV file with a header row")
-    parser.add_argument("label", help="the label's column")
-    parser.add_argument("positive", help="the label's positive value: label = column == value")
-    parser.add_argument("--overwrite", action="store_true", help="replace a dataset of that name")
-    parser.add_argument("--datasets-dir", type=Path, default=datasets.DATASETS_DIR)
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_ROOT)
+def _add_split_options(parser: argparse.ArgumentParser) -> None:
+    """The flags that name or decline the entity, its feature and the test period."""
     whose = parser.add_mutually_exclusive_group()
     whose.add_argument(
         "--entity", default=None, help="the column the rows are of (default: the draft looks)"
@@ -332,6 +325,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--no-test-period", dest="test_period", action="store_const", const="",
         help="no period test split: the test split is hashed like the others",
     )  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: draft, or one line and exit 2 on bad input."""
+    parser = scaffold.parser_for(commands.DRAFT_DATASET, __doc__)
+    parser.add_argument("name", help="the dataset's name: lower-case letters, digits, _")
+    parser.add_argument("csv", type=Path, help="the table, a CSV file with a header row")
+    parser.add_argument("label", help="the label's column")
+    parser.add_argument("positive", help="the label's positive value: label = column == value")
+    parser.add_argument("--overwrite", action="store_true", help="replace a dataset of that name")
+    parser.add_argument("--datasets-dir", type=Path, default=datasets.DATASETS_DIR)
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_ROOT)
+    _add_split_options(parser)
     args = parser.parse_args(argv)
 
     def body() -> int:
