@@ -59,6 +59,9 @@ class EncodedSpan:
     span: int
     uri: str
     rows: dict[str, int] | None  # None until the marker is written
+    # A test period's two newest values in the span (the second None: one only), as it
+    # was split; None without a period. Kept so a reused span is not read again for them.
+    periods: tuple[int | str, int | str | None] | None = None
 
     def split_files(self, split: str) -> list[str]:
         """The encoded files of ``split``."""
@@ -70,11 +73,12 @@ def lookup(cache: str, span: int, key: str) -> EncodedSpan:
     """The span's encoding under ``key`` in ``cache``; ``rows`` None when not complete."""
     uri = os.path.join(cache, f"span-{span}", key)
     marker = os.path.join(uri, MARKER)
-    rows = None
+    rows, periods = None, None
     if fileio.exists(marker):
         with fileio.open(marker, "r") as f:
-            rows = json.loads(f.read())["rows"]
-    return EncodedSpan(span, uri, rows)
+            written = json.loads(f.read())
+        rows, periods = written["rows"], written.get("periods")
+    return EncodedSpan(span, uri, rows, tuple(periods) if periods else None)
 
 
 def encoded_elsewhere(uri: str) -> bool:
@@ -100,10 +104,18 @@ def publish(staged: str, uri: str) -> None:
     fileio.copy(os.path.join(staged, MARKER), os.path.join(uri, MARKER), overwrite=True)
 
 
-def mark_encoded(uri: str, rows: dict[str, int]) -> None:
-    """Write the marker that makes the encoding at ``uri`` usable: the last write."""
+def mark_encoded(
+    uri: str, rows: dict[str, int], periods: tuple[int | str, int | str | None] | None = None
+) -> None:
+    """Write the marker that makes the encoding at ``uri`` usable: the last write.
+
+    ``periods``: the test period's two newest values the span was split by.
+    """
+    written: dict[str, object] = {"rows": rows}
+    if periods is not None:
+        written["periods"] = list(periods)
     with fileio.open(os.path.join(uri, MARKER), "w") as f:
-        f.write(json.dumps({"rows": rows}))
+        f.write(json.dumps(written))
 
 
 def forget(cache: str, span: int, kinds_key: str, encoding_uri: str | None) -> None:

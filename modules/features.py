@@ -333,14 +333,14 @@ class DatasetDeclaration:
     # of the gap wholly above it). None: the rates are reported, not gated.
     max_error_rate_rise: float | None = None
     # The column naming the entity each row is of (a customer, a patient, a machine):
-    # ExampleGen keys its splits by it (TFX's partition_feature_name), so all of an
-    # entity's rows land in one split and the test split asks about unseen entities.
-    # "": rows are split one by one.
+    # without a test period ExampleGen keys its splits by it (TFX's
+    # partition_feature_name), so all of an entity's rows land in one split and the test
+    # split asks about unseen entities. "": rows are split one by one.
     entity: str = ""
     # A panel's period column (a year, a month as an ISO date): ExampleGen puts the rows of
-    # its newest value into the test split and hashes the others into train and
-    # validation (by the entity where one is declared): the test split asks how a model
-    # does on the next period. "": the test split is hashed like the others.
+    # its newest value into the test split, of the value before it into validation and
+    # older ones into train, every entity in each: the test split asks how a model does
+    # on the next period. "": the test split is hashed like the others.
     test_period: str = ""
     # Raw columns present in the data but not fed to the model, and why.
     unused_columns: Mapping[str, str] = field(default_factory=dict)

@@ -36,8 +36,8 @@ has the rules it shares with the runner's pre-flight check):
 * numbers written with Python-only syntax (``1_000``) are text here; splits by a
   ``partition_feature_name`` hash that column's feature, as TFX does, and a row
   without a value in it fails naming the column (TFX's message names no file);
-* a ``test_period`` column (a panel's year, say) puts the rows of its newest value in
-  the span into the ``test`` split, and the others into the other splits by their
-  hash buckets: the question production asks, how a model does on the next period
-  (TFX's SplitConfig has no such rule).
+* a ``test_period`` column (a panel's year, say) splits alone: the rows of its newest
+  value in the span go to ``test``, of the value before it to ``validation``, older
+  ones to ``train``: the question production asks, how a model does on the next
+  period (TFX's SplitConfig has no such rule).
 """

@@ -110,6 +110,7 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
             record_splits(examples, used, used.previous)
             return
         rows, reused = windowed.encode(self._make_beam_pipeline, int_columns, read.digests)
+        windowed.check_period_splits()
         record_splits(examples, windowed.newest_router(), windowed.validation_period())
         _make_splits(examples, windowed.split_names)
         windowed.assemble(examples.uri)

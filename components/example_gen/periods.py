@@ -6,7 +6,7 @@ The value before it is the validation split's period, the older ones train.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -25,12 +25,21 @@ from data_layout.properties import (
     VALIDATION_PERIOD_PROPERTY,
 )
 from data_layout.split_router import SplitRouter
+from data_layout.splits import TEST, TRAIN, VALIDATION
+
+
+class Periods(NamedTuple):
+    """A period column's two newest values (``previous`` None: one only) and how many."""
+
+    newest: int | str
+    previous: int | str | None
+    count: int
 
 
 def newest_periods(
     files: Sequence[str], names: list[str], column: str, int_columns: Sequence[str] = ()
-) -> tuple[int | str, int | str | None]:
-    """The two newest values of the period ``column`` in ``files`` (None: one value only).
+) -> Periods:
+    """The two newest values of the period ``column`` in ``files``, and how many it holds.
 
     Newest is the largest integer, or the last text: text is compared as written (ISO
     dates sort so). CsvFormatError where no file has the column, it has no value, or it
@@ -49,7 +58,7 @@ def newest_periods(
     if kind is ColumnKind.UNKNOWN:
         raise CsvFormatError(f"{files[0]}: the period column {column!r} holds no value")
     if kind is ColumnKind.STRING:
-        return _two_newest(values)
+        return _two_newest(values, whole=False)
     if kind is ColumnKind.FLOAT:
         if column not in int_columns:
             raise CsvFormatError(
@@ -59,23 +68,37 @@ def newest_periods(
         check_whole(files[0], column, values)
         values = parse_numbers(values, pa.float64())
     numbers = parse_numbers(values, pa.int64()) if kind is ColumnKind.INT else values
-    newest, previous = _two_newest(numbers)
-    return int(newest), None if previous is None else int(previous)
+    return _two_newest(numbers, kind is not ColumnKind.STRING)
 
 
-def _two_newest(values: pa.Array) -> tuple[int | str, int | str | None]:
+def _two_newest(values: pa.Array, whole: bool) -> Periods:
     """The largest of ``values`` and the next largest distinct one (None: no other)."""
-    distinct = sorted(pc.unique(values).to_pylist())
-    return distinct[-1], distinct[-2] if len(distinct) > 1 else None
+    distinct = [int(v) if whole else v for v in sorted(pc.unique(values).to_pylist())]
+    return Periods(distinct[-1], distinct[-2] if len(distinct) > 1 else None, len(distinct))
 
 
 def with_newest(
-    router: SplitRouter, files: Sequence[str], names: list[str], int_columns: Sequence[str]
+    router: SplitRouter,
+    files: Sequence[str],
+    names: list[str],
+    int_columns: Sequence[str],
+    needed: int = 1,
 ) -> SplitRouter:
-    """``router`` with its period's two newest values in ``files`` (itself: no period)."""
+    """``router`` with its period's two newest values in ``files`` (itself: no period).
+
+    CsvFormatError where ``files`` hold fewer than ``needed`` periods: a flat root needs
+    three (to test, to validate, to train); a span of a window may hold one.
+    """
     if not router.period:
         return router
-    return router.with_newest(*newest_periods(files, names, router.period, int_columns))
+    found = newest_periods(files, names, router.period, int_columns)
+    if found.count < needed:
+        raise CsvFormatError(
+            f"{files[0]}: the period column {router.period!r} holds {found.count} "
+            f"value(s), newest {found.newest}: a test period needs {needed}, the newest to "
+            "test, the one before it to validate, older ones to train"
+        )
+    return router.with_newest(found.newest, found.previous)
 
 
 def record_splits(examples: Any, router: SplitRouter, validation: int | str | None) -> None:
@@ -96,3 +119,50 @@ def record_splits(examples: Any, router: SplitRouter, validation: int | str | No
             examples.set_string_custom_property(
                 VALIDATION_PERIOD_PROPERTY, f"{router.period} = {validation}"
             )
+
+
+class PeriodWindow:
+    """Where each span's period parts go over a window: one rule for every span.
+
+    The run's span's newest value is the test period; the validation period is the
+    newest value below it in any span of the window. A span's encoded ``test`` part
+    holds its newest value, its ``validation`` part the one before, its ``train`` part
+    older ones: a part of the test period tests where it is the run's span's, and is in
+    no split where it is an older span's; a part of the validation period validates;
+    older parts train.
+    """
+
+    def __init__(
+        self, column: str, periods: dict[int, tuple[int | str, int | str | None]], run_span: int
+    ) -> None:
+        self.column, self.periods, self.run_span = column, periods, run_span
+        kinds = {type(v).__name__ for pair in periods.values() for v in pair if v is not None}
+        if len(kinds) > 1:
+            raise CsvFormatError(
+                f"the period column {column!r} holds integers in some spans and text in "
+                f"others ({self._listed()}): one kind orders every span's periods"
+            )
+        self.test = periods[run_span][0]
+        newer = [s for s, (newest, _) in sorted(periods.items()) if newest > self.test]
+        if newer:
+            raise CsvFormatError(
+                f"span {newer[0]} holds {column} {periods[newer[0]][0]}, newer than the test "
+                f"period {self.test} of span {run_span}, the run's: spans land in time order"
+            )
+        below = [v for pair in periods.values() for v in pair if v is not None and v < self.test]
+        self.validation = max(below, default=None)
+
+    def _listed(self) -> str:
+        """Each span's newest value, for a message."""
+        return ", ".join(f"span {s}: {newest!r}" for s, (newest, _) in sorted(self.periods.items()))
+
+    def target(self, span: int, split: str) -> str | None:
+        """The Examples split a span's encoded ``split`` goes to (None: none)."""
+        newest, previous = self.periods[span]
+        value = {TEST: newest, VALIDATION: previous}.get(split)
+        bound = self.test if self.validation is None else self.validation
+        if split == TRAIN or (value is not None and value < bound):
+            return TRAIN
+        if value == self.test:
+            return TEST if span == self.run_span else None
+        return VALIDATION if value is not None else None

@@ -9,9 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 import apache_beam as beam
-from tfx.dsl.io import fileio
 
-from components.example_gen.periods import with_newest
+from components.example_gen.periods import PeriodWindow, with_newest
 from components.example_gen.writing import encode_span
 from data_layout import csv_files, encoded_spans, spans
 from data_layout.csv_examples import (
@@ -21,7 +20,7 @@ from data_layout.csv_examples import (
     read_header,
 )
 from data_layout.split_router import SplitRouter
-from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN, VALIDATION
+from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN
 
 
 class WindowedSpans:
@@ -58,6 +57,7 @@ class WindowedSpans:
         # and the columns read as integers (set by encode).
         self.routers: dict[int, SplitRouter] = {}
         self.int_columns: list[str] = []
+        self._period_window: PeriodWindow | None = None
 
     @property
     def split_names(self) -> list[str]:
@@ -145,7 +145,7 @@ class WindowedSpans:
     ) -> None:
         """Encode the ``missing`` spans in one Beam pipeline, publish them, look them up again.
 
-        A test period's newest value is each span's own.
+        A test period's two newest values are each span's own.
         """
         with tempfile.TemporaryDirectory(prefix="encoded-spans-") as staging:
             targets = {s: self._target(s, staging) for s in missing}
@@ -174,8 +174,12 @@ class WindowedSpans:
     def span_router(self, span: int) -> SplitRouter:
         """The router ``span`` was encoded with: its period's newest values found.
 
-        The one it was encoded with in this run; for a span reused from the cache, read.
+        The one it was encoded with in this run; for a span reused from the cache, the
+        values its encoding kept (read from its files where an older encoding kept none).
         """
+        kept = self.encoded[span].periods if span in self.encoded else None
+        if span not in self.routers and kept is not None:
+            self.routers[span] = self.router.with_newest(*kept)
         if span not in self.routers:
             self.routers[span] = with_newest(
                 self.router, self.files[span], self.names, self.int_columns
@@ -186,27 +190,22 @@ class WindowedSpans:
         """The router of the run's span: what its test split is."""
         return self.span_router(self.window.span)
 
-    def validation_period(self) -> int | str | None:
-        """The window's validation period: the newest value before its test period's.
-
-        The run's span's own where it holds one; else (a span of one period) the newest
-        earlier value among the older spans' held-out periods. None: no period, or none
-        before the test period.
-        """
+    def period_window(self) -> PeriodWindow | None:
+        """Where each span's period parts go (None: no test period); checked once, kept."""
         if not self.router.period:
             return None
-        newest = self.newest_router()
-        if newest.previous is not None:
-            return newest.previous
-        older = [
-            value
-            for span in self.window.spans
-            if span != self.window.span
-            for value in (self.span_router(span).newest,
-                          self.span_router(span).previous)
-            if value is not None and value < newest.newest
-        ]  # fmt: skip
-        return max(older, default=None)
+        if self._period_window is None:
+            periods = {
+                span: (self.span_router(span).newest, self.span_router(span).previous)
+                for span in self.window.spans
+            }
+            self._period_window = PeriodWindow(self.router.period, periods, self.window.span)
+        return self._period_window
+
+    def validation_period(self) -> int | str | None:
+        """The window's validation period (None: no test period, or no value before it)."""
+        found = self.period_window()
+        return None if found is None else found.validation
 
     def forget(self, span: int) -> None:
         """Drop what this run made of ``span``: its kinds, and its encoding if made now."""
@@ -222,14 +221,15 @@ class WindowedSpans:
         held-out rows too, but for those an entity keys (an entity is held out in every
         span alike, the same hash, and its older rows in train would teach the model the
         entities the run's span holds out); validation and test the run's span's alone.
-        With one: each part goes by its period (``_period_split``).
+        With one: each part goes by its period (``PeriodWindow.target``).
         """
+        periods = self.period_window()
         found: dict[str, list[tuple[int, str]]] = {name: [] for name in self.router.names}
         for span in self.window.spans:
             for split in self.router.names:
                 target = (
-                    self._period_split(span, split)
-                    if self.router.period
+                    periods.target(span, split)
+                    if periods is not None
                     else split if span == self.window.span
                     else TRAIN if split == TRAIN or not self.router.partition
                     else None
@@ -238,24 +238,19 @@ class WindowedSpans:
                     found[target].append((span, split))
         return found
 
-    def _period_split(self, span: int, split: str) -> str | None:
-        """Where a span's encoded ``split`` goes with a test period (None: nowhere).
-
-        The test period's rows are the run's span's test split, and no older span's rows
-        of that period are learned from; the validation period's rows, from any span,
-        validate; the older periods train.
-        """
-        if split == TRAIN:
-            return TRAIN
-        router = self.span_router(span)
-        value = router.newest if split == TEST else router.previous
-        if value is None:  # a span of one period: its validation part is empty
-            return None
-        if value == self.newest_router().newest:
-            return TEST if span == self.window.span else None
-        if value == self.validation_period():
-            return VALIDATION
-        return TRAIN
+    def check_period_splits(self) -> None:
+        """SpanError where a test period leaves train or validation without a row."""
+        periods = self.period_window()
+        if periods is None:
+            return
+        for split, parts in self.parts().items():
+            if split != TEST and not sum(self.encoded[s].rows[p] for s, p in parts):
+                raise spans.SpanError(
+                    f"the window's spans ({self.window.spans}) leave the {split} split "
+                    f"without a row: test period {periods.column} = {periods.test}, "
+                    f"validation period {periods.validation}; a test period needs three "
+                    "periods in the window (a wider --window, or spans of several periods)"
+                )
 
     def train_parts(self) -> list[dict[str, Any]]:
         """The encoded splits the train split is made of: span, split and encoding key.
@@ -272,7 +267,6 @@ class WindowedSpans:
         """Copy the window's encoded files into the Examples' splits at ``uri``."""
         split_dir = functools.partial(os.path.join, uri)
         for target, parts in self.parts().items():
-            fileio.makedirs(split_dir(f"Split-{target}"))
             for span, split in parts:
                 encoded_spans.copy_into(self.encoded[span], split, split_dir(f"Split-{target}"))
         newest = self.encoded[self.window.span]

@@ -109,8 +109,9 @@ def encode_span(
     for split in router.names:
         fileio.makedirs(os.path.join(uri, f"Split-{split}"))
     counts = _write_files(pipeline, f"span-{span}", files, names, kinds, router, uri)
+    periods = (router.newest, router.previous) if router.period else None
     _ = counts | f"MarkEncoded[span-{span}]" >> beam.Map(
-        lambda c: encoded_spans.mark_encoded(uri, dict(zip(router.names, c, strict=True)))
+        lambda c: encoded_spans.mark_encoded(uri, dict(zip(router.names, c, strict=True)), periods)
     )
 
 
@@ -154,7 +155,7 @@ def write_split(
 ) -> SplitRouter:
     """Add to ``pipeline`` the steps that write the data files in ``root`` matching ``pattern``.
 
-    Returns the router the files are written with (a test period's newest value found).
+    Returns the router the files are written with (a test period's two newest values found).
     """
     names = spans.data_names(fileio, root, pattern)
     files = csv_files.data_files(os.path.join(root, n) for n in names)
@@ -163,7 +164,7 @@ def write_split(
     # Every file is checked against this header as it is read (see read_batches).
     names = read_header(files[0])
     router.check_columns(files[0], names)
-    router = with_newest(router, files, names, int_columns)
+    router = with_newest(router, files, names, int_columns, needed=3)  # a flat root's
     label = "+".join(router.names)
     kinds = (
         pipeline

@@ -128,6 +128,11 @@ class _Splits:
     # whose entities have earlier rows).
     entity_feature: bool
 
+    @property
+    def role(self) -> str:
+        """What the entity's column does where it is no feature."""
+        return "a test period splits the rows" if self.period else "the splits are keyed by it"
+
     def groups(self, table: Table) -> list[str] | None:
         """Each row's entity, for held-out folds of whole entities as the run's splits hold."""
         return table.cells[self.entity.column] if self.entity else None
@@ -141,6 +146,8 @@ class _Splits:
                 f"a feature: {self.period.known_text()} (--no-entity-feature declines)"
                 if self.entity_feature
                 else "no feature (--no-entity-feature)"
+                if 2 * self.period.known >= self.period.entities
+                else f"no feature: {self.period.known_text()} (--entity-feature asks)"
             )
             lines.append(f"entity {self.entity.column}: {self.entity.why}; {feature}")
         elif self.entity is not None:
@@ -170,8 +177,8 @@ def _splits(
     if entity_feature and keyed is None:
         raise DraftError(f"{table.path}: --entity-feature, but no entity was found or named")
     period = _period(table, label, test_period, keyed)
-    if entity_feature is None:
-        entity_feature = period is not None and period.known > 0
+    if entity_feature is None:  # most of the test period's entities were seen before
+        entity_feature = period is not None and 2 * period.known >= period.entities > 0
     return _Splits(keyed, period, entity_feature)
 
 
@@ -194,9 +201,10 @@ def _choices(
 ) -> list[Choice]:
     """Each column's kind but the label's, by the drafting rules, from TFDV's ``types``.
 
-    The entity's column keys the splits and is no feature, unless asked for: then its
-    ids are hashed, whatever they look like (an id names, it does not measure). Nor is
-    the test period's column, whose newest value no model would have seen in training.
+    The entity's column is no feature unless asked for (or a test period's entities
+    have earlier rows): then its ids are hashed, whatever they look like (an id names,
+    it does not measure). Nor is the test period's column, whose newest value no model
+    would have seen in training.
     """
     table, labels = labelled.table, labelled.labels
     decided = {}
@@ -204,9 +212,7 @@ def _choices(
         decided[entity.column] = (
             id_feature(entity.column, table.cells[entity.column], labels)
             if splits.entity_feature
-            else Choice(
-                entity.column, "unused", f"the entity ({entity.why}): the splits are keyed by it"
-            )
+            else Choice(entity.column, "unused", f"the entity ({entity.why}): {splits.role}")
         )
     if (period := splits.period) is not None:
         why = (

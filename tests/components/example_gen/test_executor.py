@@ -225,9 +225,10 @@ def test_a_test_period_tests_its_newest_rows_and_validates_on_the_period_before(
     [
         (["1980.5", "1981.5"], "the period column 'year' holds decimals"),
         (["", ""], "the period column 'year' holds no value"),
-        (["1980", ""], "the period column 'year' has no value"),
+        (["1980", "1981", "1982", ""], "the period column 'year' has no value"),
+        (["1980", "1981"], "'year' holds 2 value.s., newest 1981: a test period needs 3"),
     ],
-    ids=["decimals", "no-value", "an-empty-cell"],
+    ids=["decimals", "no-value", "an-empty-cell", "two-periods"],
 )
 def test_a_period_that_cannot_split_is_named(cells, message, tmp_path):
     root = _panel(tmp_path / "data", cells, people=4)

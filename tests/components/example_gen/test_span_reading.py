@@ -23,7 +23,7 @@ from tfx.components.example_gen import utils as example_gen_utils
 from tfx.types import standard_component_specs as keys
 from tfx.utils import proto_utils
 
-from components.example_gen import writing
+from components.example_gen import periods, writing
 from components.example_gen.component import ArrowCsvExampleGen
 from components.example_gen.driver import SpanDriver
 from components.example_gen.executor import ArrowCsvExecutor
@@ -393,3 +393,30 @@ def test_an_entity_held_out_in_the_run_s_span_has_no_row_in_train_from_any_span(
     # The older span's train rows joined train: twice the newest span's alone.
     train = _values(tmp_path / "window of 2" / "Split-train", "rider")
     assert len(train) == 2 * len(_values(tmp_path / "window of 1" / "Split-train", "rider"))
+
+
+def test_spans_of_one_period_in_a_window_of_two_are_refused_naming_the_empty_split(
+    tmp_path, sample
+):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    monthly = _with_months(sample, lambda i, m: i // ROWS + 1)
+    for span in (0, 1):
+        land(root, span, monthly)
+    with pytest.raises(spans.SpanError, match=r"leave the train split without a row: test period"):
+        _period_run(root, cache, tmp_path / "out", window=2)
+
+
+def test_a_reused_span_s_periods_come_from_its_encoding_not_its_files(
+    tmp_path, sample, monkeypatch
+):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    monthly = _with_months(sample, lambda i, m: i // ROWS + 1)
+    for span in (0, 1, 2):
+        land(root, span, monthly)
+    _period_run(root, cache, tmp_path / "first", window=3)
+    read = []
+    original = periods.newest_periods
+    monkeypatch.setattr(periods, "newest_periods", lambda *a: read.append(a) or original(*a))
+    _period_run(root, cache, tmp_path / "again", window=3)
+    assert read == []  # every span reused: its periods were kept with its encoding
+    assert _months(tmp_path / "again" / "Split-validation") == [2] * ROWS
