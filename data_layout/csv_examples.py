@@ -12,7 +12,7 @@ No TFX import: the scoring command starts without TFX's extensions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
@@ -235,11 +235,17 @@ def encode_for_model(lists: pa.RecordBatch) -> list[bytes]:
 
 
 def encode_blocks(
-    path: str, names: list[str], kinds: tuple[ColumnKind, ...]
+    path: str,
+    names: list[str],
+    kinds: tuple[ColumnKind, ...],
+    extend: Callable[[pa.RecordBatch], pa.RecordBatch] | None = None,
 ) -> Iterator[list[bytes]]:
-    """The rows of the CSV file at ``path`` as serialized ``tf.train.Example``s, by block."""
+    """The rows of the CSV file at ``path`` as serialized ``tf.train.Example``s, by block.
+
+    ``extend`` adds columns to each block (``kinds`` holds theirs too), before encoding.
+    """
     for batch in read_batches(path, names):
-        yield encode(batch, kinds)
+        yield encode(extend(batch) if extend else batch, kinds)
 
 
 _SCHEMA_KINDS = {

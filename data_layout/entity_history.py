@@ -10,36 +10,28 @@ same values when it is trained on, judged, or scored a period later:
 - ``<entity>_last``: the positive share of its latest earlier period with a label
   (absent with none).
 
-Not wired into the pipeline yet (branch ``entity-history``): ExampleGen would add the
-columns to each block before encoding, and ``wide-deep-score`` from the data the model
-learned from.
+ExampleGen adds them to each block before encoding it (``components.example_gen``), and
+``wide-deep-score`` from the rows the model learned from. The rates are written as
+decimals ("1.0"), so their kind is a float in every file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 
 import pandas as pd
 import pyarrow as pa
 
+from data_layout.csv_examples import ColumnKind, read_batches
+from modules.features import HistoryColumns
 
-@dataclass(frozen=True)
-class HistoryColumns:
-    """The columns the history reads: the entity, the period, the label and its positive."""
+# The added columns' kinds, in ``HistoryColumns.names`` order: a count, two shares.
+KINDS = (ColumnKind.INT, ColumnKind.FLOAT, ColumnKind.FLOAT)
 
-    entity: str
-    period: str
-    label: str
-    positive: str
 
-    def names(self) -> tuple[str, str, str]:
-        """The three columns it adds: rows before, rate before, last."""
-        return (
-            f"{self.entity}_rows_before",
-            f"{self.entity}_rate_before",
-            f"{self.entity}_last",
-        )
+def of_files(columns: HistoryColumns, files: Sequence[str], names: list[str]) -> EntityHistory:
+    """The history of every row of the CSV ``files`` (whose header is ``names``)."""
+    return EntityHistory.of(columns, (b for path in files for b in read_batches(path, names)))
 
 
 def _period_order(values: pd.Series) -> pd.Series:
@@ -84,9 +76,8 @@ class EntityHistory:
         query = _frame(batch, (c.entity, c.period))
         query.columns = ["entity", "period"]
         found = self._before(query)
-        arrays = [
-            pa.array(found[name].map(_cell).tolist(), pa.string())
-            for name in ("rows", "rate", "last")
+        arrays = [pa.array(found["rows"].map(str).tolist(), pa.string())] + [
+            pa.array(found[name].map(_rate_cell).tolist(), pa.string()) for name in ("rate", "last")
         ]
         return pa.RecordBatch.from_arrays(
             [*batch.columns, *arrays], names=[*batch.schema.names, *c.names()]
@@ -131,8 +122,8 @@ def _frame(batch: pa.RecordBatch, names: tuple[str, ...]) -> pd.DataFrame:
     )
 
 
-def _cell(value: float) -> str:
-    """A number as a CSV cell: integers bare, shares to six places, "" where absent."""
+def _rate_cell(value: float) -> str | None:
+    """A share as a cell: six places at most, a decimal point always; None where absent."""
     if pd.isna(value):
-        return ""
-    return str(int(value)) if float(value).is_integer() else f"{value:.6f}"
+        return None
+    return f"{value:.6f}".rstrip("0").rstrip(".") + (".0" if float(value).is_integer() else "")

@@ -242,6 +242,29 @@ class TreeLeaves:
 
 
 @dataclass(frozen=True)
+class HistoryColumns:
+    """An entity's history: the columns it is read from, and the three it adds to each row.
+
+    ExampleGen computes them (``data_layout.entity_history``) from the rows of the
+    entity's strictly earlier periods: its labelled rows, their positive rate and its
+    latest period's, never the row's own label nor a later period.
+    """
+
+    entity: str
+    period: str
+    label: str
+    positive: str
+
+    def names(self) -> tuple[str, str, str]:
+        """The added columns: rows before, positive rate before, the latest period's rate."""
+        return (
+            f"{self.entity}_rows_before",
+            f"{self.entity}_rate_before",
+            f"{self.entity}_last",
+        )
+
+
+@dataclass(frozen=True)
 class Label:
     """The binary label ``name``, computed from the raw ``columns`` (absent when serving).
 
@@ -342,6 +365,10 @@ class DatasetDeclaration:
     # older ones into train, every entity in each: the test split asks how a model does
     # on the next period. "": the test split is hashed like the others.
     test_period: str = ""
+    # With an entity and a test period: ExampleGen adds to each row what the entity's
+    # earlier periods say (``HistoryColumns.names``: its labelled rows, their positive
+    # rate, its latest period's rate), which the dataset may declare as features.
+    entity_history: bool = False
     # Raw columns present in the data but not fed to the model, and why.
     unused_columns: Mapping[str, str] = field(default_factory=dict)
     # The candidate's AUC on the blessing split must reach this to be pushed.
@@ -387,6 +414,22 @@ class DatasetDeclaration:
             )
         if self.tree_leaves and not self.tree_columns():
             raise ValueError(f"dataset {self.name}: tree leaves need a column the trees can read")
+        if self.entity_history and not (
+            self.entity and self.test_period and self.label.positive is not None
+        ):
+            raise ValueError(
+                f"dataset {self.name}: entity_history needs an entity, a test_period and a "
+                "label with a positive value"
+            )
+
+    def history_columns(self) -> HistoryColumns | None:
+        """What ExampleGen reads and adds for the entity's history (None: not declared)."""
+        if not self.entity_history:
+            return None
+        assert self.label.positive is not None  # checked on construction
+        return HistoryColumns(
+            self.entity, self.test_period, self.label.columns[0], self.label.positive
+        )
 
     def _check_slice_bound(self) -> None:
         if self.slice_min_rows < 1:

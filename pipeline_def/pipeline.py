@@ -60,6 +60,7 @@ def _example_gen(config: PipelineConfig) -> ArrowCsvExampleGen:
         span_cache=config.span_cache,
         custom_config={CODE_DIGEST_KEY: step_code_digest(config.dataset)},
         test_period=dataset.test_period,
+        entity_history=dataset.history_columns(),
     ).with_id(node_ids.EXAMPLE_GEN)
 
 

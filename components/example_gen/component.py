@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -17,6 +18,7 @@ from tfx.types import component_spec, standard_component_specs
 from components.example_gen.driver import SpanDriver
 from components.example_gen.executor import ArrowCsvExecutor
 from components.example_gen.keys import (
+    ENTITY_HISTORY_KEY,
     INT_COLUMNS_KEY,
     SPAN_CACHE_KEY,
     SPAN_KEY,
@@ -25,6 +27,7 @@ from components.example_gen.keys import (
 )
 from components.spec_extension import extended
 from data_layout import spans
+from modules.features import HistoryColumns
 
 
 class ArrowCsvExampleGenSpec(
@@ -36,6 +39,7 @@ class ArrowCsvExampleGenSpec(
             WINDOW_KEY: component_spec.ExecutionParameter(type=int),
             SPAN_CACHE_KEY: component_spec.ExecutionParameter(type=str),
             TEST_PERIOD_KEY: component_spec.ExecutionParameter(type=str, optional=True),
+            ENTITY_HISTORY_KEY: component_spec.ExecutionParameter(type=str, optional=True),
         },
     )
 ):
@@ -67,6 +71,7 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
         span_cache: str = "",
         custom_config: dict[str, Any] | None = None,
         test_period: str = "",
+        entity_history: HistoryColumns | None = None,
     ) -> None:
         """Read ``span``'s window of ``window`` spans (or a flat root) under ``input_base``.
 
@@ -75,7 +80,8 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
 
         ``span_cache`` is where encoded spans are kept for later runs; a root with span
         folders needs it. ``test_period`` names the column whose newest value's rows
-        form the test split ("": the test split is hashed like the others).
+        form the test split ("": the test split is hashed like the others);
+        ``entity_history`` the entity's history columns to add to each row (None: none).
         ``custom_config`` is only recorded (and so in the cache key): the pipeline puts
         the digest of the code the step runs there.
         """
@@ -90,6 +96,9 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
                 window=window,
                 span_cache=span_cache,
                 test_period=test_period,
+                entity_history=json.dumps(dataclasses.asdict(entity_history))
+                if entity_history
+                else "",
                 custom_config=json.dumps(custom_config or {}, sort_keys=True),
                 output_data_format=example_gen_pb2.FORMAT_TF_EXAMPLE,
                 output_file_format=example_gen_pb2.FORMAT_TFRECORDS_GZIP,

@@ -20,7 +20,12 @@ from tfx.proto import example_gen_pb2
 from tfx.types import artifact_utils, standard_component_specs
 from tfx.utils import proto_utils
 
-from components.example_gen.keys import INT_COLUMNS_KEY, SPAN_CACHE_KEY, TEST_PERIOD_KEY
+from components.example_gen.keys import (
+    ENTITY_HISTORY_KEY,
+    INT_COLUMNS_KEY,
+    SPAN_CACHE_KEY,
+    TEST_PERIOD_KEY,
+)
 from components.example_gen.periods import record_splits
 from components.example_gen.reading import Reading, driver_digests, resolve_window
 from components.example_gen.windows import WindowedSpans
@@ -34,6 +39,7 @@ from data_layout.properties import (
     WINDOW_NOTE_PROPERTY,
     WINDOW_PROPERTY,
 )
+from modules.features import HistoryColumns
 
 
 class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
@@ -73,6 +79,7 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
                 read.files,
                 routes(input_config, output_config, period)[0][1],
                 exec_properties[SPAN_CACHE_KEY],
+                history_columns(exec_properties),
             )
         try:
             self._write(examples, read, windowed, input_config, output_config, exec_properties)
@@ -105,8 +112,9 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
             with self._make_beam_pipeline() as pipeline:
                 for route_pattern, router in routes(input_config, output_config, period):
                     used = write_split(
-                        pipeline, read.root, route_pattern, router, examples.uri, int_columns
-                    )
+                        pipeline, read.root, route_pattern, router, examples.uri, int_columns,
+                        history_columns(exec_properties),
+                    )  # fmt: skip
             record_splits(examples, used, used.previous)
             return
         rows, reused = windowed.encode(self._make_beam_pipeline, int_columns, read.digests)
@@ -118,6 +126,12 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
         examples.set_string_custom_property(
             TRAIN_PARTS_PROPERTY, json.dumps(windowed.train_parts())
         )
+
+
+def history_columns(exec_properties: dict[str, Any]) -> HistoryColumns | None:
+    """The entity history the component was given to add (None: none)."""
+    given = exec_properties.get(ENTITY_HISTORY_KEY) or ""
+    return HistoryColumns(**json.loads(given)) if given else None
 
 
 def _record_window(

@@ -11,6 +11,9 @@ WINDOW_KEY = "window"
 SPAN_CACHE_KEY = "span_cache"
 # The column whose newest value's rows form the test split ("": the test split is hashed).
 TEST_PERIOD_KEY = "test_period"
+# The entity's history ExampleGen adds to each row (JSON of modules.features.HistoryColumns'
+# fields; "": none).
+ENTITY_HISTORY_KEY = "entity_history"
 # Set by the driver: the window it resolved (spans.window_json) and each span's files
 # digest as it read them (JSON {span: digest}); the executor reads that window.
 RESOLVED_WINDOW_KEY = "resolved_window"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -12,7 +14,7 @@ import apache_beam as beam
 
 from components.example_gen.periods import PeriodWindow, with_newest
 from components.example_gen.writing import encode_span
-from data_layout import csv_files, encoded_spans, spans
+from data_layout import csv_files, encoded_spans, entity_history, spans
 from data_layout.csv_examples import (
     ColumnKind,
     file_kinds,
@@ -21,6 +23,7 @@ from data_layout.csv_examples import (
 )
 from data_layout.split_router import SplitRouter
 from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN
+from modules.features import HistoryColumns
 
 
 class WindowedSpans:
@@ -39,8 +42,11 @@ class WindowedSpans:
         files: dict[int, list[str]],
         router: SplitRouter,
         cache: str,
+        history: HistoryColumns | None = None,
     ) -> None:
         self.root, self.window, self.router, self.cache = root, window, router, cache
+        # The entity history to add to each row, from the whole window's rows.
+        self.history = history
         self.folders = {s: os.path.join(root, f) for s, f in window.folders.items()}
         self.files = {}
         for span, found in files.items():
@@ -104,6 +110,10 @@ class WindowedSpans:
         if self.router.period:  # the newest value tests, the one before it validates
             buckets.append(("test_period", self.router.period))
             buckets.append(("period_splits", "newest test, previous validation, older train"))
+        if self.history:  # read from every span of the window: their files are in the key
+            window_files = json.dumps([digests[s] for s in sorted(digests)])
+            buckets.append(("entity_history", json.dumps(dataclasses.asdict(self.history))))
+            buckets.append(("history_of", window_files))
         for span, digest in digests.items():
             key = encoded_spans.encoding_key(digest, kinds[span], buckets)
             self.encoded[span] = encoded_spans.lookup(self.cache, span, key)
@@ -147,6 +157,11 @@ class WindowedSpans:
 
         A test period's two newest values are each span's own.
         """
+        history = None
+        if self.history is not None:
+            every = [path for span in sorted(self.files) for path in self.files[span]]
+            history = entity_history.of_files(self.history, every, self.names)
+            kinds = {s: (*k, *entity_history.KINDS) for s, k in kinds.items()}
         with tempfile.TemporaryDirectory(prefix="encoded-spans-") as staging:
             targets = {s: self._target(s, staging) for s in missing}
             with make_pipeline() as pipeline:
@@ -155,7 +170,7 @@ class WindowedSpans:
                     self.routers[span] = router
                     encode_span(
                         pipeline, span, self.files[span], self.names, kinds[span],
-                        router, targets[span],
+                        router, targets[span], history,
                     )  # fmt: skip
             for span in missing:
                 if targets[span] != self.encoded[span].uri:

@@ -16,7 +16,7 @@ import tensorflow as tf
 from tfx.dsl.io import fileio
 
 from components.example_gen.periods import with_newest
-from data_layout import csv_files, encoded_spans, spans
+from data_layout import csv_files, encoded_spans, entity_history, spans
 from data_layout.csv_examples import (
     ColumnKind,
     encode_blocks,
@@ -24,7 +24,9 @@ from data_layout.csv_examples import (
     merge_kinds,
     read_header,
 )
+from data_layout.entity_history import EntityHistory
 from data_layout.split_router import SplitRouter
+from modules.features import HistoryColumns
 
 
 def _write_block(
@@ -59,18 +61,21 @@ def write_file(
     kinds: tuple[ColumnKind, ...],
     router: SplitRouter,
     output_uri: str,
+    history: EntityHistory | None = None,
 ) -> list[int]:
     """Encode one CSV file and write each block's examples as gzipped TFRecords per split.
 
     File names are fixed by the input file's index and the block's, so a retried
     bundle overwrites its own output and a split never holds a row twice. Returns the
-    rows written to each split.
+    rows written to each split. ``history`` adds the entity's history columns to each
+    block (``kinds`` ends with theirs).
     """
     index, path = indexed_path
     options = tf.io.TFRecordOptions(compression_type="GZIP")
     counts = [0] * len(router.names)
     block = -1
-    for block, examples in enumerate(encode_blocks(path, names, kinds)):
+    extend = history.add if history else None
+    for block, examples in enumerate(encode_blocks(path, names, kinds, extend)):
         written = _write_block(examples, router, output_uri, f"{index:05d}-{block:05d}", options)
         counts = [a + b for a, b in zip(counts, written, strict=True)]
     if block < 0:  # no rows: still an (empty) file in every split, for readers to find
@@ -104,11 +109,15 @@ def encode_span(
     kinds: tuple[ColumnKind, ...],
     router: SplitRouter,
     uri: str,
+    history: EntityHistory | None = None,
 ) -> None:
-    """Add the steps that encode one span's files into ``uri``, then mark it encoded."""
+    """Add the steps that encode one span's files into ``uri``, then mark it encoded.
+
+    ``kinds`` ends with the history columns' where ``history`` adds them.
+    """
     for split in router.names:
         fileio.makedirs(os.path.join(uri, f"Split-{split}"))
-    counts = _write_files(pipeline, f"span-{span}", files, names, kinds, router, uri)
+    counts = _write_files(pipeline, f"span-{span}", files, names, kinds, router, uri, history)
     periods = (router.newest, router.previous) if router.period else None
     _ = counts | f"MarkEncoded[span-{span}]" >> beam.Map(
         lambda c: encoded_spans.mark_encoded(uri, dict(zip(router.names, c, strict=True)), periods)
@@ -128,6 +137,7 @@ def _write_files(
     kinds: Any,
     router: SplitRouter,
     output_uri: str,
+    history: EntityHistory | None = None,
 ) -> beam.PCollection:
     """Add the steps that write ``files`` into ``output_uri``'s splits; the rows per split.
 
@@ -140,7 +150,8 @@ def _write_files(
         | f"Files[{label}]" >> beam.Create(list(enumerate(files)))
         # One file per worker: without the break Beam fuses all files into one bundle.
         | f"SpreadFiles[{label}]" >> beam.Reshuffle()
-        | f"WriteExamples[{label}]" >> beam.Map(write_file, names, kinds, router, output_uri)
+        | f"WriteExamples[{label}]"
+        >> beam.Map(write_file, names, kinds, router, output_uri, history)
         | f"CountRows[{label}]" >> beam.CombineGlobally(_sum_counts)
     )
 
@@ -152,10 +163,12 @@ def write_split(
     router: SplitRouter,
     output_uri: str,
     int_columns: list[str],
+    history_columns: HistoryColumns | None = None,
 ) -> SplitRouter:
     """Add to ``pipeline`` the steps that write the data files in ``root`` matching ``pattern``.
 
     Returns the router the files are written with (a test period's two newest values found).
+    With ``history_columns`` each row gets its entity's history, from every file's rows.
     """
     names = spans.data_names(fileio, root, pattern)
     files = csv_files.data_files(os.path.join(root, n) for n in names)
@@ -172,5 +185,9 @@ def write_split(
         | f"InferColumnTypes[{label}]" >> beam.Map(file_kinds, names, int_columns)
         | f"MergeColumnTypes[{label}]" >> beam.CombineGlobally(merge_kinds)
     )
-    _write_files(pipeline, label, files, names, kinds, router, output_uri)
+    history = None
+    if history_columns is not None:
+        history = entity_history.of_files(history_columns, files, names)
+        kinds = kinds | f"HistoryTypes[{label}]" >> beam.Map(lambda k: (*k, *entity_history.KINDS))
+    _write_files(pipeline, label, files, names, kinds, router, output_uri, history)
     return router

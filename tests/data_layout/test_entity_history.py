@@ -5,7 +5,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from data_layout.entity_history import EntityHistory, HistoryColumns
+from data_layout.entity_history import EntityHistory
+from modules.features import HistoryColumns
 
 COLUMNS = HistoryColumns("person", "year", "union", "yes")
 
@@ -29,12 +30,12 @@ def test_each_row_sees_only_the_periods_before_its_own():
     ]  # fmt: skip
     history = EntityHistory.of(COLUMNS, [_batch(rows)])
     assert _added(history, rows) == [
-        ("0", "", ""),  # a's first period: nothing before it
-        ("1", "1", "1"),
-        ("2", "0.500000", "0"),
-        ("3", "0.666667", "1"),  # never its own label (no) nor a later one
-        ("0", "", ""),
-        ("1", "0", "0"),  # b's last is 1981, two years back: its latest period before
+        ("0", None, None),  # a's first period: nothing before it
+        ("1", "1.0", "1.0"),
+        ("2", "0.5", "0.0"),
+        ("3", "0.666667", "1.0"),  # never its own label (no) nor a later one
+        ("0", None, None),
+        ("1", "0.0", "0.0"),  # b's last is 1981, two years back: its latest period before
     ]
 
 
@@ -43,10 +44,10 @@ def test_a_period_to_score_reads_every_period_learned_and_ids_or_years_never_see
     history = EntityHistory.of(COLUMNS, [_batch(learned)])
     scored = [("a", "2021", ""), ("b", "2021", ""), ("c", "2021", ""), ("a", "2018", "")]
     assert _added(history, scored) == [
-        ("2", "0.500000", "0"),
-        ("1", "1", "1"),
-        ("0", "", ""),
-        ("0", "", ""),
+        ("2", "0.5", "0.0"),
+        ("1", "1.0", "1.0"),
+        ("0", None, None),
+        ("0", None, None),
     ]
 
 
@@ -58,10 +59,10 @@ def test_periods_sort_as_time_runs(years, order):
     rows = [("a", years[0], "yes"), ("a", years[1], "no"), ("a", years[2], "no")]
     history = EntityHistory.of(COLUMNS, [_batch(rows)])
     # 10 after 9 as numbers, not as text; the last row sees both earlier ones.
-    assert _added(history, rows)[2] == ("2", "0.500000", "0"), order
+    assert _added(history, rows)[2] == ("2", "0.5", "0.0"), order
 
 
 def test_unlabelled_rows_count_for_nothing():
     rows = [("a", "1", "yes"), ("a", "2", ""), ("a", "3", "no")]
     history = EntityHistory.of(COLUMNS, [_batch(rows)])
-    assert _added(history, rows) == [("0", "", ""), ("1", "1", "1"), ("1", "1", "1")]
+    assert _added(history, rows) == [("0", None, None), ("1", "1.0", "1.0"), ("1", "1.0", "1.0")]

@@ -10,6 +10,7 @@ quoting, several files) give the examples the plain file gives.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -25,7 +26,7 @@ from tfx.utils import proto_utils
 
 import datasets
 from components.example_gen.executor import ArrowCsvExecutor
-from components.example_gen.keys import INT_COLUMNS_KEY, TEST_PERIOD_KEY
+from components.example_gen.keys import ENTITY_HISTORY_KEY, INT_COLUMNS_KEY, TEST_PERIOD_KEY
 from data_layout import csv_examples, csv_files
 from data_layout.csv_examples import (
     ColumnKind,
@@ -42,6 +43,7 @@ from data_layout.properties import (
     VALIDATION_PERIOD_PROPERTY,
 )
 from data_layout.splits import TEST, TRAIN, VALIDATION
+from modules.features import HistoryColumns
 from pipeline_def import node_ids
 from pipeline_def.config import PipelineConfig
 from pipeline_def.pipeline import create_pipeline
@@ -74,6 +76,7 @@ def _run(
     partition: str = "",
     examples: tfx.types.standard_artifacts.Examples | None = None,
     test_period: str = "",
+    history: HistoryColumns | None = None,
 ) -> dict[str, list[bytes]]:
     """Run an ExampleGen executor on the data files under ``data_root``; examples per split.
 
@@ -104,6 +107,8 @@ def _run(
         properties[INT_COLUMNS_KEY] = json.dumps(int_columns)
     if test_period:
         properties[TEST_PERIOD_KEY] = test_period
+    if history:
+        properties[ENTITY_HISTORY_KEY] = json.dumps(dataclasses.asdict(history))
     executor.Do({}, {keys.EXAMPLES_KEY: [examples]}, properties)
     return {
         name: sorted(
@@ -218,6 +223,34 @@ def test_a_test_period_tests_its_newest_rows_and_validates_on_the_period_before(
     assert artifact.get_string_custom_property(TEST_PERIOD_PROPERTY) == f"year = {newest}"
     assert artifact.get_string_custom_property(VALIDATION_PERIOD_PROPERTY) == f"year = {previous}"
     assert artifact.get_string_custom_property(SPLIT_KEY_PROPERTY) == ""
+
+
+def test_each_row_gets_what_its_entity_s_earlier_periods_say(tmp_path):
+    root = _panel(tmp_path / "data", ["2019", "2020", "2021", "2022"])
+    history = HistoryColumns("person", "year", "x", "1")
+    written = _run(
+        ArrowCsvExecutor(), root, tmp_path / "out", None, "person", None, "year", history
+    )
+    rows_before, rate, last = history.names()
+    for split, year in ((TRAIN, 2020), (VALIDATION, 2021), (TEST, 2022)):
+        examples = [tf.train.Example.FromString(e) for e in written[split]]
+        # Person 1 (x = 1 every year) and person 2 (x = 2): rows and rates of earlier years.
+        for example in examples:
+            feature = example.features.feature
+            person, when = (
+                feature["person"].int64_list.value[0],
+                feature["year"].int64_list.value[0],
+            )
+            if when != year or person not in (1, 2):
+                continue
+            assert feature[rows_before].int64_list.value == [year - 2019]
+            assert feature[rate].float_list.value == [1.0 if person == 1 else 0.0]
+            assert feature[last].float_list.value == [1.0 if person == 1 else 0.0]
+    first = [
+        tf.train.Example.FromString(e) for e in written[TRAIN]
+        if tf.train.Example.FromString(e).features.feature["year"].int64_list.value[0] == 2019
+    ]  # fmt: skip
+    assert first and all(not e.features.feature[rate].float_list.value for e in first)
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ LocalDagRunner with its ML-Metadata store for the cache itself.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import re
@@ -28,6 +29,7 @@ from components.example_gen.component import ArrowCsvExampleGen
 from components.example_gen.driver import SpanDriver
 from components.example_gen.executor import ArrowCsvExecutor
 from components.example_gen.keys import (
+    ENTITY_HISTORY_KEY,
     RESOLVED_WINDOW_KEY,
     SPAN_CACHE_KEY,
     SPAN_DIGESTS_KEY,
@@ -44,6 +46,7 @@ from data_layout.properties import (
     VALIDATION_PERIOD_PROPERTY,
     WINDOW_PROPERTY,
 )
+from modules.features import HistoryColumns
 from pipeline_def.project_paths import sample_csv
 
 ROWS = 200
@@ -420,3 +423,41 @@ def test_a_reused_span_s_periods_come_from_its_encoding_not_its_files(
     _period_run(root, cache, tmp_path / "again", window=3)
     assert read == []  # every span reused: its periods were kept with its encoding
     assert _months(tmp_path / "again" / "Split-validation") == [2] * ROWS
+
+
+def test_over_a_window_each_row_s_history_reads_the_older_spans_too(tmp_path, sample):
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    monthly = _with_months(sample, lambda i, m: i // ROWS + 1)
+    for span in (0, 1, 2):
+        land(root, span, monthly)
+    history = HistoryColumns("pickup_community_area", "trip_start_month", "payment_type", "Cash")
+    properties = {
+        **_properties(root, cache),
+        TEST_PERIOD_KEY: "trip_start_month",
+        WINDOW_KEY: 3,
+        ENTITY_HISTORY_KEY: json.dumps(dataclasses.asdict(history)),
+    }
+    examples = tfx.types.standard_artifacts.Examples()
+    examples.uri = str(tmp_path / "out")
+    ArrowCsvExecutor().Do({}, {keys.EXAMPLES_KEY: [examples]}, properties)
+    header, rows = monthly
+    area, pay = header.index(history.entity), header.index(history.label)
+    expected = {}  # a test row's area: its cash share in months 1 and 2
+    for r in rows[: 2 * ROWS]:
+        if r[area] and r[pay]:
+            n, cash = expected.get(int(r[area]), (0, 0))
+            expected[int(r[area])] = (n + 1, cash + (r[pay] == "Cash"))
+    files = [str(p) for p in (tmp_path / "out" / "Split-test").iterdir()]
+    checked = 0
+    for record in tf.data.TFRecordDataset(files, compression_type="GZIP"):
+        feature = tf.train.Example.FromString(record.numpy()).features.feature
+        if not feature["pickup_community_area"].int64_list.value:
+            continue
+        n, cash = expected.get(feature["pickup_community_area"].int64_list.value[0], (0, 0))
+        assert feature[history.names()[0]].int64_list.value == [n]
+        if n:
+            assert feature[history.names()[1]].float_list.value[0] == pytest.approx(
+                cash / n, abs=1e-6
+            )
+            checked += 1
+    assert checked > 100
