@@ -275,6 +275,16 @@ def _period_lines(period: Period | None) -> list[str]:
     return [*_comment(why, "    "), f"    test_period={literal(period.column)},"]
 
 
+def _history_lines() -> list[str]:
+    """The ``entity_history=`` line, with what ExampleGen computes."""
+    why = (
+        "ExampleGen adds what each entity's earlier periods say to every row (its labelled "
+        "rows before the row's period, their positive rate, its latest period's rate), "
+        "never from the row's own label or a later period."
+    )
+    return [*_comment(why, "    "), "    entity_history=True,"]
+
+
 def _tree_lines(trees: TreeGain) -> list[str]:
     """The ``tree_leaves=`` line, after the measured gain that asks for it."""
     why = trees_summary(trees)
@@ -328,11 +338,13 @@ def render(
     trees: TreeGain | None,
     entity: Entity | None = None,
     period: Period | None = None,
+    history: bool = False,
 ) -> str:
     """The declaration module's source, formatted as ruff formats it, with ``crosses``.
 
     With tree leaves when ``trees`` measured a gain that asks for them, the ``entity``
-    the splits are keyed by and the ``period`` whose newest value is the test split.
+    the splits are keyed by and the ``period`` whose newest value is the test split;
+    ``history``: ExampleGen adds the entity's history columns to each row.
     """
     groups = _groups(choices)
     leaves = trees.leaves() if trees else None
@@ -346,6 +358,7 @@ def render(
         *_unused_lines(choices),
         *_entity_lines(entity, period),
         *_period_lines(period),
+        *(_history_lines() if history else []),
         "    # The best single column's AUC, rounded down: the model must do better.",
         f"    min_auc={min_auc_of(choices)},",
         *(_tree_lines(trees) if leaves else []),

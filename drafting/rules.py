@@ -248,6 +248,16 @@ def id_feature(name: str, values: list[str], labels: list[int]) -> Choice:
     return _hashed(column, f"the entity's ids as a feature ({column.distinct} distinct)")
 
 
+def history_feature(name: str, values: list[str], labels: list[int]) -> Choice:
+    """A column of an entity's history: a number, whatever values the sample happens to hold.
+
+    Its counts grow with every period (a range of codes would not hold next year's), and
+    its rates are absent for an entity's first period.
+    """
+    numbers = [float(v) if v else None for v in values]
+    return _numeric(name, numbers, labels, "the entity's earlier periods (ExampleGen adds it)")
+
+
 def _hashed(column: _Column, described: str) -> Choice:
     """Too many distinct values for a vocabulary: hash buckets, a power of two."""
     buckets = min(4096, 1 << math.ceil(math.log2(column.distinct)))

@@ -42,9 +42,10 @@ from typing import TextIO
 import datasets
 from drafting.crosses import Crosses, choose_crosses, summary
 from drafting.entity import Entity, find_entity, named_entity
+from drafting.history import OfferedHistory, statistics_text, with_history
 from drafting.period import Period, find_period, named_period
 from drafting.render import curated_schema, render, statistics, tfdv_types
-from drafting.rules import Choice, choose, id_feature, training_settings
+from drafting.rules import Choice, choose, history_feature, id_feature, training_settings
 from drafting.table import (
     DraftError,
     Labelled,
@@ -55,6 +56,7 @@ from drafting.table import (
 )
 from drafting.trees import TreeGain, measure
 from drafting.trees import summary as trees_summary
+from modules.features import HistoryColumns
 from pipeline_def.project_paths import DEFAULT_DATA_ROOT
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
@@ -82,40 +84,78 @@ def draft(
 ) -> Path:
     """Check the input, draft the dataset and write it; the declaration's folder.
 
-    ``entity`` names the column the rows are of, ``test_period`` the column whose
-    newest value is the test split ("": none; None: the draft looks for one); with
-    ``entity_feature`` the entity's column is a feature too (None: where a test period's
-    entities have earlier rows). Every check comes before
-    anything is written, and the files are written under temporary names first, then
-    renamed: bad input leaves nothing behind.
+    ``entity`` names the column the rows are of, ``test_period`` the column whose newest
+    value is the test split ("": none; None: the draft looks); ``entity_feature``: the
+    entity's id and history are features (None: where most test entities have earlier
+    rows). Every check precedes any write, and files are renamed into place.
     """
     check_name(name, datasets_dir, data_dir, csv_path, overwrite)
     labelled = check_label(read_table(csv_path), label, positive)
+    splits = _splits(labelled.table, label, entity, test_period, entity_feature)
+    labelled, history = _offer_history(labelled, splits, label, positive)
     table, labels = labelled.table, labelled.labels
-    splits = _splits(table, label, entity, test_period, entity_feature)
     keyed, period, groups = splits.entity, splits.period, splits.groups(table)
     quiet_libraries()
     with tempfile.TemporaryDirectory(prefix=f"draft-{name}-") as tmp:
         # The sample as plain UTF-8 CSV: what TFDV reads here and ExampleGen later.
         plain = Path(tmp) / f"{name}.csv"
         plain.write_text(table.text, encoding="utf-8")
-        stats = statistics(plain)
-        choices = _choices(labelled, label, tfdv_types(stats), splits)
+        stats = statistics(_statistics_file(plain, table, history))
+        choices = _choices(labelled, label, tfdv_types(stats), splits, history)
         crosses = choose_crosses(table.cells, labels, choices, groups)
         trees = measure(table.cells, labels, choices, groups)
-        source = render(name, table, label, positive, choices, crosses, trees, keyed, period)
+        source = render(
+            name, table, label, positive, choices, crosses, trees, keyed, period, bool(history)
+        )
         _check_declaration(source, name, csv_path)
-        read = [c.column for c in choices if c.kind in READ]
-        moving = [s.column for s in (keyed, period) if s is not None]
-        schema = curated_schema(stats, label, positive, table, read, moving)
+        schema = _schema(stats, label, positive, table, choices, splits, history)
         folder = _write(name, source, schema, plain, csv_path, datasets_dir, data_dir)
     sample = data_dir / name / f"{name}.csv"
     _print_columns(labelled, label, positive, choices, sample, out)
-    for line in splits.lines(table.rows):
+    for line in [*splits.lines(table.rows), *([history.describe()] if history else [])]:
         print(f"  {line}", file=out)
     _print_measures(crosses, trees, table.rows, out)
     print(f"wrote {folder}/ and {sample}", file=out)
     return folder
+
+
+def _schema(
+    stats: object,
+    label: str,
+    positive: str,
+    table: Table,
+    choices: Sequence[Choice],
+    splits: _Splits,
+    history: OfferedHistory | None,
+) -> str:
+    """The curated schema, no skew comparator on what moves by design over periods."""
+    read = [c.column for c in choices if c.kind in READ]
+    moving = [s.column for s in (splits.entity, splits.period) if s is not None]
+    moving += history.columns.names() if history else []
+    return curated_schema(stats, label, positive, table, read, moving)
+
+
+def _offer_history(
+    labelled: Labelled, splits: _Splits, label: str, positive: str
+) -> tuple[Labelled, OfferedHistory | None]:
+    """The table with its entity's history columns, and their evidence.
+
+    Where the entity is a feature of a test period's splits: the next period asks of
+    entities seen before, and what their earlier periods say is theirs to learn.
+    """
+    if not (splits.entity_feature and splits.period and splits.entity):
+        return labelled, None
+    columns = HistoryColumns(splits.entity.column, splits.period.column, label, positive)
+    return with_history(labelled, columns)
+
+
+def _statistics_file(plain: Path, table: Table, history: OfferedHistory | None) -> Path:
+    """The CSV file TFDV reads: the sample, with the history columns where offered."""
+    if history is None:
+        return plain
+    with_columns = plain.with_name(f"statistics-{plain.name}")
+    with_columns.write_text(statistics_text(table), encoding="utf-8")
+    return with_columns
 
 
 @dataclass(frozen=True)
@@ -197,7 +237,11 @@ def _period(table: Table, label: str, named: str | None, entity: Entity | None) 
 
 
 def _choices(
-    labelled: Labelled, label: str, types: dict[str, str], splits: _Splits
+    labelled: Labelled,
+    label: str,
+    types: dict[str, str],
+    splits: _Splits,
+    history: OfferedHistory | None = None,
 ) -> list[Choice]:
     """Each column's kind but the label's, by the drafting rules, from TFDV's ``types``.
 
@@ -214,6 +258,8 @@ def _choices(
             if splits.entity_feature
             else Choice(entity.column, "unused", f"the entity ({entity.why}): {splits.role}")
         )
+    for column in history.columns.names() if history else ():
+        decided[column] = history_feature(column, table.cells[column], labels)
     if (period := splits.period) is not None:
         why = (
             f"the test period: its newest value ({period.newest}) is the test split, "

@@ -37,7 +37,18 @@ def test_with_a_test_period_the_entity_is_a_feature_unless_declined(tmp_path):
         "(--no-entity-feature declines)" in printed.splitlines()
     )
     assert 'entity="person nr",' in source and 'Hashed("person nr"' in source
+    # What each person's earlier years say: computed by ExampleGen, numbers for the model.
+    assert "    entity_history=True," in source
+    for column in ("person nr_rows_before", "person nr_rate_before", "person nr_last"):
+        assert re.search(rf'Numeric\(\s*"{column}",\s*Scaling\.', source), column
+    evidence = [line for line in printed.splitlines() if line.startswith("  entity history: ")]
+    assert evidence and "person nr_last alone gets the label right in " in evidence[0]
+    assert "of the 750 rows with an earlier period" in evidence[0]  # 5 earlier years x 150
+    schema = (tmp_path / "found" / "ds" / "panel" / "schema.pbtxt").read_text()
+    assert 'name: "person nr_rate_before"' in schema
+    assert "person nr_last" not in (tmp_path / "found" / "data" / "panel" / "panel.csv").read_text()
     printed, source = drafted_in_process(tmp_path / "declined", entity_feature=False)
+    assert "entity_history" not in source and "entity history:" not in printed
     assert f"{found}no feature (--no-entity-feature)" in printed.splitlines()
     assert 'Hashed("person nr"' not in source and '"person nr": "the entity (' in source
 
