@@ -22,16 +22,21 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 import pyarrow as pa
 
-from data_layout.csv_examples import ColumnKind, read_batches
+from data_layout.csv_examples import ColumnKind, read_batches, read_header
 from modules.features import HistoryColumns
 
 # The added columns' kinds, in ``HistoryColumns.names`` order: a count, two shares.
 KINDS = (ColumnKind.INT, ColumnKind.FLOAT, ColumnKind.FLOAT)
 
 
-def of_files(columns: HistoryColumns, files: Sequence[str], names: list[str]) -> EntityHistory:
-    """The history of every row of the CSV ``files`` (whose header is ``names``)."""
-    return EntityHistory.of(columns, (b for path in files for b in read_batches(path, names)))
+def of_files(
+    columns: HistoryColumns, files: Sequence[str], names: list[str] | None = None
+) -> EntityHistory:
+    """The history of every row of the CSV ``files`` (their header ``names``, or each its own)."""
+    return EntityHistory.of(
+        columns,
+        (b for path in files for b in read_batches(path, names or read_header(path))),
+    )
 
 
 def _period_order(values: pd.Series) -> pd.Series:

@@ -53,6 +53,18 @@ def input_files(path: Path) -> list[Path]:
     return [path]
 
 
+def history_files(path: Path) -> list[Path]:
+    """The CSV files under ``path`` (a file, or a data root of files or span folders)."""
+    if path.is_file():
+        return [path]
+    found = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(SUFFIXES))
+    if not found:
+        raise ScoringInputError(
+            f"{path}: no CSV file to read the entities' history from (--history PATH)"
+        )
+    return found
+
+
 def _missing(path: Path, columns: Sequence[str], needed: Sequence[str]) -> None:
     """ScoringInputError naming the first needed column ``columns`` lacks."""
     absent = [c for c in needed if c not in columns]

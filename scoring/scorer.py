@@ -9,6 +9,7 @@ label 1 at or above the threshold.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,8 +19,9 @@ import numpy as np
 import pyarrow as pa
 
 import datasets
-from data_layout import serving_layout
+from data_layout import entity_history, serving_layout
 from data_layout.csv_examples import ColumnKind, encode_for_model, schema_kinds
+from data_layout.entity_history import EntityHistory
 from modules.features import DatasetDeclaration
 from scoring import cells, inputs
 from scoring.outputs import ScoresWriter
@@ -71,23 +73,41 @@ class ScorerSpec:
     model: Model
     keep: tuple[str, ...]  # the dataset's entity column first, where it has one
     threshold: float
+    # The CSV files of rows the model learned from, where it reads the entity's history.
+    history: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, dataset: str, model: Model, keep: Sequence[str], threshold: float) -> ScorerSpec:
-        """The spec scoring with ``model``, keeping the entity column and ``keep``."""
-        entity = datasets.load(dataset).entity
-        return cls(dataset, model, tuple(dict.fromkeys([*([entity] if entity else []), *keep])),
-                   threshold)  # fmt: skip
+    def of(
+        cls,
+        dataset: str,
+        model: Model,
+        keep: Sequence[str],
+        threshold: float,
+        history: Sequence[Path] = (),
+    ) -> ScorerSpec:
+        """The spec scoring with ``model``, keeping the entity column and ``keep``.
+
+        ``history``: the files each entity's earlier periods are read from, where the
+        dataset declares ``entity_history``.
+        """
+        declared = datasets.load(dataset)
+        entity = declared.entity
+        kept = tuple(dict.fromkeys([*([entity] if entity else []), *keep]))
+        files = tuple(str(p) for p in history) if declared.entity_history else ()
+        return cls(dataset, model, kept, threshold, files)
 
     def build(self) -> Scorer:
-        """The Scorer, its model loaded."""
+        """The Scorer, its model loaded (and the entities' history read)."""
         declared = datasets.load(self.dataset)
+        columns = declared.history_columns()
+        history = entity_history.of_files(columns, self.history) if columns else None
         return Scorer(
             declared,
             schema_kinds(datasets.schema_path(self.dataset)),
             self.keep,
             self.threshold,
             serving_default(self.model, declared.prediction_key),
+            history,
         )
 
 
@@ -109,14 +129,25 @@ class Scorer:
     keep: tuple[str, ...]
     threshold: float
     predict: Callable[[list[bytes]], np.ndarray]
+    # Each entity's earlier periods, where the model reads them (None: it does not).
+    history: EntityHistory | None = None
 
     @property
     def needed(self) -> tuple[str, ...]:
-        """The columns an input must hold: the model's raw columns and those kept."""
-        return tuple(dict.fromkeys((*self.dataset.raw_feature_columns(), *self.keep)))
+        """The columns an input must hold: the model's raw columns and those kept.
+
+        Not the history's columns, computed here; its entity and period columns instead.
+        """
+        columns = self.dataset.raw_feature_columns()
+        if self.history is not None:
+            added = self.history.columns
+            columns = (*(c for c in columns if c not in added.names()), added.entity, added.period)
+        return tuple(dict.fromkeys((*columns, *self.keep)))
 
     def typed(self, block: inputs.Block) -> pa.RecordBatch:
         """The model's columns of ``block`` as the value lists training reads."""
+        if self.history is not None:  # what each row's entity's earlier periods say
+            block = dataclasses.replace(block, cells=self.history.add(block.cells))
         return cells.typed(block, self.dataset.raw_feature_columns(), self.kinds)
 
     def scored(self, block: inputs.Block, lists: pa.RecordBatch) -> pa.RecordBatch:

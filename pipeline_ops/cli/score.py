@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import datasets
 from data_layout.csv_files import CsvFormatError
-from pipeline_def.project_paths import output_dir_for
+from pipeline_def.project_paths import data_root_of, output_dir_for
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from scoring.names import THRESHOLD
@@ -64,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
         "--keep", action="append", default=[], metavar="COLUMN", help="a column to keep"
     )
     parser.add_argument("--threshold", type=float, default=THRESHOLD, help="default: %(default)s")
+    parser.add_argument(
+        "--history", type=Path, default=None, metavar="PATH",
+        help="where the model reads each entity's earlier periods (a dataset with "
+        "entity_history): the rows it learned from, a CSV file or a data root "
+        "(default: the dataset's data root)",
+    )  # fmt: skip
     parser.add_argument(
         "--fail-on-skew",
         action="store_true",
@@ -106,7 +112,7 @@ def score(args: argparse.Namespace) -> int:
     output = outputs.checked(args.output, files)
     args.output_dir = output_dir_for(args.dataset, args.output_dir)
     model = scorer.choose_model(args.output_dir, args.model)
-    spec = scorer.ScorerSpec.of(args.dataset, model, args.keep, args.threshold)
+    spec = scorer.ScorerSpec.of(args.dataset, model, args.keep, args.threshold, _history(args))
     sample = skew.RowSample()
     with outputs.ScoresWriter(output) as writer:
         done = _score(args, spec, files, writer, sample)
@@ -122,6 +128,15 @@ def score(args: argparse.Namespace) -> int:
     if report.over and args.fail_on_skew:
         return commands.EXIT_SKEWED
     return commands.EXIT_OK
+
+
+def _history(args: argparse.Namespace) -> list[Path]:
+    """The files each entity's earlier periods are read from; none where the model reads none."""
+    from scoring import inputs
+
+    if not datasets.load(args.dataset).entity_history:
+        return []
+    return inputs.history_files(args.history or data_root_of(args.dataset))
 
 
 def _score(

@@ -182,3 +182,68 @@ def test_on_kubeflow_a_panel_is_tested_on_the_newest_year_and_validated_on_the_o
     assert max(_values(split[TRAIN], "year")) == newest - 2
     for rows in split.values():
         assert len(_values(rows, "person nr")) == PEOPLE
+
+
+def _test_split_scores(out: Path) -> dict[tuple[str, int], float]:
+    """The pushed model's scores of the run's test split, as ExampleGen wrote its rows."""
+    (examples,) = (out / "pipeline" / node_ids.EXAMPLE_GEN / "examples").iterdir()
+    rows = _rows_by_split(examples)[TEST]
+    (version,) = (out / "serving").iterdir()
+    model = tf.saved_model.load(str(version))
+    serve = model.signatures["serving_default"]
+    examples = tf.constant([e.SerializeToString() for e in rows])
+    probabilities = serve(examples=examples)["probability"].numpy().reshape(-1)
+    return {
+        (e.features.feature["person nr"].bytes_list.value[0].decode(),
+         e.features.feature["year"].int64_list.value[0]): float(p)
+        for e, p in zip(rows, probabilities, strict=True)
+    }  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_panel_learns_each_person_s_past_and_scores_the_next_year_from_it(tmp_path):
+    project = copy_project(tmp_path / "project")
+    table = panel(tmp_path / "panel.csv")
+    drafted = run_in(
+        project, "-m", "pipeline_ops.cli.draft_dataset", "panel", str(table), "left", "yes"
+    )
+    assert drafted.returncode == 0, drafted.stderr
+    assert "entity_history=True" in (project / "datasets" / "panel" / "__init__.py").read_text()
+    out = tmp_path / "out"
+    run = run_in(
+        project, "local_runner.py", "--dataset", "panel", "--output-dir", str(out),
+        "--train-steps", TEST_TRAIN_STEPS,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    newest = 2015 + YEARS - 1
+    # The newest year's rows scored from the data file, their history read from the data
+    # root by wide-deep-score: the scores the model gave the rows ExampleGen wrote.
+    with table.open(newline="") as f:
+        newest_rows = [r for r in csv.DictReader(f) if r["year"] == str(newest)]
+    asked = tmp_path / "newest.csv"
+    with asked.open("w", newline="") as f:
+        writer = csv.DictWriter(f, ["person nr", "year", "age", "income"], extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(newest_rows)
+    scored = run_in(
+        project, "-m", "pipeline_ops.cli.score", str(asked), str(tmp_path / "scores.csv"),
+        "--dataset", "panel", "--output-dir", str(out),
+    )  # fmt: skip
+    assert scored.returncode == 0, scored.stdout + scored.stderr
+    with (tmp_path / "scores.csv").open(newline="") as f:
+        got = {(r["person nr"], newest): float(r["probability"]) for r in csv.DictReader(f)}
+    wanted = _test_split_scores(out)
+    assert got.keys() == wanted.keys() and len(got) == PEOPLE
+    assert max(abs(got[k] - wanted[k]) for k in got) < 1e-5
+    # Without the history the rows are scored otherwise: it is read, not ignored.
+    empty = tmp_path / "no-history"
+    empty.mkdir()
+    (empty / "none.csv").write_text("person nr,year,age,income,left\n")
+    blind = run_in(
+        project, "-m", "pipeline_ops.cli.score", str(asked), str(tmp_path / "blind.csv"),
+        "--dataset", "panel", "--output-dir", str(out), "--history", str(empty / "none.csv"),
+    )  # fmt: skip
+    assert blind.returncode == 0, blind.stdout + blind.stderr
+    with (tmp_path / "blind.csv").open(newline="") as f:
+        other = {(r["person nr"], newest): float(r["probability"]) for r in csv.DictReader(f)}
+    assert max(abs(other[k] - wanted[k]) for k in other) > 1e-3
