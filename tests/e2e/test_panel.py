@@ -74,10 +74,13 @@ def _customers_by_split(out: Path) -> dict[str, set[str]]:
     return {split: _values(rows, "customer") for split, rows in _rows_by_split(examples).items()}
 
 
-def _draft_and_run(project: Path, table: Path, name: str, out: Path, *flags: str) -> tuple:
-    """Draft ``table`` as ``name`` and run the pipeline on it: the draft's lines, the summary."""
+def _draft_and_run(
+    project: Path, table: Path, name: str, out: Path, *flags: str, label: str = "churned"
+) -> tuple:
+    """Draft ``table`` as ``name`` (its ``label`` positive at "yes") and run the pipeline on
+    it: the draft's lines, what the run printed, its summary."""
     drafted = run_in(
-        project, "-m", "pipeline_ops.cli.draft_dataset", name, str(table), "churned", "yes", *flags
+        project, "-m", "pipeline_ops.cli.draft_dataset", name, str(table), label, "yes", *flags
     )
     assert drafted.returncode == 0, drafted.stderr
     run = run_in(
@@ -204,17 +207,9 @@ def _test_split_scores(out: Path) -> dict[tuple[str, int], float]:
 def test_a_panel_learns_each_person_s_past_and_scores_the_next_year_from_it(tmp_path):
     project = copy_project(tmp_path / "project")
     table = panel(tmp_path / "panel.csv")
-    drafted = run_in(
-        project, "-m", "pipeline_ops.cli.draft_dataset", "panel", str(table), "left", "yes"
-    )
-    assert drafted.returncode == 0, drafted.stderr
-    assert "entity_history=True" in (project / "datasets" / "panel" / "__init__.py").read_text()
     out = tmp_path / "out"
-    run = run_in(
-        project, "local_runner.py", "--dataset", "panel", "--output-dir", str(out),
-        "--train-steps", TEST_TRAIN_STEPS,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stdout + run.stderr
+    _draft_and_run(project, table, "panel", out, label="left")
+    assert "entity_history=True" in (project / "datasets" / "panel" / "__init__.py").read_text()
     newest = 2015 + YEARS - 1
     # The newest year's rows scored from the data file, their history read from the data
     # root by wide-deep-score: the scores the model gave the rows ExampleGen wrote.
