@@ -57,7 +57,14 @@ def history_files(path: Path) -> list[Path]:
     """The CSV files under ``path`` (a file, or a data root of files or span folders)."""
     if path.is_file():
         return [path]
-    found = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(SUFFIXES))
+    found = sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file()
+        and p.name.endswith(SUFFIXES)
+        # hidden and marker files, and such folders, are no data (as ExampleGen skips them)
+        and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts)
+    )
     if not found:
         raise ScoringInputError(
             f"{path}: no CSV file to read the entities' history from (--history PATH)"

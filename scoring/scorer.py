@@ -14,18 +14,21 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
 import datasets
-from data_layout import entity_history, serving_layout
+from data_layout import serving_layout
 from data_layout.csv_examples import ColumnKind, encode_for_model, schema_kinds
-from data_layout.entity_history import EntityHistory
 from modules.features import DatasetDeclaration
 from scoring import cells, inputs
 from scoring.outputs import ScoresWriter
 from scoring.skew import RowSample
+
+if TYPE_CHECKING:
+    from data_layout.entity_history import EntityHistory
 
 BATCH = 8_192
 PREDICTED_LABEL = "predicted_label"
@@ -100,7 +103,11 @@ class ScorerSpec:
         """The Scorer, its model loaded (and the entities' history read)."""
         declared = datasets.load(self.dataset)
         columns = declared.history_columns()
-        history = entity_history.of_files(columns, self.history) if columns else None
+        history = None
+        if columns:  # pandas loads only for a model that reads an entity's history
+            from data_layout import entity_history
+
+            history = entity_history.of_files(columns, self.history)
         return Scorer(
             declared,
             schema_kinds(datasets.schema_path(self.dataset)),

@@ -96,9 +96,10 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
                 window=window,
                 span_cache=span_cache,
                 test_period=test_period,
+                # None, not "": TFX's compiler leaves it out, so a spec without one is as before
                 entity_history=json.dumps(dataclasses.asdict(entity_history))
                 if entity_history
-                else "",
+                else None,
                 custom_config=json.dumps(custom_config or {}, sort_keys=True),
                 output_data_format=example_gen_pb2.FORMAT_TF_EXAMPLE,
                 output_file_format=example_gen_pb2.FORMAT_TFRECORDS_GZIP,

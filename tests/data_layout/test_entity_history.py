@@ -5,7 +5,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from data_layout.entity_history import EntityHistory
+from data_layout.csv_files import CsvFormatError
+from data_layout.entity_history import EntityHistory, of_files
 from modules.features import HistoryColumns
 
 COLUMNS = HistoryColumns("person", "year", "union", "yes")
@@ -66,3 +67,31 @@ def test_unlabelled_rows_count_for_nothing():
     rows = [("a", "1", "yes"), ("a", "2", ""), ("a", "3", "no")]
     history = EntityHistory.of(COLUMNS, [_batch(rows)])
     assert _added(history, rows) == [("0", None, None), ("1", "1.0", "1.0"), ("1", "1.0", "1.0")]
+
+
+def test_a_period_that_does_not_read_as_the_history_s_gets_no_history():
+    # Periods 1 to 12 are numbers: "10" after "9", and an empty or text period reads nothing.
+    learned = [("a", str(m), "yes") for m in range(1, 12)]
+    history = EntityHistory.of(COLUMNS, [_batch(learned)])
+    scored = [("a", "2", ""), ("a", "12", ""), ("a", "", ""), ("a", "May", "")]
+    assert _added(history, scored) == [
+        ("1", "1.0", "1.0"),
+        ("11", "1.0", "1.0"),
+        ("0", None, None),
+        ("0", None, None),
+    ]
+
+
+def test_several_rows_of_a_period_and_labels_written_as_numbers():
+    numbered = HistoryColumns("person", "year", "union", "1")
+    rows = [("a", "1", "1.0"), ("a", "1", "0"), ("a", "1", " 1 "), ("a", "2", "")]
+    history = EntityHistory.of(numbered, [_batch(rows)])
+    added = history.add(_batch([("a", "2", "")])).to_pydict()
+    assert [added[n][0] for n in numbered.names()] == ["3", "0.666667", "0.666667"]
+
+
+def test_a_file_without_a_column_the_history_reads_is_named(tmp_path):
+    path = tmp_path / "learned.csv"
+    path.write_text("person,union\na,yes\n")
+    with pytest.raises(CsvFormatError, match=r"learned.csv: no column 'year', which the entity"):
+        of_files(COLUMNS, [str(path)])
