@@ -8,9 +8,10 @@ and sizes from that declaration. Nothing else types a feature name.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -254,6 +255,15 @@ class HistoryColumns:
     period: str
     label: str
     positive: str
+
+    def to_json(self) -> str:
+        """As ExampleGen's execution property holds it (and its span encodings' key)."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> HistoryColumns:
+        """The columns ``to_json`` wrote."""
+        return cls(**json.loads(text))
 
     def names(self) -> tuple[str, str, str]:
         """The added columns: rows before, positive rate before, the latest period's rate."""

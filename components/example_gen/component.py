@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -97,9 +96,7 @@ class ArrowCsvExampleGen(tfx.components.CsvExampleGen):
                 span_cache=span_cache,
                 test_period=test_period,
                 # None, not "": TFX's compiler leaves it out, so a spec without one is as before
-                entity_history=json.dumps(dataclasses.asdict(entity_history))
-                if entity_history
-                else None,
+                entity_history=entity_history.to_json() if entity_history else None,
                 custom_config=json.dumps(custom_config or {}, sort_keys=True),
                 output_data_format=example_gen_pb2.FORMAT_TF_EXAMPLE,
                 output_file_format=example_gen_pb2.FORMAT_TFRECORDS_GZIP,

@@ -131,7 +131,7 @@ class ArrowCsvExecutor(base_beam_executor.BaseBeamExecutor):
 def history_columns(exec_properties: dict[str, Any]) -> HistoryColumns | None:
     """The entity history the component was given to add (None: none)."""
     given = exec_properties.get(ENTITY_HISTORY_KEY) or ""
-    return HistoryColumns(**json.loads(given)) if given else None
+    return HistoryColumns.from_json(given) if given else None
 
 
 def _record_window(

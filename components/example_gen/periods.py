@@ -68,7 +68,7 @@ def newest_periods(
         check_whole(files[0], column, values)
         values = parse_numbers(values, pa.float64())
     numbers = parse_numbers(values, pa.int64()) if kind is ColumnKind.INT else values
-    return _two_newest(numbers, kind is not ColumnKind.STRING)
+    return _two_newest(numbers, whole=True)
 
 
 def _two_newest(values: pa.Array, whole: bool) -> Periods:

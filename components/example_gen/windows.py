@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import os
@@ -112,7 +111,7 @@ class WindowedSpans:
             buckets.append(("period_splits", "newest test, previous validation, older train"))
         if self.history:  # read from every span of the window: their files are in the key
             window_files = json.dumps([digests[s] for s in sorted(digests)])
-            buckets.append(("entity_history", json.dumps(dataclasses.asdict(self.history))))
+            buckets.append(("entity_history", self.history.to_json()))
             buckets.append(("history_of", window_files))
         for span, digest in digests.items():
             key = encoded_spans.encoding_key(digest, kinds[span], buckets)

@@ -10,7 +10,6 @@ quoting, several files) give the examples the plain file gives.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -108,7 +107,7 @@ def _run(
     if test_period:
         properties[TEST_PERIOD_KEY] = test_period
     if history:
-        properties[ENTITY_HISTORY_KEY] = json.dumps(dataclasses.asdict(history))
+        properties[ENTITY_HISTORY_KEY] = history.to_json()
     executor.Do({}, {keys.EXAMPLES_KEY: [examples]}, properties)
     return {
         name: sorted(

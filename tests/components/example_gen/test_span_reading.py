@@ -8,7 +8,6 @@ LocalDagRunner with its ML-Metadata store for the cache itself.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import json
 import os
 import re
@@ -435,7 +434,7 @@ def test_over_a_window_each_row_s_history_reads_the_older_spans_too(tmp_path, sa
         **_properties(root, cache),
         TEST_PERIOD_KEY: "trip_start_month",
         WINDOW_KEY: 3,
-        ENTITY_HISTORY_KEY: json.dumps(dataclasses.asdict(history)),
+        ENTITY_HISTORY_KEY: history.to_json(),
     }
     examples = tfx.types.standard_artifacts.Examples()
     examples.uri = str(tmp_path / "out")
