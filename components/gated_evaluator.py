@@ -244,11 +244,10 @@ def _scored(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The labels of ``records``, the candidate's and serving model's scores."""
     candidate, baseline = (path_utils.serving_model_path(m.uri) for m in models)
-    return (
-        paired_comparison.model_labels(candidate, records, spec.label_key),
-        paired_comparison.model_scores(candidate, records, spec.prediction_key),
-        paired_comparison.model_scores(baseline, records, spec.prediction_key),
+    labels, scores = paired_comparison.labels_and_scores(
+        candidate, records, spec.label_key, spec.prediction_key
     )
+    return labels, scores, paired_comparison.model_scores(baseline, records, spec.prediction_key)
 
 
 def _slice_columns(config: config_pb2.EvalConfig) -> list[str]:
@@ -266,8 +265,9 @@ def write_estimates(
     """The candidate's AUC interval on ``records`` and each slice, kept; its scores."""
     spec = config.model_specs[0]
     path = path_utils.serving_model_path(model.uri)
-    labels = paired_comparison.model_labels(path, records, spec.label_key)
-    scores = paired_comparison.model_scores(path, records, spec.prediction_key)
+    labels, scores = paired_comparison.labels_and_scores(
+        path, records, spec.label_key, spec.prediction_key
+    )
     values = paired_comparison.slice_values(records, _slice_columns(config))
     paired_comparison.write_estimates(
         paired_comparison.estimates(labels, scores, values), evaluation.uri

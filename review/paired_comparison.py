@@ -140,23 +140,31 @@ def split_records(examples_uri: str, split: str) -> list[bytes]:
     return [r.numpy() for r in tf.data.TFRecordDataset(files, compression_type="GZIP")]
 
 
-def _outputs(model_dir: str, signature: str, records: list[bytes], key: str) -> np.ndarray:
-    """One output of a SavedModel's signature on serialized examples, batch by batch."""
+def _outputs(model: Any, signature: str, records: list[bytes], key: str) -> np.ndarray:
+    """One output of a loaded SavedModel's signature on serialized examples, by batch."""
     if not records:
         return np.array([])
-    run = tf.saved_model.load(str(model_dir)).signatures[signature]
+    run = model.signatures[signature]
     batches = [records[i : i + _BATCH] for i in range(0, len(records), _BATCH)]
     return np.concatenate([run(examples=tf.constant(b))[key].numpy().ravel() for b in batches])
 
 
 def model_scores(model_dir: str, records: list[bytes], prediction_key: str) -> np.ndarray:
     """A SavedModel's scores on serialized examples, through its serving signature."""
-    return _outputs(model_dir, SERVING_DEFAULT, records, prediction_key)
+    return _outputs(tf.saved_model.load(model_dir), SERVING_DEFAULT, records, prediction_key)
 
 
-def model_labels(model_dir: str, records: list[bytes], label_key: str) -> np.ndarray:
-    """The labels the model's Transform graph computes from serialized raw examples."""
-    return _outputs(model_dir, TRANSFORM_FEATURES, records, label_key).astype(int)
+def labels_and_scores(
+    model_dir: str, records: list[bytes], label_key: str, prediction_key: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The labels the model's Transform graph computes from raw examples, and its scores.
+
+    The model is loaded once for both (a load takes seconds, the scoring of a test
+    split a fraction of that).
+    """
+    model = tf.saved_model.load(model_dir)
+    labels = _outputs(model, TRANSFORM_FEATURES, records, label_key).astype(int)
+    return labels, _outputs(model, SERVING_DEFAULT, records, prediction_key)
 
 
 def _draw_counts(rng: np.random.Generator, rows: int, rounds: int) -> np.ndarray:

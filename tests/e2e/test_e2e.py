@@ -116,8 +116,7 @@ def test_one_auc_for_the_model_in_every_place(first_run):
     model = Path(summary["pushed_model_path"])
     records = paired_comparison.split_records(examples.uri, TEST)
     exact = auc(
-        paired_comparison.model_labels(str(model), records, "big_tip_xf"),
-        paired_comparison.model_scores(str(model), records, "tip_probability"),
+        *paired_comparison.labels_and_scores(str(model), records, "big_tip_xf", "tip_probability")
     )
     assert summary["metrics"]["auc"] == pytest.approx(exact, abs=1e-9)
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")

@@ -222,3 +222,22 @@ def test_every_slice_value_is_compared_on_its_own_rows(scored):
     assert not b.gated  # 190 rows, under min_rows
     assert c.comparison is None and c.undefined == "no positive example"
     assert a.name == "pay=a"
+
+
+def test_labels_and_scores_are_the_transform_s_labels_and_the_serving_scores(
+    served_model, transformed
+):
+    from transform_run import example_bytes
+
+    from datasets.taxi import DATASET as TAXI
+
+    rows = range(60)
+    records = [example_bytes(transformed.instances[i], transformed.spec, list(transformed.spec))
+               for i in rows]  # fmt: skip
+    labels, scores = paired_comparison.labels_and_scores(
+        str(served_model), records, TAXI.label_key, TAXI.prediction_key
+    )
+    assert labels.tolist() == [int(transformed.rows[i][TAXI.label_key]) for i in rows]
+    assert 0 < labels.sum() < len(rows)
+    served = paired_comparison.model_scores(str(served_model), records, TAXI.prediction_key)
+    assert np.allclose(scores, served, atol=1e-6) and len(scores) == len(rows)
