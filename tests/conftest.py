@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from run_commands import free_port, runner_command
+from shared_once import shared_folder
 
 from datasets.taxi import DATASET as TAXI
 from modules import features
@@ -361,3 +362,28 @@ def scored(transformed, served_model) -> ScoredSample:
     examples = examples[:SAMPLE_ROWS]
     scores = model_scores(str(served_model), examples, TAXI.prediction_key)
     return ScoredSample(tuple(examples), tuple(scores.tolist()), TAXI.prediction_key)
+
+
+@pytest.fixture(scope="session")
+def image_seed(tmp_path_factory) -> Callable[[Path], Path]:
+    """Gives an output dir the image environment, installed once for the session.
+
+    The Kubeflow harness refreshes an image environment it finds in its output dir
+    (``scripts/install_image.sh``: what is installed stays, the project is installed
+    again), as a user's second ``make kfp-local`` does. Each output dir gets hard links
+    to one environment installed the first time it is asked for (90 s here): a
+    refresh writes new files and never into a linked one.
+    """
+    from kubeflow.harness import image_env
+
+    def install(folder: Path) -> None:
+        image_env.install(folder / "env", folder / "install.log")
+
+    installed = shared_folder(tmp_path_factory, "image-env", install) / "env"
+
+    def seed(out: Path) -> Path:
+        out.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["cp", "-al", str(installed), str(image_env.folder_in(out))], check=True)
+        return out
+
+    return seed

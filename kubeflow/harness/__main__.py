@@ -40,7 +40,7 @@ import datasets
 from data_layout import spans
 from kubeflow.harness import SetupError, backend_rules, image_env, object_store, tasks
 from kubeflow.harness.metadata import KfpMetadata, session_info
-from pipeline_def import node_ids, stack
+from pipeline_def import node_ids
 from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, data_root_of, output_dir_for
 from pipeline_ops.cli.run_options import span_value
 from pipeline_ops.cli.scaffold import add_dataset_option
@@ -219,8 +219,7 @@ def _score(stage: Stage) -> int:
 
 def _install(out: Path, logs: Path) -> image_env.ImageEnv:
     """The image environment, installed under ``out``; SetupError naming its log if it fails."""
-    # One per stack: an environment's interpreter is its stack's (Python 3.13 or 3.10).
-    folder = out / f"image-env-{stack.name()}"
+    folder = image_env.folder_in(out)
     print(f"Installing the image environment in {folder}", flush=True)
     try:
         return image_env.install(folder, logs / "install.log")

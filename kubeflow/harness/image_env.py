@@ -113,6 +113,12 @@ def build_context(dockerfile: Path, context: Path) -> None:
                 shutil.copy2(origin, destination)
 
 
+def folder_in(out: Path) -> Path:
+    """Where a harness run on output dir ``out`` installs the image environment."""
+    # One per stack: an environment's interpreter is its stack's (Python 3.13 or 3.10).
+    return out / f"image-env-{stack.name()}"
+
+
 def install(folder: Path, log: Path) -> ImageEnv:
     """Create (or refresh) the image environment in ``folder`` as the Dockerfile builds it.
 

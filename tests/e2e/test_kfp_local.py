@@ -99,12 +99,12 @@ def _without_fare(root: Path, rows: int) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(
-    tmp_path_factory,
+    tmp_path_factory, image_seed
 ) -> tuple[Path, subprocess.CompletedProcess, dict, subprocess.CompletedProcess, Path]:
     """The first two runs on one output dir: (dir, first, first's summary, second, data)."""
     data = tmp_path_factory.mktemp("kfp-data")
     _land_span(data, 0, SPAN_ROWS)
-    out = tmp_path_factory.mktemp("kfp-local")
+    out = image_seed(tmp_path_factory.mktemp("kfp-local"))
     first = _harness(data, out, "--train-steps", "200")
     assert first.returncode == 0, first.stdout + first.stderr
     first_summary = _summary(out)

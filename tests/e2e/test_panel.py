@@ -154,7 +154,7 @@ def _kfp_examples(out: Path) -> Path:
 
 @pytest.mark.slow
 def test_on_kubeflow_a_panel_is_tested_on_the_newest_year_and_validated_on_the_one_before(
-    tmp_path,
+    tmp_path, image_seed
 ):
     project = copy_project(tmp_path / "project")
     table = panel(tmp_path / "panel.csv")
@@ -165,7 +165,7 @@ def test_on_kubeflow_a_panel_is_tested_on_the_newest_year_and_validated_on_the_o
     newest = 2015 + YEARS - 1
     assert f"  test split: the newest year, {newest} " in drafted.stdout
 
-    out = tmp_path / "kfp"
+    out = image_seed(tmp_path / "kfp")
     run = run_in(
         project, "-m", "kubeflow.harness", "--dataset", "panel", "--output-dir", str(out),
         "--train-steps", "200",
