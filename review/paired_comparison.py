@@ -151,7 +151,7 @@ def _outputs(model: Any, signature: str, records: list[bytes], key: str) -> np.n
 
 def model_scores(model_dir: str, records: list[bytes], prediction_key: str) -> np.ndarray:
     """A SavedModel's scores on serialized examples, through its serving signature."""
-    return _outputs(tf.saved_model.load(model_dir), SERVING_DEFAULT, records, prediction_key)
+    return _outputs(tf.saved_model.load(str(model_dir)), SERVING_DEFAULT, records, prediction_key)
 
 
 def labels_and_scores(
@@ -162,7 +162,7 @@ def labels_and_scores(
     The model is loaded once for both (a load takes seconds, the scoring of a test
     split a fraction of that).
     """
-    model = tf.saved_model.load(model_dir)
+    model = tf.saved_model.load(str(model_dir))
     labels = _outputs(model, TRANSFORM_FEATURES, records, label_key).astype(int)
     return labels, _outputs(model, SERVING_DEFAULT, records, prediction_key)
 
