@@ -79,26 +79,25 @@ def test_a_drafted_table_runs_end_to_end_and_compiles_for_kubeflow(tmp_path):
     spec = tft.TFTransformOutput(str(graph)).transformed_feature_spec()
     assert spec["tree_leaves_xf"] == tf.io.FixedLenFeature([30], tf.int64)
 
-    # The benchmark against the trees: on the run's splits, over 2 folds of the rows the
-    # run learned and chose from (retraining the run's Transform and Trainer; two are
-    # enough to deal every row once and report each round), and the run's Trainer again
-    # with the run's own seed and with another.
+    # The benchmark against the trees: on the run's splits, over 3 folds of the rows the
+    # run learned and chose from (retraining the run's Transform and Trainer), and the
+    # run's Trainer again with the run's own seed and with another.
     bench = run_in(
         project, "benchmarks/bench_dataset.py", "--dataset", "loans", "--output-dir", str(out),
-        "--folds", "2", "--seeds", str(HParams().seed), "7",
+        "--folds", "3", "--seeds", str(HParams().seed), "7",
     )  # fmt: skip
     assert bench.returncode == 0, bench.stderr
     figures = json.loads(bench.stdout)
     assert 0.5 < figures["pipeline_auc"] <= 1.0 and 0.5 < figures["trees_auc"] <= 1.0, figures
     folds = figures["cross_validation"]
     assert folds["rows"] == figures["rows"]["train"] + figures["rows"]["validation"]
-    assert len(folds["rounds"]) == 2
+    assert len(folds["rounds"]) == 3
     assert all(
         0.5 < r["pipeline_auc"] <= 1.0 and 0.5 < r["trees_auc"] <= 1.0 for r in folds["rounds"]
     )
     assert [
         line.split(":")[0] for line in bench.stderr.splitlines() if line.startswith("round ")
-    ] == [f"round {k} of 2" for k in (1, 2)]
+    ] == [f"round {k} of 3" for k in (1, 2, 3)]
     # Retrained as the run trained, with its seed, the model scores what the run's did.
     # Another seed trains another model.
     # One AUC: TFMA's (the summary's) is the exact AUC the benchmark computes itself.
