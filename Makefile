@@ -98,9 +98,11 @@ docs: $(DOCS_STAMP)  ## Build the documentation site into outputs/site; a broken
 # .venv/bin/activate`; tests/docs/ parses the blocks marked as not runnable here.
 DOC_BLOCKS := --codeblocks README.md docs tests
 WITH_COMMANDS := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
-# Two pytest workers, a test file each at a time (pytest-xdist): an end-to-end run keeps
-# about one core busy, and a file's module fixtures (its pipeline runs) run once.
-WORKERS := -n 2 --dist loadfile
+# Two pytest workers, a group of tests each at a time (pytest-xdist): an end-to-end run
+# keeps about one core busy. A group is a test file, so that its module fixtures (its
+# pipeline runs) run once, or the files sharing a session's pipeline run
+# (tests/conftest.py); groups go out in the order the suite sorts them, slow first.
+WORKERS := -n 2 --dist loadgroup --no-loadscope-reorder
 
 test: $(STAMP) $(DOCS_STAMP) system-deps  ## The whole test suite, end-to-end runs and the docs' code blocks included (about 30 minutes, two workers).
 	$(WITH_COMMANDS) $(PY) -m pytest $(WORKERS) $(DOC_BLOCKS) $(PYTEST_ARGS)
