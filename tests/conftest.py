@@ -321,7 +321,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """
     users = {item.path for item in items if set(_SHARED_RUNS) & set(item.fixturenames)}
     for item in items:
-        group = "shared-runs" if item.path in users else str(item.path)
+        group = "shared-runs" if item.path in users else item.nodeid.split("::")[0]
         item.add_marker(pytest.mark.xdist_group(group))
     slow = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow)
@@ -381,11 +381,12 @@ def scored(transformed, served_model) -> ScoredSample:
 def image_seed(tmp_path_factory) -> Callable[[Path], Path]:
     """Gives an output dir the image environment, installed once for the session.
 
-    The Kubeflow harness refreshes an image environment it finds in its output dir
-    (``scripts/install_image.sh``: what is installed stays, the project is installed
-    again), as a user's second ``make kfp-local`` does. Each output dir gets hard links
-    to one environment installed the first time it is asked for (90 s here): a
-    refresh writes new files and never into a linked one.
+    The Kubeflow harness reuses an image environment it finds in its output dir when
+    it was installed from the same build context (its stamp comes with the links), and
+    refreshes it otherwise (``scripts/install_image.sh``: what is installed stays, the
+    project is installed again), as a user's second ``make kfp-local`` does. Each
+    output dir gets hard links to one environment installed the first time it is asked
+    for (90 s here): a refresh writes new files and never into a linked one.
     """
     from kubeflow.harness import image_env
 

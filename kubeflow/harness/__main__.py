@@ -220,13 +220,19 @@ def _score(stage: Stage) -> int:
 def _install(out: Path, logs: Path) -> image_env.ImageEnv:
     """The image environment, installed under ``out``; SetupError naming its log if it fails."""
     folder = image_env.folder_in(out)
-    print(f"Installing the image environment in {folder}", flush=True)
+    print(f"Image environment {folder}: ", end="", flush=True)
     try:
-        return image_env.install(folder, logs / "install.log")
+        installed = image_env.install(folder, logs / "install.log")
     except subprocess.CalledProcessError as err:
+        print("install failed")
         raise SetupError(
             f"installing the image failed ({err}): see {logs / 'install.log'}"
         ) from err
+    except SetupError:
+        print("install failed")
+        raise
+    print("installed" if installed else "reused (its build context has not changed)")
+    return image_env.ImageEnv(folder, image_env.image_tag())
 
 
 def _task_run(

@@ -18,6 +18,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from kubeflow.harness import SetupError
 from pipeline_def import stack
@@ -119,34 +120,64 @@ def folder_in(out: Path) -> Path:
     return out / f"image-env-{stack.name()}"
 
 
-def install(folder: Path, log: Path) -> ImageEnv:
-    """Create (or refresh) the image environment in ``folder`` as the Dockerfile builds it.
+# In an installed environment: the digest of the build context it was installed from.
+INSTALLED_FROM = ".installed-from"
+
+
+def context_digest(context: Path) -> str:
+    """What an install reads: each file of the build context (path and bytes), the Python."""
+    digest = hashlib.sha256(sys.version.encode())
+    for file in sorted(path for path in context.rglob("*") if path.is_file()):
+        digest.update(file.relative_to(context).as_posix().encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
+
+
+def install(folder: Path, log: Path) -> bool:
+    """Create or refresh the image environment in ``folder`` as the Dockerfile builds it.
 
     The project is installed from a copy of the Dockerfile's build context, by the
-    Dockerfile's install script: what the image would hold, nothing more.
+    Dockerfile's install script: what the image would hold, nothing more. An
+    environment installed from the same context is left as it is, as a container
+    engine reuses an image built from an unchanged context. True when it installed.
     """
+    stamp = folder / INSTALLED_FROM
     with log.open("w") as out, tempfile.TemporaryDirectory(prefix="kfp-local-image-") as context:
-        if not (folder / "bin" / "python").exists():
-            python = subprocess.run(
-                [
-                    str(PROJECT_ROOT / "scripts" / "find_python.sh"),
-                    f"{sys.version_info.major}.{sys.version_info.minor}",
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.strip()
-            subprocess.run([python, "-m", "venv", str(folder)], stdout=out, stderr=out, check=True)
         build_context(PROJECT_ROOT / "Dockerfile", Path(context))
+        digest = context_digest(Path(context))
+        if stamp.is_file() and stamp.read_text() == digest:
+            out.write(f"{folder} holds this build context already ({digest}): not installed\n")
+            return False
+        # An install stopped half-way must not leave the old stamp claiming its context.
+        stamp.unlink(missing_ok=True)
+        if not (folder / "bin" / "python").exists():
+            _create_venv(folder, out)
         subprocess.run(
             [str(Path(context) / "scripts" / "install_image.sh"), str(folder / "bin" / "python")],
             stdout=out,
             stderr=out,
             check=True,
         )
-    env = ImageEnv(folder, image_tag())
-    _check_installed(env)
-    return env
+    _check_installed(ImageEnv(folder, image_tag()))
+    # A new file renamed into place: an environment of hard links (the tests' copies of
+    # one install) never has its stamp written through to the others.
+    written = folder / f"{INSTALLED_FROM}.new"
+    written.write_text(digest)
+    written.replace(stamp)
+    return True
+
+
+def _create_venv(folder: Path, out: TextIO) -> None:
+    """A virtualenv in ``folder`` on a Python of the running one's version."""
+    python = subprocess.run(
+        [
+            str(PROJECT_ROOT / "scripts" / "find_python.sh"),
+            f"{sys.version_info.major}.{sys.version_info.minor}",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    subprocess.run([python, "-m", "venv", str(folder)], stdout=out, stderr=out, check=True)
 
 
 def _check_installed(env: ImageEnv) -> None:

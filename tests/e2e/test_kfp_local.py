@@ -138,6 +138,14 @@ def test_the_image_has_no_command_whose_module_it_lacks(runs):
     assert [name for name in commands if (image_bin / name).exists()] == []
 
 
+def test_the_image_environment_is_reused_while_its_build_context_is_unchanged(runs, next_span):
+    # image_seed gave the output dir an environment installed from this same context.
+    out, first, _, second, _ = runs
+    line = f"Image environment {out / f'image-env-{stack.name()}'}: reused (its build context "
+    for run in (first, second, next_span[0]):
+        assert line in run.stdout, run.stdout[:2000]
+
+
 def test_the_first_run_runs_every_task_and_is_judged_on_the_bound(runs):
     out, first, summary, *_ = runs
     assert _task_lines(first.stdout) == dict.fromkeys(node_ids.NODE_IDS, "ran")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -191,6 +192,23 @@ def test_the_image_context_is_what_the_dockerfile_copies(tmp_path):
     assert sorted(p.name for p in (tmp_path / "kubeflow").iterdir()) == ["__init__.py", "step"]
     assert [p.name for p in (tmp_path / "scripts").iterdir()] == ["install_image.sh"]
     assert (tmp_path / "datasets" / "taxi" / "schema.pbtxt").is_file()
+
+
+def test_the_build_contexts_digest_changes_with_any_file_of_it_and_only_then(tmp_path):
+    # The harness reinstalls the image environment only when this digest changes.
+    one, two = tmp_path / "one", tmp_path / "two"
+    for context in (one, two):
+        image_env.build_context(PROJECT / "Dockerfile", context)
+    assert image_env.context_digest(one) == image_env.context_digest(two)
+    for change in (
+        lambda c: (c / "scripts" / "install_image.sh").write_text("#!/bin/sh\n"),
+        lambda c: (c / "datasets" / "taxi" / "schema.pbtxt").unlink(),
+        lambda c: (c / "modules" / "new_module.py").write_text(""),
+    ):
+        changed = tmp_path / f"changed-{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(one, changed)
+        change(changed)
+        assert image_env.context_digest(changed) != image_env.context_digest(one)
 
 
 def test_the_image_is_a_beam_sdk_container_of_the_current_lock_on_debian_13():
