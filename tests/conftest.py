@@ -319,7 +319,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     many fast tests fill in behind the slow groups instead. This hook runs before
     xdist's, which names each test's group in its id.
     """
-    users = {item.path for item in items if set(_SHARED_RUNS) & set(item.fixturenames)}
+    # The docs' code blocks (pytest-codeblocks' items) have no fixtures.
+    users = {i.path for i in items if set(_SHARED_RUNS) & set(getattr(i, "fixturenames", ()))}
     for item in items:
         group = "shared-runs" if item.path in users else item.nodeid.split("::")[0]
         item.add_marker(pytest.mark.xdist_group(group))

@@ -144,15 +144,16 @@ def install(folder: Path, log: Path) -> bool:
     with log.open("w") as out, tempfile.TemporaryDirectory(prefix="kfp-local-image-") as context:
         build_context(PROJECT_ROOT / "Dockerfile", Path(context))
         digest = context_digest(Path(context))
-        if stamp.is_file() and stamp.read_text() == digest:
+        python = folder / "bin" / "python"
+        if python.exists() and stamp.is_file() and stamp.read_text() == digest:
             out.write(f"{folder} holds this build context already ({digest}): not installed\n")
             return False
         # An install stopped half-way must not leave the old stamp claiming its context.
         stamp.unlink(missing_ok=True)
-        if not (folder / "bin" / "python").exists():
+        if not python.exists():
             _create_venv(folder, out)
         subprocess.run(
-            [str(Path(context) / "scripts" / "install_image.sh"), str(folder / "bin" / "python")],
+            [str(Path(context) / "scripts" / "install_image.sh"), str(python)],
             stdout=out,
             stderr=out,
             check=True,
@@ -161,6 +162,7 @@ def install(folder: Path, log: Path) -> bool:
     # A new file renamed into place: an environment of hard links (the tests' copies of
     # one install) never has its stamp written through to the others.
     written = folder / f"{INSTALLED_FROM}.new"
+    written.unlink(missing_ok=True)
     written.write_text(digest)
     written.replace(stamp)
     return True
