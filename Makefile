@@ -98,11 +98,13 @@ docs: $(DOCS_STAMP)  ## Build the documentation site into outputs/site; a broken
 # .venv/bin/activate`; tests/docs/ parses the blocks marked as not runnable here.
 DOC_BLOCKS := --codeblocks README.md docs tests
 WITH_COMMANDS := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
-# Two pytest workers, a group of tests each at a time (pytest-xdist): an end-to-end run
-# keeps about one core busy. A group is a test file, so that its module fixtures (its
-# pipeline runs) run once, or the files sharing a session's pipeline run
-# (tests/conftest.py); groups go out in the order the suite sorts them, slow first.
-WORKERS := -n 2 --dist loadgroup --no-loadscope-reorder
+# Two pytest workers, a test file each at a time (pytest-xdist): an end-to-end run keeps
+# about one core busy, and a file's module fixtures (its pipeline runs) run once. Files
+# go out in the order the suite sorts them, slow first (xdist's default reorders them by
+# their number of tests). xdist's loadgroup, which would let the files reading the
+# session's first run share a worker, sets a test's id as pytest 9 no longer reads it
+# (xdist 3.8.0 writes item._nodeid): it splits files instead.
+WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 
 test: $(STAMP) $(DOCS_STAMP) system-deps  ## The whole test suite, end-to-end runs and the docs' code blocks included (about 30 minutes, two workers).
 	$(WITH_COMMANDS) $(PY) -m pytest $(WORKERS) $(DOC_BLOCKS) $(PYTEST_ARGS)

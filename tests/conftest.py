@@ -303,27 +303,14 @@ def browser() -> Iterator[Any]:
     driver.quit()
 
 
-# The session fixtures that run a whole pipeline (about two minutes each): a session
-# fixture runs once per xdist worker, so the files that use one share a worker.
-_SHARED_RUNS = ("first_run",)
-
-
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The files holding slow tests first, each whole and in its order, then the rest.
 
-    ``make test`` runs two workers that each take a group at a time (xdist's loadgroup,
-    without its reordering by test count): a file, or every file that uses one of
-    ``_SHARED_RUNS``, so that run is made once, not once on each worker. A long group
-    taken last runs alone at the end, while the other worker has nothing left; the
-    many fast tests fill in behind the slow groups instead. This hook runs before
-    xdist's, which names each test's group in its id.
+    ``make test`` runs two workers that each take a file at a time (xdist's loadfile,
+    without its reordering by test count, which would undo this order): a long file
+    taken last runs alone at the end, while the other worker has nothing left. The
+    many fast tests fill in behind the slow files instead.
     """
-    # The docs' code blocks (pytest-codeblocks' items) have no fixtures.
-    users = {i.path for i in items if set(_SHARED_RUNS) & set(getattr(i, "fixturenames", ()))}
-    for item in items:
-        group = "shared-runs" if item.path in users else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
     slow = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow)
 
