@@ -43,7 +43,7 @@ from pipeline_ops.cli.scaffold import (
 )
 from pipeline_ops.commands import EXIT_OK, RUN, add_detailed_exitcode, verdict_exit_code
 from pipeline_ops.metadata.store import metadata_for
-from pipeline_ops.session import split_sizes
+from pipeline_ops.session import room, split_sizes
 from pipeline_ops.session.data_check import check_spans
 from pipeline_ops.session.local_run import run_session
 from pipeline_ops.session.local_run_settings import beam_args_for
@@ -165,7 +165,7 @@ def _run(args: argparse.Namespace) -> int:
     paths.output_dir.mkdir(parents=True, exist_ok=True)
     try:
         with one_run_at_a_time(paths.output_dir, args.wait_for_lock):
-            return _run_once(args, paths, config, window, sizes)
+            return _run_once(args, paths, config, window, sizes, input_bytes)
     except LockHeldError as held:
         print(f"span {window.span}: {held}; nothing to do")
         return EXIT_OK
@@ -177,10 +177,13 @@ def _run_once(
     config: PipelineConfig,
     window: Window,
     sizes: split_sizes.SplitSizes,
+    input_bytes: int,
 ) -> int:
     """The run, under the output dir's lock: nothing where it would repeat an earlier one.
 
-    Split sizes chosen now are kept once the run goes ahead with them.
+    A run that goes ahead needs room for ``input_bytes`` of CSV (refused, exit 2, before
+    anything is written where the machine has too little); split sizes chosen now are
+    kept once it does.
     """
     done = None if window.flat else nothing_to_do(config, input_digest(paths.data_root, window))
     if done is not None:
@@ -188,6 +191,8 @@ def _run_once(
         print(f"span {window.span}: {done.reason} (window {spans_read}); nothing to do")
         # The files' verdict stands: the run it repeats judged them, and nothing since.
         return verdict_exit_code(done.blessed) if args.detailed_exitcode else EXIT_OK
+    with bad_input(room.NotEnoughRoomError):
+        room.check(paths.output_dir, input_bytes, config.beam_pipeline_args)
     if sizes.note:
         print(f"note: {sizes.note}")
     sizes.keep(paths.output_dir)
