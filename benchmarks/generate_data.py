@@ -201,8 +201,8 @@ def _start_writer(sample: Sample) -> None:
     _pool_sample = sample
 
 
-def _write_shard(shard: Shard) -> int:
-    """Write ``shard`` in a pool's process, from its own random stream; the bytes written.
+def _write_shard(shard: Shard) -> tuple[int, tuple[ColumnKind, ...]]:
+    """Write ``shard`` in a pool's process, from its own random stream; its bytes and kinds.
 
     Shard 0 starts with the covering copies, so every column has a value somewhere.
     """
@@ -213,11 +213,11 @@ def _write_shard(shard: Shard) -> int:
         writer = csv.DictWriter(f, sample.columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(next(rows) for _ in range(shard.rows))
-    return shard.path.stat().st_size
+    return shard.path.stat().st_size, file_kinds(str(shard.path), sample.columns)
 
 
-def _write(shards: list[Shard], sample: Sample) -> int:
-    """Write the shards, as many at once as there are cores; the bytes written.
+def _write(shards: list[Shard], sample: Sample) -> tuple[int, tuple[ColumnKind, ...]]:
+    """Write the shards, as many at once as there are cores; the bytes and column kinds.
 
     The pool forks: its processes find the sample (and this module) in place, which
     also serves a caller that loaded this file by path.
@@ -225,7 +225,8 @@ def _write(shards: list[Shard], sample: Sample) -> int:
     workers = min(len(shards), os.cpu_count() or 1)
     context = multiprocessing.get_context("fork")
     with context.Pool(workers, initializer=_start_writer, initargs=(sample,)) as pool:
-        return sum(pool.imap_unordered(_write_shard, shards))
+        written = list(pool.imap_unordered(_write_shard, shards))
+    return sum(size for size, _ in written), merge_kinds(kinds for _, kinds in written)
 
 
 def generate(rows: int, out: Path, shards: int, seed: int) -> dict:
@@ -249,13 +250,12 @@ def generate(rows: int, out: Path, shards: int, seed: int) -> dict:
             Shard(path, i, count, buckets, seed)
             for i, (path, count) in enumerate(zip(paths, per_shard, strict=True))
         ]
-        size = _write(shards_now, sample)
+        size, kinds = _write(shards_now, sample)
         if split_buckets_for(size) == buckets:
             break
         buckets = split_buckets_for(size)
     else:
         raise RuntimeError(f"the split buckets for {rows} rows do not settle: {buckets}")
-    kinds = merge_kinds(file_kinds(str(p), sample.columns) for p in paths)
     if kinds != sample.kinds:
         raise RuntimeError(
             f"generated column kinds {[ColumnKind(k).name for k in kinds]} differ from the "
