@@ -127,7 +127,8 @@ def build_config(
     """
     beam_args = args.beam_arg
     if beam_args is None:
-        beam_args = beam_args_for(input_bytes, os.cpu_count() or 1)
+        workers = room.workers_that_fit(os.cpu_count() or 1, room.available_memory())
+        beam_args = beam_args_for(input_bytes, workers)
     settings = run_settings(args)
     return PipelineConfig.resolve(
         **{**settings, "warm_start": settings["warm_start"] and not (flat or sizes.changed)},
@@ -191,7 +192,7 @@ def _run_once(
         print(f"span {window.span}: {done.reason} (window {spans_read}); nothing to do")
         # The files' verdict stands: the run it repeats judged them, and nothing since.
         return verdict_exit_code(done.blessed) if args.detailed_exitcode else EXIT_OK
-    with bad_input(room.NotEnoughRoomError):
+    with bad_input():  # too little room, or a Beam worker count that is not a number
         room.check(paths.output_dir, input_bytes, config.beam_pipeline_args)
     if sizes.note:
         print(f"note: {sizes.note}")

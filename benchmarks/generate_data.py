@@ -233,8 +233,8 @@ def generate(rows: int, out: Path, shards: int, seed: int) -> dict:
     """Write the shards; a manifest of what was written."""
     sample = Sample()
     at_least = len(sample.covering())
-    if rows < at_least:
-        raise ValueError(f"--rows must be at least {at_least}")
+    if rows // shards < at_least:  # the first shard starts with the covering copies
+        raise ValueError(f"--rows must be at least {at_least} per shard")
     out.mkdir(parents=True, exist_ok=True)
     # Shards of an earlier generation would be read with these: start empty.
     for old in [*out.glob("part-*.csv"), out / "MANIFEST.json"]:

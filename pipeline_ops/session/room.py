@@ -11,6 +11,7 @@ refused, and a run refused would not have fitted by much.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 from dataclasses import dataclass
@@ -25,8 +26,6 @@ DISK_FIXED_BYTES = 64 << 20
 # TensorFlow and the step's work), and each Beam worker process beside it.
 MEMORY_RUNNER_BYTES = 2 << 30
 MEMORY_PER_BEAM_WORKER_BYTES = 1 << 30
-_MULTI_PROCESS = "--direct_running_mode=multi_processing"
-_WORKERS = "--direct_num_workers="
 
 
 class NotEnoughRoomError(ValueError):
@@ -42,12 +41,29 @@ class Room:
 
 
 def beam_workers(beam_args: tuple[str, ...]) -> int:
-    """How many worker processes the DirectRunner starts beside the runner with these args."""
-    if _MULTI_PROCESS not in beam_args:
+    """How many worker processes the DirectRunner starts beside the runner with these args.
+
+    Read as Beam reads them (``--flag=value`` or ``--flag value``); ValueError for a
+    worker count that is not a number.
+    """
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    parser.add_argument("--direct_running_mode", default="in_memory")
+    parser.add_argument("--direct_num_workers", type=int, default=1)  # Beam's default
+    try:
+        known, _ = parser.parse_known_args(list(beam_args))
+    except argparse.ArgumentError as err:
+        raise ValueError(f"--beam-arg: {err}") from None
+    if known.direct_running_mode != "multi_processing":
         return 0
-    counts = [int(a.removeprefix(_WORKERS)) for a in beam_args if a.startswith(_WORKERS)]
-    count = counts[-1] if counts else 1  # Beam's default
-    return count or os.cpu_count() or 1  # 0 asks Beam for a worker per core
+    return known.direct_num_workers or os.cpu_count() or 1  # 0 asks for a worker per core
+
+
+def workers_that_fit(cores: int, available: int | None) -> int:
+    """Beam workers for a large input: one per core, but no more than the memory holds."""
+    if available is None:
+        return cores
+    room_for = (available - MEMORY_RUNNER_BYTES) // MEMORY_PER_BEAM_WORKER_BYTES
+    return max(1, min(cores, room_for))
 
 
 def needed(input_bytes: int, beam_args: tuple[str, ...]) -> Room:
@@ -61,10 +77,10 @@ def needed(input_bytes: int, beam_args: tuple[str, ...]) -> Room:
 def free(output_dir: Path) -> Room:
     """The disk free where ``output_dir`` is (or will be made), and the memory available."""
     existing = next(p for p in (output_dir, *output_dir.parents) if p.exists())
-    return Room(disk=shutil.disk_usage(existing).free, memory=_available_memory())
+    return Room(disk=shutil.disk_usage(existing).free, memory=available_memory())
 
 
-def _available_memory() -> int | None:
+def available_memory() -> int | None:
     """Linux's estimate of the memory new work can take (MemAvailable); None elsewhere."""
     meminfo = Path("/proc/meminfo")
     if not meminfo.is_file():

@@ -125,3 +125,9 @@ def test_values_are_noisy_copies_not_duplicates(generator):
         # Money scales together: whether the tip is big does not change.
         big = float(copy["tips"]) > 0.2 * float(copy["fare"])
         assert big == (float(row["tips"]) > 0.2 * float(row["fare"]))
+
+
+def test_each_shard_must_hold_the_copies_that_give_every_column_a_value(generator, tmp_path):
+    with pytest.raises(ValueError, match=r"^--rows must be at least \d+ per shard$"):
+        generator.generate(4, tmp_path, shards=2, seed=0)
+    assert not list(tmp_path.glob("part-*.csv"))

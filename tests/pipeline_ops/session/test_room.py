@@ -23,10 +23,26 @@ GB = 10**9
         (("--direct_running_mode=multi_processing",), 1),
         (("--direct_running_mode=multi_processing", "--direct_num_workers=3"), 3),
         (("--direct_running_mode=multi_processing", "--direct_num_workers=0"), os.cpu_count()),
+        # Beam reads a flag's value from the next argument too.
+        (("--direct_running_mode", "multi_processing", "--direct_num_workers", "4"), 4),
+        (("--runner=DirectRunner", "--direct_running_mode", "multi_processing"), 1),
     ],
 )
 def test_the_beam_workers_beside_the_runner(beam_args, workers):
     assert room.beam_workers(beam_args) == workers
+
+
+def test_a_worker_count_that_is_not_a_number_is_named():
+    with pytest.raises(ValueError, match="^--beam-arg: argument --direct_num_workers: invalid int"):
+        room.beam_workers(("--direct_running_mode=multi_processing", "--direct_num_workers=x"))
+
+
+@pytest.mark.parametrize(
+    ("cores", "available", "workers"),
+    [(2, 24 << 30, 2), (16, 16 << 30, 14), (16, 3 << 30, 1), (8, 1 << 30, 1), (4, None, 4)],
+)
+def test_a_large_input_gets_a_worker_per_core_that_the_memory_holds(cores, available, workers):
+    assert room.workers_that_fit(cores, available) == workers
 
 
 def test_a_larger_input_needs_more_disk_and_its_beam_workers_more_memory():
