@@ -46,7 +46,7 @@ def beam_workers(beam_args: tuple[str, ...]) -> int:
     Read as Beam reads them (``--flag=value`` or ``--flag value``); ValueError for a
     worker count that is not a number.
     """
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
     parser.add_argument("--direct_running_mode", default="in_memory")
     parser.add_argument("--direct_num_workers", type=int, default=1)  # Beam's default
     try:
