@@ -8,6 +8,8 @@ files changed is encoded again), the column kinds and the split's hash buckets. 
 folder counts only once its ``ENCODED`` marker is written, last, with the rows of each
 split: a step killed mid-write leaves a folder that is never read and is encoded again.
 The cache lives under the pipeline root, on any filesystem TFX reads (s3:// on KFP).
+Beam's workers write an encoding and its marker straight there, through Beam's file
+systems (``tfrecord_files``); the step reads them through TFX's ``fileio``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
 from tfx.dsl.io import fileio
 
 MARKER = "ENCODED"
@@ -81,41 +85,20 @@ def lookup(cache: str, span: int, key: str) -> EncodedSpan:
     return EncodedSpan(span, uri, rows, tuple(periods) if periods else None)
 
 
-def encoded_elsewhere(uri: str) -> bool:
-    """Whether a span is encoded into a local folder first and then copied to ``uri``.
-
-    TensorFlow's TFRecord writer, which encodes, has no ``s3://`` filesystem (on
-    Kubeflow the pipeline root is often on S3); ``gs://`` and local paths it writes.
-    """
-    return uri.startswith("s3://")
-
-
-def publish(staged: str, uri: str) -> None:
-    """Copy a span encoded in the local folder ``staged`` to ``uri``, the marker last.
-
-    Until the marker is there the encoding at ``uri`` is not read, so a copy cut off
-    leaves nothing a later run uses.
-    """
-    for folder, _, names in fileio.walk(staged):
-        target = os.path.join(uri, os.path.relpath(folder, staged))
-        for name in names:
-            if name != MARKER:
-                fileio.copy(os.path.join(folder, name), os.path.join(target, name), overwrite=True)
-    fileio.copy(os.path.join(staged, MARKER), os.path.join(uri, MARKER), overwrite=True)
-
-
 def mark_encoded(
     uri: str, rows: dict[str, int], periods: tuple[int | str, int | str | None] | None = None
 ) -> None:
     """Write the marker that makes the encoding at ``uri`` usable: the last write.
 
-    ``periods``: the test period's two newest values the span was split by.
+    ``periods``: the test period's two newest values the span was split by. Written,
+    as the encoding is, by a Beam worker through Beam's file systems.
     """
     written: dict[str, object] = {"rows": rows}
     if periods is not None:
         written["periods"] = list(periods)
-    with fileio.open(os.path.join(uri, MARKER), "w") as f:
-        f.write(json.dumps(written))
+    path = os.path.join(uri, MARKER)
+    with FileSystems.create(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+        f.write(json.dumps(written).encode())
 
 
 def forget(cache: str, span: int, kinds_key: str, encoding_uri: str | None) -> None:

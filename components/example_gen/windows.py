@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -152,7 +151,7 @@ class WindowedSpans:
         kinds: dict[int, tuple[ColumnKind, ...]],
         int_columns: list[str],
     ) -> None:
-        """Encode the ``missing`` spans in one Beam pipeline, publish them, look them up again.
+        """Encode the ``missing`` spans in one Beam pipeline into the cache; look them up again.
 
         A test period's two newest values are each span's own.
         """
@@ -161,29 +160,17 @@ class WindowedSpans:
             every = [path for span in sorted(self.files) for path in self.files[span]]
             history = entity_history.of_files(self.history, every, self.names)
             kinds = {s: (*k, *entity_history.KINDS) for s, k in kinds.items()}
-        with tempfile.TemporaryDirectory(prefix="encoded-spans-") as staging:
-            targets = {s: self._target(s, staging) for s in missing}
-            with make_pipeline() as pipeline:
-                for span in missing:
-                    router = with_newest(self.router, self.files[span], self.names, int_columns)
-                    self.routers[span] = router
-                    encode_span(
-                        pipeline, span, self.files[span], self.names, kinds[span],
-                        router, targets[span], history,
-                    )  # fmt: skip
+        with make_pipeline() as pipeline:
             for span in missing:
-                if targets[span] != self.encoded[span].uri:
-                    encoded_spans.publish(targets[span], self.encoded[span].uri)
+                router = with_newest(self.router, self.files[span], self.names, int_columns)
+                self.routers[span] = router
+                encode_span(
+                    pipeline, span, self.files[span], self.names, kinds[span],
+                    router, self.encoded[span].uri, history,
+                )  # fmt: skip
         for span in missing:
             e = self.encoded[span]
             self.encoded[span] = encoded_spans.lookup(self.cache, span, os.path.basename(e.uri))
-
-    def _target(self, span: int, staging: str) -> str:
-        """Where the span is encoded: its cache folder, or a local one to copy there."""
-        uri = self.encoded[span].uri
-        return (
-            os.path.join(staging, f"span-{span}") if encoded_spans.encoded_elsewhere(uri) else uri
-        )
 
     def span_router(self, span: int) -> SplitRouter:
         """The router ``span`` was encoded with: its period's newest values found.

@@ -12,11 +12,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import apache_beam as beam
-import tensorflow as tf
 from tfx.dsl.io import fileio
 
 from components.example_gen.periods import with_newest
-from data_layout import csv_files, encoded_spans, entity_history, spans
+from data_layout import csv_files, encoded_spans, entity_history, spans, tfrecord_files
 from data_layout.csv_examples import (
     ColumnKind,
     encode_blocks,
@@ -30,29 +29,19 @@ from modules.features import HistoryColumns
 
 
 def _write_block(
-    examples: list[bytes],
-    router: SplitRouter,
-    output_uri: str,
-    suffix: str,
-    options: tf.io.TFRecordOptions,
+    examples: list[bytes], router: SplitRouter, output_uri: str, suffix: str
 ) -> list[int]:
-    """Write one block's examples into ``data_tfrecord-<suffix>.gz`` of each split; counts."""
-    counts = [0] * len(router.names)
-    writers = [
-        tf.io.TFRecordWriter(
-            os.path.join(output_uri, f"Split-{split}", f"data_tfrecord-{suffix}.gz"), options
-        )
-        for split in router.names
-    ]
-    try:
-        for example in examples:
-            split = router(example)
-            writers[split].write(example)
-            counts[split] += 1
-    finally:
-        for writer in writers:
-            writer.close()
-    return counts
+    """Write one block's examples into ``data_tfrecord-<suffix>.gz`` of each split; counts.
+
+    Through Beam's file systems, so a worker anywhere writes straight to the store.
+    """
+    by_split: list[list[bytes]] = [[] for _ in router.names]
+    for example in examples:
+        by_split[router(example)].append(example)
+    for split, written in zip(router.names, by_split, strict=True):
+        path = os.path.join(output_uri, f"Split-{split}", f"data_tfrecord-{suffix}.gz")
+        tfrecord_files.write_gzipped(path, written)
+    return [len(written) for written in by_split]
 
 
 def write_file(
@@ -71,15 +60,14 @@ def write_file(
     block (``kinds`` ends with theirs).
     """
     index, path = indexed_path
-    options = tf.io.TFRecordOptions(compression_type="GZIP")
     counts = [0] * len(router.names)
     block = -1
     extend = history.add if history else None
     for block, examples in enumerate(encode_blocks(path, names, kinds, extend)):
-        written = _write_block(examples, router, output_uri, f"{index:05d}-{block:05d}", options)
+        written = _write_block(examples, router, output_uri, f"{index:05d}-{block:05d}")
         counts = [a + b for a, b in zip(counts, written, strict=True)]
     if block < 0:  # no rows: still an (empty) file in every split, for readers to find
-        _write_block([], router, output_uri, f"{index:05d}-00000", options)
+        _write_block([], router, output_uri, f"{index:05d}-00000")
     return counts
 
 
