@@ -1,13 +1,16 @@
 """Benchmark `make run`: the median of N end-to-end runs, each in a fresh output dir.
 
     python benchmarks/bench_run.py [--runs 3] [--data-root DIR] [--out FILE] [--reference]
+                                   [--table docs/benchmarks/speed.md]
 
 Wall time is measured around the whole `python local_runner.py` process, the way a
 user experiences it (imports included); per-component seconds come from each
 run's run_summary.json. With ``--reference``, TFX's own taxi example runs after each
 run on the same data (benchmarks/reference.py), and the ratio of the medians is
 reported: the machine's speed drifts over a day, and runs made side by side share
-it. Prints a table and writes the figures as JSON.
+it. The peak resident memory of each run's processes together is sampled. Prints a
+table and writes the figures as JSON; ``--table FILE`` also appends them to FILE as a
+markdown section with the machine, the date and the commit (``speed_table.py``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from reference import run_reference, timed_run  # benchmarks/, beside this file
+import speed_table  # benchmarks/, beside this file
+from memory import measured_run
+from reference import run_reference
 
 import datasets
 from pipeline_def.project_paths import data_root_of
@@ -37,9 +42,10 @@ def one_run(data_root: Path) -> dict:
     """Run the pipeline once in a fresh output dir; its wall time and summary."""
     with tempfile.TemporaryDirectory(prefix="bench-") as out:
         runner = [sys.executable, str(PROJECT / "local_runner.py")]
-        wall = timed_run([*runner, "--data-root", str(data_root), "--output-dir", out], "the run")
+        command = [*runner, "--data-root", str(data_root), "--output-dir", out]
+        wall, peak = measured_run(command, "the run")
         summary = json.loads((Path(out) / "run_summary.json").read_text())
-    return {"wall_seconds": wall, "summary": summary}
+    return {"wall_seconds": wall, "peak_memory_mib": peak, "summary": summary}
 
 
 def _parse_args() -> argparse.Namespace:
@@ -52,6 +58,7 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--reference", action="store_true", help="run TFX's taxi example after each run"
     )
+    parser.add_argument("--table", type=Path, help="append the figures to this markdown file")
     return parser.parse_args()
 
 
@@ -70,6 +77,17 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(figures, indent=2) + "\n")
     _print_figures(figures, args.out)
+    if args.table:
+        rows = sum(_rows(path) for path in sorted(args.data_root.glob("*.csv")))
+        with args.table.open("a") as table:
+            table.write("\n" + speed_table.section(figures, rows, " ".join(sys.argv)))
+        print(f"figures appended to {args.table}")
+
+
+def _rows(path: Path) -> int:
+    """The data rows of a CSV file: its lines but the header (no quoted line breaks here)."""
+    with path.open("rb") as f:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b"")) - 1
 
 
 def _figures(runs: list[dict], references: list[dict]) -> dict:
@@ -79,6 +97,7 @@ def _figures(runs: list[dict], references: list[dict]) -> dict:
         "runs": len(runs),
         "wall_seconds_median": statistics.median(r["wall_seconds"] for r in runs),
         "wall_seconds": [round(r["wall_seconds"], 2) for r in runs],
+        "peak_memory_mib_median": statistics.median(r["peak_memory_mib"] for r in runs),
         "component_seconds_median": {
             c: statistics.median(r["summary"]["components"][c]["seconds"] for r in runs)
             for c in components
@@ -90,6 +109,7 @@ def _figures(runs: list[dict], references: list[dict]) -> dict:
         figures["reference"] = {
             "wall_seconds_median": statistics.median(r["wall_seconds"] for r in references),
             "wall_seconds": [round(r["wall_seconds"], 2) for r in references],
+            "peak_memory_mib_median": statistics.median(r["peak_memory_mib"] for r in references),
             "component_seconds_median": {
                 c: statistics.median(r["components"][c] for r in references)
                 for c in references[0]["components"]

@@ -19,7 +19,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -30,6 +29,7 @@ process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 quiet_libraries()  # before generate_data brings in TFX and TF, which chatter on import
 
 import generate_data  # noqa: E402 - benchmarks/, beside this file
+from memory import PeakMemory  # noqa: E402 - benchmarks/, beside this file
 
 from data_layout.splits import TEST  # noqa: E402
 from pipeline_ops.session.progress import component_line  # noqa: E402
@@ -37,64 +37,6 @@ from pipeline_ops.session.progress import component_line  # noqa: E402
 PROJECT = Path(__file__).resolve().parent.parent
 DATA_COMPONENTS = ("CsvExampleGen", "StatisticsGen", "Transform", "Evaluator")
 THROUGHPUT = re.compile(r"training throughput: (\d+) examples/s")
-
-
-def _children(pid: int) -> set[int]:
-    found, frontier = {pid}, [pid]
-    while frontier:
-        parent = frontier.pop()
-        try:
-            tasks = Path(f"/proc/{parent}/task").iterdir()
-            kids = {int(k) for t in tasks for k in (t / "children").read_text().split()}
-        except OSError:
-            continue
-        frontier += list(kids - found)
-        found |= kids
-    return found
-
-
-def _rss_mib(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
-class PeakMemory(threading.Thread):
-    """Samples the RSS of a process and its descendants; the largest single process.
-
-    ``peak_total_mib`` is the largest sum over the tree at one sample (shared pages counted
-    in each process: an upper bound), for work spread over worker processes.
-
-    ``take()`` returns the peak since the previous ``take()``: the runner prints a
-    component's line when it finishes and runs components one at a time, so the
-    peak between two lines is that component's.
-    """
-
-    def __init__(self, pid: int) -> None:
-        super().__init__(daemon=True)
-        self.pid, self.peak_mib, self.stopped = pid, 0.0, threading.Event()
-        self.peak_total_mib = 0.0
-        self._since_take, self._lock = 0.0, threading.Lock()
-
-    def run(self) -> None:
-        """Sample every 0.2 s until stopped."""
-        while not self.stopped.wait(0.2):
-            each = [_rss_mib(pid) for pid in _children(self.pid)]
-            largest = max(each, default=0.0)
-            with self._lock:
-                self.peak_mib = max(self.peak_mib, largest)
-                self.peak_total_mib = max(self.peak_total_mib, sum(each))
-                self._since_take = max(self._since_take, largest)
-
-    def take(self) -> float:
-        """The peak RSS (MiB) since the previous call."""
-        with self._lock:
-            peak, self._since_take = self._since_take, 0.0
-        return peak
 
 
 def data_for(rows: int, cache: Path) -> Path:

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import bench_scale  # benchmarks/, beside this file
+from memory import PeakMemory  # benchmarks/, beside this file
 
 PROJECT = Path(__file__).resolve().parent.parent
 SCORE = Path(sys.executable).parent / "wide-deep-score"
@@ -68,7 +69,7 @@ def timed(command: list[str]) -> tuple[float, float, float]:
     """Seconds and peak RSS (MiB: the largest process, the whole tree) of ``command``."""
     started = time.monotonic()
     process = subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.DEVNULL)
-    memory = bench_scale.PeakMemory(process.pid)
+    memory = PeakMemory(process.pid)
     memory.start()
     if process.wait() != 0:
         raise SystemExit(f"{command[0]} failed (exit {process.returncode})")

@@ -25,11 +25,11 @@ import argparse
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from memory import measured_run  # benchmarks/, beside this file
 
 from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
@@ -76,15 +76,6 @@ def component_seconds(metadata_path: Path) -> dict[str, float]:
     return {node_id: node.seconds for node_id, node in run.nodes.items()}
 
 
-def timed_run(command: list[str], what: str, env: dict[str, str] | None = None) -> float:
-    """Seconds ``command`` took; on failure, exit with its output, naming ``what``."""
-    started = time.monotonic()
-    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        sys.exit(f"{what} failed (exit {result.returncode}):\n{result.stdout}{result.stderr}")
-    return time.monotonic() - started
-
-
 def run_reference(data_root: Path) -> dict:
     """One fresh run of the example on the CSV files of ``data_root``; its figures."""
     with tempfile.TemporaryDirectory(prefix="reference-") as out:
@@ -93,12 +84,16 @@ def run_reference(data_root: Path) -> dict:
         data.mkdir()
         for path in sorted(data_root.glob("*.csv")):
             (data / path.name).symlink_to(path.resolve())
-        wall = timed_run(
+        wall, peak = measured_run(
             [sys.executable, __file__, "--child", str(data), out],
             "the reference example",
             env={**os.environ, **process.ENVIRONMENT},
         )
-        return {"wall_seconds": wall, "components": component_seconds(Path(out) / "metadata.db")}
+        return {
+            "wall_seconds": wall,
+            "peak_memory_mib": peak,
+            "components": component_seconds(Path(out) / "metadata.db"),
+        }
 
 
 def main() -> None:
