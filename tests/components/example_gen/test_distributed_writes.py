@@ -33,7 +33,7 @@ MULTI_PROCESS = ["--direct_running_mode=multi_processing", "--direct_num_workers
 # A Beam worker: the driver's folder hidden under an empty file system, its pid and
 # what it saw of that folder logged, then this Python with Beam's arguments.
 WORKER = """#!/bin/sh
-exec unshare --mount --propagation private sh -c \
+exec unshare --mount --propagation {propagation} sh -c \
   'mount -t tmpfs tmpfs "$HIDE" && echo "$$ $(ls -A "$HIDE" | wc -l)" >> "$WORKER_LOG" \
    && exec "$0" "$@"' {python} "$@"
 """
@@ -58,28 +58,43 @@ def store(tmp_path) -> Iterator[object_store.ObjectStore]:
 
 
 @pytest.fixture
-def driver_folder(tmp_path) -> Path:
-    """The driver's own folder, which the workers will see empty; skip where it cannot be."""
+def driver_folder(tmp_path) -> tuple[Path, str]:
+    """The driver's own folder, and how to hide it from a worker; skip where it cannot be.
+
+    A new mount namespace is private by default, which needs ``/`` to be a mount point;
+    inside the current stack's Debian 13 root (a chroot in a private namespace already,
+    ``scripts/in_root.sh``) it is not, and there a namespace that keeps its parent's
+    propagation is private too. Whichever way is taken must not hide the folder here.
+    """
     folder = tmp_path / "driver"
     folder.mkdir()
-    hidden = subprocess.run(
-        ["unshare", "--mount", "--propagation", "private", "mount", "-t", "tmpfs", "tmpfs",
-         str(folder)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )  # fmt: skip
-    if hidden.returncode != 0:
-        pytest.skip(f"cannot hide a folder from a process here: {hidden.stderr.strip()}")
-    return folder
+    (folder / "here").touch()
+    tried = []
+    for propagation in ("private", "unchanged"):
+        hidden = subprocess.run(
+            ["unshare", "--mount", "--propagation", propagation, "mount", "-t", "tmpfs",
+             "tmpfs", str(folder)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if not (folder / "here").exists():  # the mount reached this namespace: undo it
+            subprocess.run(["umount", str(folder)], check=True)
+        elif hidden.returncode == 0:
+            return folder, propagation
+        tried.append(f"{propagation}: {hidden.stderr.strip() or 'not private'}")
+    pytest.skip(f"cannot hide a folder from a process here ({'; '.join(tried)})")
 
 
 def _encode(
-    s3: object_store.ObjectStore, folder: Path, name: str, beam: list[str], cache: str = "cache"
+    s3: object_store.ObjectStore,
+    driver: tuple[Path, str],
+    name: str,
+    beam: list[str],
+    cache: str = "cache",
 ) -> dict:
     """One executor run in a process of its own; its output, and the workers' log lines."""
+    folder, propagation = driver
     worker, log = folder.parent / "worker.sh", folder.parent / f"{name}-workers.log"
-    worker.write_text(WORKER.format(python=sys.executable))
+    worker.write_text(WORKER.format(python=sys.executable, propagation=propagation))
     worker.chmod(0o755)
     (folder / "tmp").mkdir(exist_ok=True)
     run = {
