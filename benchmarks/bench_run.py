@@ -23,6 +23,7 @@ process.prepare()  # Keras 2 before TensorFlow loads (startup/process.py)
 
 import argparse
 import json
+import shlex
 import statistics
 import sys
 import tempfile
@@ -65,6 +66,7 @@ def _parse_args() -> argparse.Namespace:
 def main() -> None:
     """Run the benchmark and print the medians."""
     args = _parse_args()
+    at = speed_table.commit()
     runs, references = [], []
     for i in range(args.runs):
         runs.append(one_run(args.data_root))
@@ -80,12 +82,15 @@ def main() -> None:
     if args.table:
         rows = sum(_rows(path) for path in sorted(args.data_root.glob("*.csv")))
         with args.table.open("a") as table:
-            table.write("\n" + speed_table.section(figures, rows, " ".join(sys.argv)))
+            table.write("\n" + speed_table.section(figures, rows, shlex.join(sys.argv), at))
         print(f"figures appended to {args.table}")
 
 
 def _rows(path: Path) -> int:
-    """The data rows of a CSV file: its lines but the header (no quoted line breaks here)."""
+    """The data rows of a CSV file: its lines but the header (no quoted line breaks here).
+
+    The benchmarks' data roots hold plain ``.csv`` files, each ending in a newline.
+    """
     with path.open("rb") as f:
         return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b"")) - 1
 

@@ -28,21 +28,33 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _rss_mib(pid: int) -> float:
+def _field_mib(path: str, field: str) -> float:
+    """A ``Name: N kB`` field of a /proc file, in MiB (0 once the process is gone)."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(field):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return 0.0
 
 
+def _rss_mib(pid: int) -> float:
+    return _field_mib(f"/proc/{pid}/status", "VmRSS:")
+
+
+def _pss_mib(pid: int) -> float:
+    """The process's proportional set size: each shared page split among its sharers."""
+    return _field_mib(f"/proc/{pid}/smaps_rollup", "Pss:")
+
+
 class PeakMemory(threading.Thread):
     """Samples the RSS of a process and its descendants; the largest single process.
 
     ``peak_total_mib`` is the largest sum over the tree at one sample (shared pages counted
-    in each process: an upper bound), for work spread over worker processes.
+    in each process: an upper bound), for work spread over worker processes;
+    ``peak_pss_mib`` the largest sum of their proportional set sizes (shared pages
+    counted once), what the tree holds of the machine's memory.
 
     ``take()`` returns the peak since the previous ``take()``: the runner prints a
     component's line when it finishes and runs components one at a time, so the
@@ -52,15 +64,18 @@ class PeakMemory(threading.Thread):
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
         self.pid, self.peak_mib, self.stopped = pid, 0.0, threading.Event()
-        self.peak_total_mib = 0.0
+        self.peak_total_mib, self.peak_pss_mib = 0.0, 0.0
         self._since_take, self._lock = 0.0, threading.Lock()
 
     def run(self) -> None:
         """Sample every 0.2 s until stopped."""
         while not self.stopped.wait(0.2):
-            each = [_rss_mib(pid) for pid in _children(self.pid)]
+            tree = _children(self.pid)
+            each = [_rss_mib(pid) for pid in tree]
             largest = max(each, default=0.0)
+            proportional = sum(_pss_mib(pid) for pid in tree)
             with self._lock:
+                self.peak_pss_mib = max(self.peak_pss_mib, proportional)
                 self.peak_mib = max(self.peak_mib, largest)
                 self.peak_total_mib = max(self.peak_total_mib, sum(each))
                 self._since_take = max(self._since_take, largest)
@@ -75,7 +90,7 @@ class PeakMemory(threading.Thread):
 def measured_run(
     command: list[str], what: str, env: dict[str, str] | None = None
 ) -> tuple[float, float]:
-    """Seconds ``command`` took and the peak RSS of its processes together (MiB).
+    """Seconds ``command`` took and the peak memory of its processes together (PSS, MiB).
 
     On failure, exit with its output, naming ``what``.
     """
@@ -92,4 +107,4 @@ def measured_run(
         if code != 0:
             output.seek(0)
             sys.exit(f"{what} failed (exit {code}):\n{output.read()}")
-    return seconds, memory.peak_total_mib
+    return seconds, memory.peak_pss_mib

@@ -15,6 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
+RECORD = "docs/benchmarks/speed.md"
 
 
 def _os_name() -> str:
@@ -35,20 +36,26 @@ def _memory_gib() -> float:
     return 0.0
 
 
-def _commit() -> str:
-    """The checkout's short commit, with ``+changes`` when the work tree differs from it."""
+def commit() -> str:
+    """The checkout's short commit, ``+changes`` when its code differs from it.
+
+    The speed record itself is left out: a benchmark's earlier sections change no code.
+    Read when a benchmark starts, before anything it measures runs.
+    """
     git = ["git", "-C", str(PROJECT)]
     head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True)  # fmt: skip
+    dirty = subprocess.run(
+        [*git, "status", "--porcelain", "--untracked-files=no", "--", ".", f":!{RECORD}"],
+        capture_output=True, text=True,
+    )  # fmt: skip
     return (head.stdout.strip() or "no commit") + ("+changes" if dirty.stdout.strip() else "")
 
 
-def machine() -> str:
-    """One line: the system, cores, memory, Python and TFX, the commit."""
+def machine(at: str) -> str:
+    """One line: the system, cores, memory, Python and TFX, the commit ``at``."""
     return (
         f"{_os_name()}, {os.cpu_count()} cores, {_memory_gib():.1f} GiB; Python "
-        f"{platform.python_version()}, TFX {metadata.version('tfx')}; at {_commit()}"
+        f"{platform.python_version()}, TFX {metadata.version('tfx')}; at {at}"
     )
 
 
@@ -73,8 +80,8 @@ def _row(name: str, ours: float | None, theirs: float | None, shown: str = "") -
     return f"| {name} | {show(ours)} | {show(theirs)} | {_ratio(ours, theirs)} |"
 
 
-def section(figures: dict, rows: int, command: str) -> str:
-    """The markdown section of one benchmark: heading, machine line, per-step table."""
+def section(figures: dict, rows: int, command: str, at: str) -> str:
+    """The markdown section of one benchmark at commit ``at``: heading, machine, table."""
     ours = figures["component_seconds_median"]
     reference = figures.get("reference", {})
     theirs = reference.get("component_seconds_median", {})
@@ -82,7 +89,7 @@ def section(figures: dict, rows: int, command: str) -> str:
     lines = [
         f"### {datetime.date.today().isoformat()}, {rows:,} rows, TFX {metadata.version('tfx')}",
         "",
-        f"{machine()}. {_runs(figures['runs'], bool(reference))}: `{command}`.",
+        f"{machine(at)}. {_runs(figures['runs'], bool(reference))}: `{command}`.",
         "",
         "| step | this pipeline | TFX's example | this / example |",
         "|---|---|---|---|",
@@ -91,7 +98,7 @@ def section(figures: dict, rows: int, command: str) -> str:
             "**end to end**", figures["wall_seconds_median"], reference.get("wall_seconds_median")
         ),
         _row(
-            "peak memory, all processes",
+            "peak memory, all processes (PSS)",
             figures["peak_memory_mib_median"] / 1024,
             reference["peak_memory_mib_median"] / 1024 if reference else None,
             "{:.2f} GiB",

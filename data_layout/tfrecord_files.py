@@ -57,7 +57,9 @@ def frame(record: bytes) -> bytes:
 def write_gzipped(path: str, records: Iterable[bytes]) -> None:
     """Write ``records`` as the gzipped TFRecord file ``path`` (replaced if it exists).
 
-    On an object store the file appears whole when it is closed, or not at all.
+    On an object store the file appears when it is closed; a write cut off by an error
+    can still leave part of it there (Beam completes the upload on close), so readers
+    take a file only once a marker written after it says it is whole.
     """
     compressor = zlib.compressobj(
         zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, _GZIP_WINDOW, _MEMORY_LEVEL

@@ -171,6 +171,14 @@ class WindowedSpans:
         for span in missing:
             e = self.encoded[span]
             self.encoded[span] = encoded_spans.lookup(self.cache, span, os.path.basename(e.uri))
+            if self.encoded[span].rows is None:
+                # Beam's workers wrote it somewhere this process does not read: their own
+                # disks, when a remote runner was given a local cache.
+                raise RuntimeError(
+                    f"span {span} was encoded, but its encoding is not at {e.uri}: with a "
+                    "Beam runner on other machines the pipeline root must be on a store "
+                    "every worker reaches (gs://, s3://)"
+                )
 
     def span_router(self, span: int) -> SplitRouter:
         """The router ``span`` was encoded with: its period's newest values found.

@@ -27,13 +27,15 @@ REFERENCE = {
 
 
 def test_each_step_stands_beside_the_reference_s_with_their_ratio(speed_table):
-    text = speed_table.section({**FIGURES, "reference": REFERENCE}, 15_000, "bench_run.py")
+    text = speed_table.section(
+        {**FIGURES, "reference": REFERENCE}, 15_000, "bench_run.py", "abc1234"
+    )
     lines = text.splitlines()
 
     assert lines[0] == f"### {datetime.date.today().isoformat()}, 15,000 rows, " + (
         f"TFX {speed_table.metadata.version('tfx')}"
     )
-    assert " cores, " in lines[2] and " GiB; Python " in lines[2] and "; at " in lines[2]
+    assert " cores, " in lines[2] and " GiB; Python " in lines[2] and "; at abc1234." in lines[2]
     assert "each followed by one of TFX's example" in lines[2]
     assert "| CsvExampleGen | 0.9 s | 1.8 s | 0.50 |" in lines
     assert "| Trainer | 12.1 s | 48.4 s | 0.25 |" in lines
@@ -41,14 +43,14 @@ def test_each_step_stands_beside_the_reference_s_with_their_ratio(speed_table):
     assert "| ServingCheck | 8.0 s |  |  |" in lines
     assert "| Pusher |  | 0.5 s |  |" in lines
     assert "| **end to end** | 110.0 s | 220.0 s | 0.50 |" in lines
-    assert "| peak memory, all processes | 1.50 GiB | 4.00 GiB | 0.38 |" in lines
+    assert "| peak memory, all processes (PSS) | 1.50 GiB | 4.00 GiB | 0.38 |" in lines
     assert "Test AUC of each run: 0.9585, 0.9581." in lines
 
 
 def test_without_the_reference_only_this_pipeline_s_column_is_filled(speed_table):
-    lines = speed_table.section(FIGURES, 1_500_000, "bench_run.py").splitlines()
+    lines = speed_table.section(FIGURES, 1_500_000, "bench_run.py", "abc1234").splitlines()
 
     assert "1,500,000 rows" in lines[0]
     assert "Medians of 2 runs:" in lines[2]
     assert "| Trainer | 12.1 s |  |  |" in lines
-    assert "| peak memory, all processes | 1.50 GiB |  |  |" in lines
+    assert "| peak memory, all processes (PSS) | 1.50 GiB |  |  |" in lines

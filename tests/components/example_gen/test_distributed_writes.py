@@ -84,14 +84,14 @@ def driver_folder(tmp_path) -> tuple[Path, str]:
     pytest.skip(f"cannot hide a folder from a process here ({'; '.join(tried)})")
 
 
-def _encode(
-    s3: object_store.ObjectStore,
-    driver: tuple[Path, str],
-    name: str,
-    beam: list[str],
-    cache: str = "cache",
-) -> dict:
-    """One executor run in a process of its own; its output, and the workers' log lines."""
+def _start(
+    s3: object_store.ObjectStore, driver: tuple[Path, str], name: str, beam: list[str], cache: str
+) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """One executor run in a process of its own, into the span cache ``cache`` (a URI).
+
+    The process and the workers' log lines (pid, and the entries they saw in the
+    driver's folder).
+    """
     folder, propagation = driver
     worker, log = folder.parent / "worker.sh", folder.parent / f"{name}-workers.log"
     worker.write_text(WORKER.format(python=sys.executable, propagation=propagation))
@@ -99,7 +99,7 @@ def _encode(
     (folder / "tmp").mkdir(exist_ok=True)
     run = {
         "root": s3.uri("data"),
-        "cache": s3.uri(cache),
+        "cache": cache,
         "examples": str(folder / name),
         "beam": beam,
         "worker": str(worker),
@@ -121,8 +121,19 @@ def _encode(
         timeout=600,
         check=False,
     )
+    return ran, log.read_text().splitlines() if log.exists() else []
+
+
+def _encode(
+    s3: object_store.ObjectStore,
+    driver: tuple[Path, str],
+    name: str,
+    beam: list[str],
+    cache: str = "cache",
+) -> dict:
+    """A run into the store's folder ``cache`` that succeeds; what it printed, its workers."""
+    ran, workers = _start(s3, driver, name, beam, s3.uri(cache))
     assert ran.returncode == 0, ran.stderr[-3000:]
-    workers = log.read_text().splitlines() if log.exists() else []
     return {**json.loads(ran.stdout.splitlines()[-1]), "workers": workers}
 
 
@@ -171,3 +182,16 @@ def test_workers_that_share_no_folder_with_the_driver_write_the_spans_to_the_sto
     again = _encode(store, driver_folder, "again", MULTI_PROCESS)
     assert again["reused"] == [0, 1]
     assert _listing(store, "cache") == cache
+
+
+def test_workers_given_a_cache_they_cannot_share_are_refused_by_name(store, driver_folder):
+    # A local cache: each worker writes to a disk of its own, as remote workers would.
+    cache = driver_folder[0] / "cache"
+
+    ran, workers = _start(store, driver_folder, "local", MULTI_PROCESS, str(cache))
+
+    assert len(workers) == 2
+    assert ran.returncode != 0
+    last = ran.stderr.strip().splitlines()[-1]
+    assert f"span 0 was encoded, but its encoding is not at {cache}/span-0/" in last
+    assert "the pipeline root must be on a store every worker reaches" in last
