@@ -30,7 +30,7 @@ from review.records import (
     SliceChange,
     SliceMetrics,
 )
-from review.served import served_line
+from review.served import served_lines
 
 _STYLE = """
 * { box-sizing: border-box; }
@@ -108,8 +108,8 @@ def _slice_checks(review: Review) -> str:
 
 def _served(review: Review) -> str:
     """The serving check's line, where one ran."""
-    line = served_line(review.serving_check)
-    return f"<p id='served'>{html.escape(line)}</p>" if line else ""
+    lines = served_lines(review.serving_check)
+    return f"<p id='served'>{'<br>'.join(map(html.escape, lines))}</p>" if lines else ""
 
 
 def push_line(review: Review) -> str:

@@ -1,4 +1,4 @@
-"""The serving check's record in one line, for the run's closing lines and its review."""
+"""The serving check's record in a line or two, for the run's closing lines and its review."""
 
 from __future__ import annotations
 
@@ -7,21 +7,24 @@ from typing import Any
 from data_layout.properties import TF_SERVING
 
 
-def served_line(check: dict[str, Any] | None) -> str | None:
-    """What the serving check found (``data_layout.properties.serving_check_of``), in a line.
+def served_lines(check: dict[str, Any] | None) -> list[str]:
+    """What the serving check found (``data_layout.properties.serving_check_of``), in lines.
 
-    None where no check ran (a run from before the check, or one that stopped earlier).
+    What it asked, then what serving cost: the costs on a line of their own, so that a
+    slow machine's wider figures keep each line short. No line where no check ran (a run
+    from before the check, or one that stopped earlier).
     """
     if check is None:
-        return None
+        return []
     if check.get("note"):
-        return f"Serving check: {check['note']}."
+        return [f"Serving check: {check['note']}."]
     if not check.get("passed"):
-        return "Serving check FAILED: the candidate was not served as the Evaluator scored it."
+        return ["Serving check FAILED: the candidate was not served as the Evaluator scored it."]
     rows = max(check["rows_checked"].values())
     server = "TF Serving" if check["server"] == TF_SERVING else "stand-in"
-    return (
+    return [
         f"Served right ({server}): {rows} rows, {len(check['rows_checked'])} REST forms, the "
-        f"Evaluator's scores; load {check['load_s']:.1f} s, p50 {check['p50_ms']:.1f} ms, "
-        f"p99 {check['p99_ms']:.1f} ms, {check['model_bytes'] / 1e6:.1f} MB."
-    )
+        "Evaluator's scores.",
+        f"Serving cost: load {check['load_s']:.1f} s, p50 {check['p50_ms']:.1f} ms, "
+        f"p99 {check['p99_ms']:.1f} ms a request, model {check['model_bytes'] / 1e6:.1f} MB.",
+    ]

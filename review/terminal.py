@@ -66,7 +66,7 @@ def print_verdict(review: Review, out: TextIO) -> None:
     from review.checks import judged_on_noise, slice_checks
     from review.page import push_line
     from review.records import metric_text
-    from review.served import served_line
+    from review.served import served_lines
 
     verdict = "BLESSED" if review.blessed else "NOT BLESSED"
     print(f"Verdict: {verdict} (on the {review.split} split)", file=out)
@@ -93,8 +93,7 @@ def print_verdict(review: Review, out: TextIO) -> None:
             file=out,
         )
     print(f"  {push_line(review)}", file=out)
-    served = served_line(review.serving_check)
-    if served:
+    for served in served_lines(review.serving_check):
         print(f"  {served}", file=out)
 
 

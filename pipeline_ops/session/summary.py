@@ -28,7 +28,7 @@ from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import PipelineRun
 from pipeline_ops.session.progress import ComponentTiming
 from review.reading import overall_metrics
-from review.served import served_line
+from review.served import served_lines
 
 SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"
@@ -252,9 +252,7 @@ def _outcome_lines(summary: RunSummary) -> list[str]:
     lines = [f"  model {'blessed' if summary.blessed else 'NOT blessed'} {against}"]
     if summary.comparison:
         lines.append(f"  {summary.comparison}")
-    served = served_line(summary.serving_check)
-    if served:
-        lines.append(f"  {served}")
+    lines.extend(f"  {served}" for served in served_lines(summary.serving_check))
     if summary.already_serving:
         lines.append(
             f"  pushed: nothing new, this model already serves as {summary.pushed_model_path}"

@@ -44,8 +44,11 @@ def test_the_first_run_is_blessed_on_the_absolute_bound_and_pushed(recorded_runs
         assert re.search(rf"^\s+{re.escape(slice_name)}\s+\d+\s+0\.\d{{4}}", out, re.M), slice_name
     # The serving check asked the served candidate before the push.
     assert re.search(
-        r"^  Served right \(stand-in\): 100 rows, 3 REST forms, the Evaluator's scores;", out, re.M
+        r"^  Served right \(stand-in\): 100 rows, 3 REST forms, the Evaluator's scores\.$",
+        out,
+        re.M,
     )
+    assert re.search(r"^  Serving cost: load \d+\.\d s, p50 \d+\.\d ms, p99 \d+\.\d ms", out, re.M)
     # Cash has no positive example in the recorded test rows: no AUC, not 0.0000.
     assert re.search(r"^\s+payment_type=Cash\s+\d+\s+undefined\s+undefined", out, re.M)
 
