@@ -63,21 +63,33 @@ def _seconds(value: float | None) -> str:
     return "" if value is None else f"{value:.1f} s"
 
 
-def _ratio(ours: float | None, theirs: float | None) -> str:
-    return f"{ours / theirs:.2f}" if ours is not None and theirs else ""
+def _ratio(ours: float | None, theirs: float | None, least: float) -> str:
+    """``ours / theirs``; blank where either is missing or below ``least`` (noise)."""
+    if ours is None or theirs is None or min(ours, theirs) < least:
+        return ""
+    return f"{ours / theirs:.2f}"
 
 
 def _runs(runs: int, reference: bool) -> str:
     """How the figures were taken."""
+    if runs == 1:
+        return (
+            "One run, followed by one of TFX's example on the same data" if reference else "One run"
+        )
+    figures = f"Medians of {runs} runs"
     if reference:
-        return f"Medians of {runs} runs, each followed by one of TFX's example on the same data"
-    return f"Medians of {runs} runs"
+        return f"{figures}, each followed by one of TFX's example on the same data"
+    return figures
 
 
 def _row(name: str, ours: float | None, theirs: float | None, shown: str = "") -> str:
-    """One table row: this pipeline's figure, the reference's and their ratio."""
+    """One table row: this pipeline's figure, the reference's and their ratio.
+
+    Seconds under one are not compared: a step of a tenth of a second is noise.
+    """
     show = (lambda v: "" if v is None else shown.format(v)) if shown else _seconds
-    return f"| {name} | {show(ours)} | {show(theirs)} | {_ratio(ours, theirs)} |"
+    ratio = _ratio(ours, theirs, 0.0 if shown else 1.0)
+    return f"| {name} | {show(ours)} | {show(theirs)} | {ratio} |"
 
 
 def section(figures: dict, rows: int, command: str, at: str) -> str:
