@@ -4,7 +4,7 @@
                   [--allow-older] [--output-dir DIR] [--metadata URI]
                   [--train-steps N] [--eval-steps N] [--hparam NAME=VALUE ...]
                   [--tune [--tune-trials N] [--tune-minutes M]] [--beam-arg ARG ...] [--verbose]
-                  [--detailed-exitcode] [--wait-for-lock SECONDS] [--resplit]
+                  [--detailed-exitcode] [--wait-for-lock SECONDS] [--resplit] [--profile DIR]
 
 Prints one line per component and a closing summary; the full log goes to
 ``<output-dir>/logs/``, and ``<output-dir>/run_summary.json`` is written for
@@ -83,6 +83,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="choose the split sizes anew from this run's input (they are kept from the "
         "output dir's first run; a run that changes them does not warm-start)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="profile each component that runs into DIR (<component>.prof and .txt)",
     )
     return parser.parse_args(argv)
 
@@ -198,7 +205,11 @@ def _run_once(
         print(f"note: {sizes.note}")
     sizes.keep(paths.output_dir)
     return run_session(
-        config, paths.output_dir, args.verbose, detailed_exitcode=args.detailed_exitcode
+        config,
+        paths.output_dir,
+        args.verbose,
+        detailed_exitcode=args.detailed_exitcode,
+        profile_dir=args.profile,
     )
 
 

@@ -61,3 +61,4 @@ _.is_directory
 # pytest: conftest hooks, called by name.
 _.pytest_collection_modifyitems
 _.pytest_configure
+_.pytest_xdist_make_scheduler

@@ -1,7 +1,7 @@
 """Benchmark `make run`: the median of N end-to-end runs, each in a fresh output dir.
 
     python benchmarks/bench_run.py [--runs 3] [--data-root DIR] [--out FILE] [--reference]
-                                   [--table docs/benchmarks/speed.md]
+                                   [--table docs/benchmarks/speed.md] [--profile DIR]
 
 Wall time is measured around the whole `python local_runner.py` process, the way a
 user experiences it (imports included); per-component seconds come from each
@@ -11,6 +11,8 @@ reported: the machine's speed drifts over a day, and runs made side by side shar
 it. The peak resident memory of each run's processes together is sampled. Prints a
 table and writes the figures as JSON; ``--table FILE`` also appends them to FILE as a
 markdown section with the machine, the date and the commit (``speed_table.py``).
+``--profile DIR`` adds one more run, not timed, with each step's profile written to DIR
+(``wide-deep-run --profile``): where each step's seconds go.
 """
 
 from __future__ import annotations
@@ -39,11 +41,11 @@ from pipeline_def.project_paths import data_root_of
 PROJECT = Path(__file__).resolve().parent.parent
 
 
-def one_run(data_root: Path) -> dict:
+def one_run(data_root: Path, *flags: str) -> dict:
     """Run the pipeline once in a fresh output dir; its wall time and summary."""
     with tempfile.TemporaryDirectory(prefix="bench-") as out:
         runner = [sys.executable, str(PROJECT / "local_runner.py")]
-        command = [*runner, "--data-root", str(data_root), "--output-dir", out]
+        command = [*runner, "--data-root", str(data_root), "--output-dir", out, *flags]
         wall, peak = measured_run(command, "the run")
         summary = json.loads((Path(out) / "run_summary.json").read_text())
     return {"wall_seconds": wall, "peak_memory_mib": peak, "summary": summary}
@@ -60,6 +62,9 @@ def _parse_args() -> argparse.Namespace:
         "--reference", action="store_true", help="run TFX's taxi example after each run"
     )
     parser.add_argument("--table", type=Path, help="append the figures to this markdown file")
+    parser.add_argument(
+        "--profile", type=Path, metavar="DIR", help="one more run, profiled step by step into DIR"
+    )
     return parser.parse_args()
 
 
@@ -84,6 +89,9 @@ def main() -> None:
         with args.table.open("a") as table:
             table.write("\n" + speed_table.section(figures, rows, shlex.join(sys.argv), at))
         print(f"figures appended to {args.table}")
+    if args.profile:
+        one_run(args.data_root, "--profile", str(args.profile.resolve()))
+        print(f"each step's profile (one more run, not timed): {args.profile}")
 
 
 def _rows(path: Path) -> int:

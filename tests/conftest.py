@@ -167,7 +167,10 @@ def first_run(small_data_root, tmp_path_factory) -> tuple[Path, subprocess.Compl
 def failed_run(
     sample_rows, tmp_path_factory, run_pipeline
 ) -> tuple[Path, subprocess.CompletedProcess]:
-    """A real run on data without the fare column, stopped by the validator: (output, process)."""
+    """A real run on data without the fare column, stopped by the validator: (output, process).
+
+    Each step it runs is profiled into ``profile/`` beside the output dir.
+    """
     root = tmp_path_factory.mktemp("failed")
     (root / "data").mkdir()
     with (root / "data" / "taxi.csv").open("w", newline="") as f:
@@ -176,7 +179,9 @@ def failed_run(
         )
         writer.writeheader()
         writer.writerows(sample_rows)
-    return root / "out", run_pipeline(root / "data", root / "out")
+    return root / "out", run_pipeline(
+        root / "data", root / "out", "--profile", str(root / "profile")
+    )
 
 
 @pytest.fixture(scope="session")
@@ -303,14 +308,54 @@ def browser() -> Iterator[Any]:
     driver.quit()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+# The files whose tests read the session's ``first_run`` (themselves or through a
+# fixture such as ``regression``). ``make test`` gives them to one worker as one unit
+# (``pytest_xdist_make_scheduler``): a session fixture runs once on each worker that
+# asks for it, and a pipeline run is a minute or more; on one worker they also see
+# the run in the one order the file list gives (test_e2e.py runs it again in place).
+FIRST_RUN_FILES = frozenset({
+    "tests/e2e/test_bad_input.py", "tests/e2e/test_e2e.py", "tests/e2e/test_gate.py",
+    "tests/e2e/test_score.py", "tests/e2e/test_serving_check.py",
+    "tests/modules/test_distribution.py", "tests/modules/test_preemption.py",
+    "tests/modules/test_training_watch.py",
+})  # fmt: skip
+_FIRST_RUN_UNIT = "the files of the first run"
+
+
+@pytest.hookimpl(optionalhook=True)  # a run without xdist knows no such hook
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's loadfile, but with ``FIRST_RUN_FILES`` as one unit of work."""
+    if config.getvalue("dist") != "loadfile":
+        return None  # xdist's own choice
+    from xdist.scheduler import LoadFileScheduling
+
+    class FirstRunFilesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return _FIRST_RUN_UNIT if path in FIRST_RUN_FILES else path
+
+    return FirstRunFilesTogether(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The files holding slow tests first, each whole and in its order, then the rest.
 
     ``make test`` runs two workers that each take a file at a time (xdist's loadfile,
     without its reordering by test count, which would undo this order): a long file
     taken last runs alone at the end, while the other worker has nothing left. The
-    many fast tests fill in behind the slow files instead.
+    many fast tests fill in behind the slow files instead. A file that reads
+    ``first_run`` and is not in ``FIRST_RUN_FILES`` stops the session, named.
     """
+    unlisted = {
+        str(item.path.relative_to(config.rootpath))
+        for item in items
+        if "first_run" in getattr(item, "fixturenames", ())
+    } - FIRST_RUN_FILES
+    if unlisted:
+        raise pytest.UsageError(
+            f"{', '.join(sorted(unlisted))} read first_run: add them to FIRST_RUN_FILES "
+            "(tests/conftest.py), so that one worker runs it for all of them"
+        )
     slow = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow)
 

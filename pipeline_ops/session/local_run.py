@@ -43,6 +43,7 @@ from pipeline_ops.metadata.runs import (
 )
 from pipeline_ops.metadata.store import open_store, store_flags
 from pipeline_ops.session.progress import ComponentProgress, component_progress, logs_to_file
+from pipeline_ops.session.step_profiles import step_profiles
 
 if TYPE_CHECKING:  # the summary imports TensorFlow: only after TFX (see run_session)
     from ml_metadata.metadata_store.metadata_store import MetadataStore as MlmdStore
@@ -180,17 +181,26 @@ def _code_changed(store: MlmdStore, pipeline: str, run: PipelineRun | None) -> s
 
 
 def run_session(
-    config: PipelineConfig, output_dir: Path, verbose: bool, detailed_exitcode: bool = False
+    config: PipelineConfig,
+    output_dir: Path,
+    verbose: bool,
+    detailed_exitcode: bool = False,
+    profile_dir: Path | None = None,
 ) -> int:
     """Run the pipeline, print progress and the summary; the process exit code.
 
     ``detailed_exitcode``: a completed run's code says whether its model was blessed.
+    ``profile_dir``: each component that runs leaves its profile there.
     """
     log_file = output_dir / "logs" / f"run-{time.strftime('%Y%m%d-%H%M%S')}.log"
     ran_on = stack()  # this process runs every step
     print(f"Pipeline {config.pipeline_name}: data {config.data_root}", flush=True)
     started = time.monotonic()
-    with logs_to_file(log_file, verbose) as people, component_progress() as progress:
+    with (
+        logs_to_file(log_file, verbose) as people,
+        component_progress() as progress,
+        step_profiles(profile_dir),
+    ):
         # Imported here, not at the top: TFX takes seconds to import, and argument or
         # data errors are reported before that; its import noise goes to the log.
         # TFX (and TensorFlow) first: a module imported later is torn down earlier at
@@ -208,6 +218,8 @@ def run_session(
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)
     _close(config, summary, ending, output_dir)
+    if profile_dir is not None:
+        print(f"  step profiles: {profile_dir}")
     return ending.exit_code(summary.blessed, detailed_exitcode)
 
 

@@ -23,8 +23,8 @@ from typing import TextIO
 
 from absl import logging as absl_logging
 
-_RUNNING = "Component %s is running."
-_FINISHED = "Component %s is finished."
+RUNNING = "Component %s is running."
+FINISHED = "Component %s is finished."
 _CACHED = "A cached execution %d is used."
 _NEW = "Going to run a new execution %d"
 
@@ -55,14 +55,14 @@ class ComponentProgress(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         """Follow the runner's component records; ignore everything else."""
-        if record.msg == _RUNNING:
+        if record.msg == RUNNING:
             self._current, self._started, self._cached = record.args[0], time.monotonic(), False
         elif record.msg == _CACHED:
             self._cached = True
             self.execution_ids.append(record.args[0])
         elif record.msg == _NEW:
             self.execution_ids.append(record.args[0])
-        elif record.msg == _FINISHED and self._current is not None:
+        elif record.msg == FINISHED and self._current is not None:
             self._finish(CACHED if self._cached else RAN)
 
     def fail_current(self) -> str | None:
@@ -132,12 +132,19 @@ def logs_to_file(log_file: Path, verbose: bool) -> Iterator[TextIO]:
 
 
 @contextmanager
+def attached(handler: logging.Handler) -> Iterator[None]:
+    """``handler`` on the root logger for the duration: it sees the runner's records."""
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+
+
+@contextmanager
 def component_progress(out: TextIO = sys.stdout) -> Iterator[ComponentProgress]:
     """Attach a ``ComponentProgress`` to the root logger for the duration."""
     progress = ComponentProgress(out=out)
-    root = logging.getLogger()
-    root.addHandler(progress)
-    try:
+    with attached(progress):
         yield progress
-    finally:
-        root.removeHandler(progress)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
+import pstats
 import re
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_def.stack import STACK_PROPERTY
 from pipeline_ops.metadata.runs import PipelineRun, latest_run, list_runs
 from pipeline_ops.metadata.store import open_store
+from pipeline_ops.session.progress import FAILED, component_line
 from pipeline_ops.session.summary import SUMMARY_FILE
 
 pytestmark = pytest.mark.slow
@@ -202,6 +204,19 @@ def test_a_failing_component_is_named_and_exits_1(failed_run):
     assert summary["failed_component"] == node_ids.EXAMPLE_VALIDATOR
     assert summary["pushed_model_path"] is None
     assert not (output_dir / "serving").exists()
+
+
+def test_a_profiled_run_leaves_a_profile_of_each_step_it_ran_the_failed_one_too(failed_run):
+    output_dir, result = failed_run
+    profiles = output_dir.parent / "profile"
+    ran = [line for line in map(component_line, result.stdout.splitlines()) if line]
+    assert (node_ids.EXAMPLE_VALIDATOR, FAILED) in ran
+    assert sorted(p.name for p in profiles.iterdir()) == sorted(
+        f"{node}.{suffix}" for node, _ in ran for suffix in ("prof", "txt")
+    )
+    statistics = pstats.Stats(str(profiles / f"{node_ids.STATISTICS_GEN}.prof"))
+    assert any("tensorflow_data_validation" in path for path, _, _ in statistics.stats)
+    assert f"  step profiles: {profiles}" in result.stdout.splitlines()
 
 
 def _scalar_tags(folder: Path) -> set[str]:

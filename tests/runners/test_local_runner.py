@@ -190,8 +190,9 @@ def test_the_output_dir_is_worked_out_once_and_handed_down(tmp_path, small_data_
     monkeypatch.delenv(METADATA_ENV, raising=False)
     seen = {}
 
-    def session(config, output_dir, verbose, detailed_exitcode):
+    def session(config, output_dir, verbose, detailed_exitcode, profile_dir):
         seen.update(config=config, output_dir=output_dir, detailed=detailed_exitcode)
+        seen.update(profile_dir=profile_dir)
         return commands.EXIT_OK
 
     monkeypatch.setattr(local_runner, "run_session", session)
@@ -205,7 +206,9 @@ def test_the_output_dir_is_worked_out_once_and_handed_down(tmp_path, small_data_
     assert seen["config"].data_root == str(small_data_root.resolve())
     assert seen["detailed"] is False  # a completed run exits 0, blessed or not
     assert local_runner.main([*flags, "--detailed-exitcode"]) == commands.EXIT_OK
-    assert seen["detailed"] is True
+    assert seen["detailed"] is True and seen["profile_dir"] is None
+    assert local_runner.main([*flags, "--profile", str(tmp_path / "p")]) == commands.EXIT_OK
+    assert seen["profile_dir"] == tmp_path / "p"
 
 
 def test_another_datasets_run_keeps_to_a_folder_of_its_own(monkeypatch):
