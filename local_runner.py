@@ -201,6 +201,9 @@ def _run_once(
         return verdict_exit_code(done.blessed) if args.detailed_exitcode else EXIT_OK
     with bad_input():  # too little room, or a Beam worker count that is not a number
         room.check(paths.output_dir, input_bytes, config.beam_pipeline_args)
+    with bad_input(OSError):  # a profile folder that cannot be made, named before any step
+        if args.profile is not None:
+            args.profile.mkdir(parents=True, exist_ok=True)
     if sizes.note:
         print(f"note: {sizes.note}")
     sizes.keep(paths.output_dir)

@@ -40,3 +40,17 @@ def test_the_docs_tests_without_their_tools_say_what_to_run_first(asked):
 def test_other_tests_run_without_the_docs_tools():
     ran = _pytest_without_docs_tools("tests/pipeline_ops/metadata/test_store.py")
     assert ran.returncode == 0, ran.stdout[-2000:]
+
+
+def test_every_file_that_reads_the_first_run_is_in_its_unit(request):
+    from conftest import FIRST_RUN_FILES
+
+    reading = {
+        str(item.path.relative_to(request.config.rootpath))
+        for item in request.session.items
+        if "first_run" in getattr(item, "fixturenames", ())
+    }
+    if not reading:
+        pytest.skip("no test that reads first_run was collected beside this one")
+    unlisted = sorted(reading - FIRST_RUN_FILES)
+    assert not unlisted, f"add {unlisted} to FIRST_RUN_FILES (tests/conftest.py)"

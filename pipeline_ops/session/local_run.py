@@ -196,11 +196,7 @@ def run_session(
     ran_on = stack()  # this process runs every step
     print(f"Pipeline {config.pipeline_name}: data {config.data_root}", flush=True)
     started = time.monotonic()
-    with (
-        logs_to_file(log_file, verbose) as people,
-        component_progress() as progress,
-        step_profiles(profile_dir),
-    ):
+    with logs_to_file(log_file, verbose) as people, component_progress() as progress:
         # Imported here, not at the top: TFX takes seconds to import, and argument or
         # data errors are reported before that; its import noise goes to the log.
         # TFX (and TensorFlow) first: a module imported later is torn down earlier at
@@ -209,7 +205,8 @@ def run_session(
         from pipeline_def.orchestrate import run_locally  # isort: skip
         from pipeline_ops.session.summary import summarize
 
-        ending = _run_pipeline(run_locally, config, progress, people)
+        with step_profiles(profile_dir) as profiler:  # the steps, not the bookkeeping after
+            ending = _run_pipeline(run_locally, config, progress, people)
         store = open_store(config.metadata)
         run_record = _record_run(store, config.pipeline_name, progress, ending, ran_on)
         summary = summarize(config.pipeline_name, run_record, progress.timings, ending.failed)
@@ -218,7 +215,7 @@ def run_session(
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(log_file)
     _close(config, summary, ending, output_dir)
-    if profile_dir is not None:
+    if profiler is not None and profiler.written:
         print(f"  step profiles: {profile_dir}")
     return ending.exit_code(summary.blessed, detailed_exitcode)
 

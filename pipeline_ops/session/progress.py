@@ -25,7 +25,7 @@ from absl import logging as absl_logging
 
 RUNNING = "Component %s is running."
 FINISHED = "Component %s is finished."
-_CACHED = "A cached execution %d is used."
+CACHED_EXECUTION = "A cached execution %d is used."
 _NEW = "Going to run a new execution %d"
 
 RAN, CACHED, FAILED = "ran", "cached", "failed"
@@ -57,7 +57,7 @@ class ComponentProgress(logging.Handler):
         """Follow the runner's component records; ignore everything else."""
         if record.msg == RUNNING:
             self._current, self._started, self._cached = record.args[0], time.monotonic(), False
-        elif record.msg == _CACHED:
+        elif record.msg == CACHED_EXECUTION:
             self._cached = True
             self.execution_ids.append(record.args[0])
         elif record.msg == _NEW:

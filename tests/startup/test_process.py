@@ -39,16 +39,21 @@ def test_the_installed_distributions_are_listed_once_however_many_clients_load()
     assert done.stdout.split() == ["1", "True"]
 
 
-def test_beams_pickles_leave_every_loggers_level_cache_in_place() -> None:
+def test_dills_pickles_leave_every_loggers_level_cache_in_place() -> None:
     from apache_beam.internal import pickler
 
     process.prepare()  # as the conftest did: a second call changes nothing
     other = logging.getLogger("tests.startup.cached")
-    other.isEnabledFor(logging.INFO)
-    assert other._cache  # the answer is kept until some logger's level is set
-    assert pickler.loads(pickler.dumps(len))("ab") == 2
-    assert other._cache, "a pickle set the dill logger's level it already had"
     dill_logger = logging.getLogger("dill")
-    dill_logger.setLevel(logging.DEBUG)
-    assert dill_logger.level == logging.DEBUG and not other._cache  # a change still takes
-    dill_logger.setLevel(logging.WARNING)
+    level = dill_logger.level
+    pickler.set_library(pickler.USE_DILL)  # the legacy stack's default, the current's choice
+    try:
+        other.isEnabledFor(logging.INFO)
+        assert other._cache  # the answer is kept until some logger's level is set
+        assert pickler.loads(pickler.dumps(len))("ab") == 2
+        assert other._cache, "a pickle set the dill logger's level it already had"
+        dill_logger.setLevel(logging.DEBUG)
+        assert dill_logger.level == logging.DEBUG and not other._cache  # a change still takes
+    finally:
+        logging.Logger.setLevel(dill_logger, level)
+        pickler.set_library(pickler.DEFAULT_PICKLE_LIB)

@@ -1,9 +1,10 @@
+import cProfile
 import logging
 import pstats
 from pathlib import Path
 
-from pipeline_ops.session.progress import FINISHED, RUNNING
-from pipeline_ops.session.step_profiles import step_profiles
+from pipeline_ops.session.progress import CACHED_EXECUTION, FINISHED, RUNNING
+from pipeline_ops.session.step_profiles import NOT_PROFILED, step_profiles
 
 log = logging.getLogger("absl")
 
@@ -40,6 +41,32 @@ def test_each_component_is_profiled_between_its_records_and_a_failed_one_too(tmp
     assert summary.startswith("Transform: ") and "_transform_work" in summary
     assert profiler.written == [folder / "Transform.txt", folder / "Trainer.txt"]
     assert profiler not in logging.getLogger().handlers
+
+
+def test_a_cached_step_leaves_nothing(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="absl")
+    with step_profiles(tmp_path) as profiler:
+        log.info(RUNNING, "SchemaGen")
+        log.info(CACHED_EXECUTION, 7)
+        log.info(FINISHED, "SchemaGen")
+    assert list(tmp_path.iterdir()) == [] and profiler.written == []
+
+
+def test_a_profiler_already_running_is_left_to_run_and_the_step_says_so(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="absl")
+    outer = cProfile.Profile()
+    outer.enable()
+    try:
+        with step_profiles(tmp_path):
+            log.info(RUNNING, "Transform")
+            _transform_work()
+            log.info(FINISHED, "Transform")
+    finally:
+        outer.disable()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Transform.txt"]
+    assert (tmp_path / "Transform.txt").read_text() == f"Transform: {NOT_PROFILED}\n"
+    outer.dump_stats(tmp_path / "outer.prof")
+    assert "_transform_work" in _profiled_functions(tmp_path / "outer.prof")
 
 
 def test_without_a_folder_nothing_listens():
