@@ -65,7 +65,10 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--profile", type=Path, metavar="DIR", help="one more run, profiled step by step into DIR"
     )
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.runs < 1:
+        parser.error(f"--runs {args.runs}: at least one timed run is needed for the figures")
+    return args
 
 
 def main() -> None:
