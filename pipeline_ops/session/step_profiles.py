@@ -106,7 +106,8 @@ def write(profile: cProfile.Profile, folder: Path, node: str) -> Path:
 def step_profiles(folder: Path | None) -> Iterator[StepProfiler | None]:
     """Profile each component into ``folder`` for the duration (nothing where None).
 
-    The folder is made first: one that cannot be made stops the run before any step.
+    The folder is made where missing. ``wide-deep-run`` makes it before the run, so that
+    one it cannot make is named (exit 2) before any step; here it raises OSError.
     """
     if folder is None:
         yield None
