@@ -25,6 +25,12 @@ the fixes that open-source Kubeflow Pipelines needs:
   artifacts the KFP UI draws are titled ``system.HTML`` and ``system.Metrics``
   (``kubeflow/step/ui.py``): ``system`` is that module; the scoring pipeline's are
   titled ``wide_deep.*``, and ``wide_deep`` is ``scoring/artifacts.py``.
+* TFX's entry point parses the whole ``sys.argv``, its own path included, and hands
+  what it does not know to Beam; that path made the list of Beam arguments non-empty,
+  and TFX then builds and attaches a source package of itself to every Beam step
+  (``tfx/utils/dependency_utils.py``, make_beam_dependency_flags; 2 to 3 s a step),
+  which only a remote runner given no package of its own could use. The path is left
+  out: the arguments the spec compiles in still reach Beam, and with them the package.
 * The process exits with the step's own status, after flushing its output, without
   running C++ destructors at exit: TensorFlow's and gRPC's have aborted processes that
   had finished their work (tensorflow/io#2039), which KFP would record as a failure.
@@ -131,8 +137,12 @@ def _tfx_entry_point() -> ModuleType:
 
 
 def parse_flags(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    """TFX's entry-point flags, the executor input's artifacts typed and at local paths."""
-    args, beam_args = _tfx_entry_point()._parse_flags(argv)  # noqa: SLF001
+    """TFX's entry-point flags, the executor input's artifacts typed and at local paths.
+
+    ``argv`` is the process's, as absl hands it over: its program path is not a Beam
+    argument.
+    """
+    args, beam_args = _tfx_entry_point()._parse_flags(argv[1:])  # noqa: SLF001
     typed = typed_executor_input(
         args.json_serialized_invocation_args, args.json_serialized_inputs_spec_args
     )
