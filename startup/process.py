@@ -31,21 +31,32 @@ booted by the SDK container's entrypoint.
   it already had. The ``dill`` logger's level is now set only when it changes (the current
   stack's Beam pickles with cloudpickle unless told to use dill). Beam's own worker processes,
   started for inputs of 64 MiB or more, do not run this code and still pay it.
+* **Google Cloud's AI Platform SDK loaded only if used**: ``import tfx.v1`` imports
+  ``tfx.v1.extensions``, whose Vertex AI components import ``google.cloud.aiplatform``
+  (thousands of generated API modules): 7 s of every process that imports TFX on
+  these machines, once TensorFlow is loaded, and 12 s beside a busy neighbour; each
+  Kubeflow step paid it, and each run. Nothing here uses those components, so
+  ``tfx.v1.extensions`` starts as a stand-in that imports the real module when one of
+  its names is first read (``OnFirstUse``).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.metadata
 import logging
 import os
 import sys
+import types
 import warnings
 
 from startup import arrow_guard
 
 # The environment the product's processes run with; the Dockerfile's ENV repeats it.
 ENVIRONMENT = {"TF_USE_LEGACY_KERAS": "1"}
+# Imported by ``import tfx.v1``, used by nothing of the product: loaded on first use.
+LOADED_ON_FIRST_USE = ("tfx.v1.extensions",)
 
 
 class ImportOrderError(RuntimeError):
@@ -53,7 +64,7 @@ class ImportOrderError(RuntimeError):
 
 
 def prepare() -> None:
-    """Keras 2 first, the Arrow guard, the notice filter, the distributions, the dill logger.
+    """Keras 2 first; the Arrow guard, notices, distributions, dill and deferred modules.
 
     Raises ImportOrderError when TensorFlow is already imported without Keras 2: the
     choice can no longer take effect, and the caller must call this first.
@@ -74,6 +85,9 @@ def prepare() -> None:
     arrow_guard.close()
     _list_distributions_once()
     _set_dill_level_on_change()
+    for name in LOADED_ON_FIRST_USE:
+        if name not in sys.modules:
+            sys.modules[name] = OnFirstUse(name)
 
 
 def _list_distributions_once() -> None:
@@ -95,3 +109,31 @@ def _set_dill_level_on_change() -> None:
             set_level(level)
 
     logger.setLevel = set_on_change
+
+
+class OnFirstUse(types.ModuleType):
+    """A stand-in in ``sys.modules`` that imports the real module when a name is read from it.
+
+    The import system finds the stand-in and its parent binds it, so nothing is
+    loaded while the parent imports; the first name read from it imports the real
+    module and puts that in the stand-in's places (``sys.modules`` and the parent).
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        # No file: ``inspect.getmodule``, which reads every module's, passes it by.
+        self.__file__ = None
+
+    def __getattr__(self, name: str) -> object:
+        """The real module's ``name``, the real module imported the first time."""
+        return getattr(self.load(), name)
+
+    def load(self) -> types.ModuleType:
+        """Import the real module in the stand-in's place; the real module."""
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        module = importlib.import_module(self.__name__)
+        parent, _, child = self.__name__.rpartition(".")
+        if getattr(sys.modules.get(parent), child, None) is self:
+            setattr(sys.modules[parent], child, module)
+        return module

@@ -57,3 +57,33 @@ def test_dills_pickles_leave_every_loggers_level_cache_in_place() -> None:
     finally:
         logging.Logger.setLevel(dill_logger, level)
         pickler.set_library(pickler.DEFAULT_PICKLE_LIB)
+
+
+# TFX's Vertex AI extensions stay unloaded until a name is read from them, and then
+# are the real modules, wherever they are reached from.
+_DEFERRED = """
+import inspect, sys
+from startup import process
+
+process.prepare()
+from tfx import v1
+
+inspect.getmodule(len)  # reads every module's file
+print("google.cloud.aiplatform" in sys.modules)
+print(v1.extensions.google_cloud_ai_platform.Pusher.__module__)
+from tfx.v1.extensions import google_cloud_big_query
+print("google.cloud.aiplatform" in sys.modules, v1.extensions is sys.modules["tfx.v1.extensions"])
+print(type(v1.extensions) is type(sys), google_cloud_big_query.__name__)
+"""
+
+
+def test_tfxs_cloud_extensions_load_only_when_a_name_is_read_from_them() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _DEFERRED], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert done.stdout.splitlines() == [
+        "False",
+        "tfx.extensions.google_cloud_ai_platform.pusher.component",
+        "True True",
+        "True tfx.v1.extensions.google_cloud_big_query",
+    ]
