@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 
 import pyarrow as pa
 
-from data_layout.entity_history import EntityHistory
 from drafting.table import Labelled, Table
 from modules.features import HistoryColumns
 
@@ -42,6 +41,10 @@ class OfferedHistory:
 
 def with_history(labelled: Labelled, columns: HistoryColumns) -> tuple[Labelled, OfferedHistory]:
     """``labelled`` with the history columns added to its table, and the evidence."""
+    # Here, not at the top: the history reads through Beam's file systems, and Beam
+    # takes seconds to import, which ``wide-deep-draft-dataset --help`` need not wait for.
+    from data_layout.entity_history import EntityHistory
+
     table = labelled.table
     cells = [pa.array([v or None for v in table.cells[c]], pa.string()) for c in table.columns]
     rows = pa.RecordBatch.from_arrays(cells, list(table.columns))
