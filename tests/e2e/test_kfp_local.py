@@ -168,11 +168,11 @@ def test_the_first_run_runs_every_task_and_is_judged_on_the_bound(runs):
 
 def test_no_beam_step_builds_a_package_of_tfx_or_is_handed_its_program_path(runs):
     # With no Beam argument compiled in, TFX has nothing to ship to a remote runner.
-    logs = {path.stem: path.read_text() for path in (runs[0] / "logs").glob("*.log")}
     for step in ("CsvExampleGen", "StatisticsGen", "Transform", "Evaluator"):
-        assert "Starting executor" in logs[step]
-        assert "Attempting to infer TFX Python dependency" not in logs[step]
-        assert "Discarding unparseable args" not in logs[step]
+        log = (runs[0] / "logs" / f"{step}.log").read_text()
+        assert "Starting executor" in log
+        assert "Attempting to infer TFX Python dependency" not in log
+        assert "Discarding unparseable args" not in log
 
 
 def test_the_second_run_reuses_the_cache_and_is_gated_by_the_model_served(runs):
