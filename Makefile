@@ -109,7 +109,7 @@ WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 test: $(STAMP) $(DOCS_STAMP) system-deps  ## The whole test suite, end-to-end runs and the docs' code blocks included (about 70 minutes on two cores, two workers).
 	$(WITH_COMMANDS) $(PY) -m pytest $(WORKERS) $(DOC_BLOCKS) $(PYTEST_ARGS)
 
-test-fast: $(STAMP) $(DOCS_STAMP)  ## Only the fast tests (about 7 minutes, two workers).
+test-fast: $(STAMP) $(DOCS_STAMP)  ## Only the fast tests (about a minute of pytest, two workers; a test of a second or more is marked slow).
 	$(WITH_COMMANDS) $(PY) -m pytest -m "not slow" $(WORKERS) $(DOC_BLOCKS) $(PYTEST_ARGS)
 
 lint: $(STAMP)  ## ruff check and format check; vulture for dead code (pyproject's [tool.vulture]).

@@ -62,3 +62,5 @@ _.is_directory
 _.pytest_collection_modifyitems
 _.pytest_configure
 _.pytest_xdist_make_scheduler
+_.pytest_runtest_logreport
+_.pytest_terminal_summary

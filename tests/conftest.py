@@ -338,16 +338,48 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return FirstRunFilesTogether(config, log)
 
 
+# The session's fixtures that run TensorFlow at work (a real Transform, a model trained):
+# a test that needs one is slow, however quick its own call, since running it alone
+# pays the fixture.
+SLOW_FIXTURES = frozenset({"transformed", "served_model", "scored"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest deselects by mark (-m "not slow")
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The files holding slow tests first, each whole and in its order, then the rest.
+    """Tests needing a slow fixture marked slow; the files holding slow tests first, then the rest.
 
     ``make test`` runs two workers that each take a file at a time (xdist's loadfile,
     without its reordering by test count, which would undo this order): a long file
     taken last runs alone at the end, while the other worker has nothing left. The
     many fast tests fill in behind the slow files instead.
     """
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
     slow = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow)
+
+
+# A fast test's seconds (setup, call and teardown), for the summary of the slowest.
+_FAST_SECONDS: dict[str, float] = {}
+FAST_LIMIT_SECONDS = 1.0
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add up the seconds of each test that is not marked slow (on xdist's controller too)."""
+    if "slow" not in report.keywords:
+        _FAST_SECONDS[report.nodeid] = _FAST_SECONDS.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Name the fast tests that took a second or more: mark them slow, or make them fast."""
+    over = sorted(
+        ((s, n) for n, s in _FAST_SECONDS.items() if s >= FAST_LIMIT_SECONDS), reverse=True
+    )
+    if over:
+        terminalreporter.section(f"fast tests over {FAST_LIMIT_SECONDS:.0f} s (mark them slow)")
+        for seconds, nodeid in over:
+            terminalreporter.write_line(f"{seconds:6.1f} s  {nodeid}")
 
 
 # What the docs' lock adds beside the runtime (requirements/docs.in), which tests/docs

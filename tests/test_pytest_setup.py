@@ -54,3 +54,16 @@ def test_every_file_that_reads_the_first_run_is_in_its_unit(request):
         pytest.skip("no test that reads first_run was collected beside this one")
     unlisted = sorted(reading - FIRST_RUN_FILES)
     assert not unlisted, f"add {unlisted} to FIRST_RUN_FILES (tests/conftest.py)"
+
+
+def test_a_test_needing_a_slow_fixture_is_slow_and_left_out_of_the_fast_tests(request):
+    from conftest import SLOW_FIXTURES
+
+    needing = [
+        item for item in request.session.items
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+    ]  # fmt: skip
+    if not needing:
+        pytest.skip("no test needing a slow fixture was collected beside this one")
+    unmarked = [item.nodeid for item in needing if not item.get_closest_marker("slow")]
+    assert not unmarked, f"{unmarked[:3]} need {sorted(SLOW_FIXTURES)} but are not marked slow"

@@ -10,6 +10,7 @@ def bench(load_script):
     return load_script("bench_crosses")
 
 
+@pytest.mark.slow  # drafts a table, boosted trees included
 def test_a_planted_table_reports_its_pair_crossed_and_the_null_one_nothing(bench):
     found = bench.one_table(3000, 0, [8.0])
     assert found["planted_8"]["pair"] == "n3_bucket x n4_bucket"

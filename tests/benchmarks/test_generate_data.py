@@ -14,6 +14,9 @@ from pipeline_def.config import PipelineConfig
 from pipeline_def.project_paths import sample_csv
 from pipeline_ops.session.data_check import check_data_root
 
+# Seconds a test: each test generates and splits shards with Beam.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def generator(load_script):

@@ -22,6 +22,7 @@ def memory(load_script):
     return load_script("memory")
 
 
+@pytest.mark.slow  # samples a command's memory for seconds
 def test_the_memory_of_a_command_s_processes_is_summed(memory):
     seconds, peak_mib = memory.measured_run([sys.executable, "-c", HOLDERS], "the holders")
 

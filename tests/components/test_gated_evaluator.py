@@ -211,6 +211,7 @@ def _as_tfma_wrote_it(evaluation: Path, folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow  # runs TFMA
 def test_the_candidate_has_one_name_with_and_without_a_serving_model(tmp_path):
     alone, compared = _recorded(with_baseline=False), _recorded(with_baseline=True)
     raw = _as_tfma_wrote_it(alone, tmp_path / "alone")

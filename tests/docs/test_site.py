@@ -8,10 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from doc_blocks import ROOT
 from test_import_direction import SOURCES
 
 
+@pytest.mark.slow  # builds the whole site
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
     site = tmp_path / "site"
     build = subprocess.run(

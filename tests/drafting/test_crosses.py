@@ -61,6 +61,7 @@ def _csv(path: Path, columns: dict[str, list[str]], labels: list[int]) -> Path:
     return path
 
 
+@pytest.mark.slow  # drafts a table, boosted trees included
 def test_a_planted_numeric_interaction_is_crossed_and_the_draft_says_why(tmp_path):
     columns, labels = _columns(interaction=16.0)
     table = _csv(tmp_path / "planted.csv", columns, labels)

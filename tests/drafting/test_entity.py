@@ -14,6 +14,9 @@ from drafting.entity import names_an_id
 from pipeline_ops import commands
 from pipeline_ops.session.local_run_settings import split_buckets_for
 
+# Seconds a test: each test drafts a table, boosted trees included.
+pytestmark = pytest.mark.slow
+
 
 def test_the_draft_finds_the_entity_says_why_and_keys_the_splits(tmp_path):
     printed, source = drafted_in_process(tmp_path, test_period="")

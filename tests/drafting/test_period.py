@@ -10,6 +10,9 @@ from drafting.period import find_period
 from drafting.table import read_table
 from pipeline_ops import commands
 
+# Seconds a test: each test drafts a table, boosted trees included.
+pytestmark = pytest.mark.slow
+
 
 def test_a_panel_s_newest_year_is_the_test_split_and_no_feature(tmp_path):
     printed, source = drafted_in_process(tmp_path)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from drafted import drafted, drafted_source
 
 from drafting import render, rules
@@ -65,6 +66,7 @@ def test_a_column_name_with_a_comma_is_split_at_its_arguments_not_inside_it():
     ast.parse("(\n" + "\n".join(lines) + "\n)")
 
 
+@pytest.mark.slow  # starts ruff
 def test_a_draft_of_long_names_with_commas_is_valid_python_as_ruff_formats_it(tmp_path):
     labels = [i % 3 == 0 for i in range(400)]
     kinds = {

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from drafted import drafted
 
 from drafting import rules, trees
 from modules import features
+
+# Seconds a test: each test fits boosted trees.
+pytestmark = pytest.mark.slow
 
 ROWS = 1000
 

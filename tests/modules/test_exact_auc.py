@@ -60,6 +60,7 @@ def test_one_class_has_no_auc(labels: np.ndarray) -> None:
     assert math.isnan(exact_auc.auc(labels, np.linspace(0, 1, 5)))
 
 
+@pytest.mark.slow  # runs TFMA's Beam pipeline
 def test_tfma_computes_the_exact_auc_its_grid_misses(
     confident_scores: tuple[np.ndarray, np.ndarray], tmp_path: Path
 ) -> None:

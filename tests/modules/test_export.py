@@ -156,6 +156,7 @@ AWKWARD = DatasetDeclaration(
 )
 
 
+@pytest.mark.slow  # trains and exports a model
 def test_columns_a_signature_cannot_take_as_named_are_served_with_a_prefix(tmp_path_factory):
     instances = [
         {"self": [float(i % 7)], "_code": [b"abc"[i % 3 : i % 3 + 1]], "outcome": [b"yes"]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 import tf_keras
 from tensorflow.python.autograph.impl import conversion
 
@@ -24,6 +25,7 @@ def test_autograph_leaves_keras_2_unconverted():
     assert keras_setup.keras is tf_keras
 
 
+@pytest.mark.slow  # starts a process that imports TensorFlow
 def test_without_keras_setup_autograph_converts_keras_2_where_tf_lacks_the_rule():
     # What TF's own rules say, in a process that never imports keras_setup: the
     # legacy stack's TF 2.16 would convert tf_keras, the current one's TF 2.21 not.

@@ -8,6 +8,9 @@ from modules.hparams import HParams
 from modules.keras_setup import keras
 from modules.model import TowerCross, TowerDense, TowerEnsemble, build_model, embedding_dim
 
+# Seconds a test: each test builds and trains a Keras model.
+pytestmark = pytest.mark.slow
+
 VOCAB_SIZES = {"payment_type": 8, "company": 40}
 
 

@@ -131,6 +131,7 @@ def test_piecewise_linear_parts_are_the_fraction_of_each_interval_passed():
     np.testing.assert_allclose(parts, expected)
 
 
+@pytest.mark.slow  # runs a real Transform
 def test_piecewise_parts_are_cut_at_their_own_quantiles_not_the_buckets(tmp_path):
     spec = features.Numeric("x", features.Scaling.Z, bucket_count=2, piecewise_bins=5)
     values = [float(v) for v in range(1, 101)]
@@ -167,6 +168,7 @@ def _analyzed_with_spec(
     return rows, schema_utils.schema_as_feature_spec(metadata.schema).feature_spec
 
 
+@pytest.mark.slow  # runs a real Transform
 def test_piecewise_parts_are_one_float_vector_feature_the_model_takes_whole(tmp_path):
     spec = features.Numeric("x", features.Scaling.Z, bucket_count=2, piecewise_bins=6)
     dataset = features.DatasetDeclaration("t", features.Label("y", ("y",), "1"), numeric=(spec,))
@@ -283,6 +285,7 @@ def test_dates_written_as_text_read_as_days_and_seconds(written):
     assert got == [(_days(date), clock or 0, clock is not None) for date, clock in expected]
 
 
+@pytest.mark.slow  # runs a real Transform
 def test_text_numbers_and_timestamps_become_features_in_a_real_transform(tmp_path):
     amount = features.Numeric(
         "amount", features.Scaling.Z, missing_indicator=True, text=features.NumberText.DECIMAL_POINT

@@ -75,6 +75,7 @@ def analyzed(tmp_path_factory) -> SimpleNamespace:
     )
 
 
+@pytest.mark.slow  # needs the trees fitted and a real Transform
 def test_leaves_are_one_feature_of_an_id_per_tree_in_its_own_range(analyzed):
     assert analyzed.spec[LEAVES_XF] == tf.io.FixedLenFeature([LEAVES.trees], tf.int64)
     ids = np.array([r[LEAVES_XF] for r in analyzed.transformed])
@@ -83,6 +84,7 @@ def test_leaves_are_one_feature_of_an_id_per_tree_in_its_own_range(analyzed):
         assert set(ids[:, t]) <= set(range(t * LEAVES.leaves, (t + 1) * LEAVES.leaves))
 
 
+@pytest.mark.slow  # needs the trees fitted and a real Transform
 def test_the_leaves_hold_the_planted_rule(analyzed):
     # Rows that reach the same leaves share their label: the trees found the rule.
     labels = np.array([r["churn"] for r in analyzed.rows])
@@ -94,6 +96,7 @@ def test_the_leaves_hold_the_planted_rule(analyzed):
     assert min(labels.mean(), 1 - labels.mean()) > 0.2  # a rule worth finding
 
 
+@pytest.mark.slow  # needs the trees fitted and a real Transform
 def test_serving_finds_the_same_leaves_without_the_label(analyzed):
     layer = analyzed.output.transform_features_layer()
     raw = {
@@ -109,6 +112,7 @@ def test_serving_finds_the_same_leaves_without_the_label(analyzed):
     np.testing.assert_array_equal(served[LEAVES_XF].numpy(), expected)
 
 
+@pytest.mark.slow  # needs the trees fitted and a real Transform
 def test_the_wide_part_has_a_weight_per_leaf_and_the_model_predicts(analyzed):
     sizes = {**PLANTED.fixed_cardinalities(), transformed_name("plan"): 3}
     model = build_model(PLANTED, sizes, HParams(hidden_units=(4,)))
@@ -207,6 +211,7 @@ def _trees_in_beam(batches: list[tuple[np.ndarray, np.ndarray]], expected: tuple
             assert_that(as_lists, equal_to([want.tolist()]), label=name)
 
 
+@pytest.mark.slow  # fits trees in a Beam pipeline
 def test_beam_fits_the_trees_of_the_rows_whatever_their_batches():
     rng = np.random.default_rng(3)
     x = rng.normal(size=(300, 2)).astype(np.float32)
@@ -216,6 +221,7 @@ def test_beam_fits_the_trees_of_the_rows_whatever_their_batches():
     _trees_in_beam(batches, tree_leaves.fit(x, y, LEAVES))
 
 
+@pytest.mark.slow  # fits trees in a Beam pipeline
 def test_an_empty_train_split_gives_trees_that_send_every_row_to_one_leaf():
     nodes = 2**LEAVES.depth - 1
     no_split = (np.zeros((LEAVES.trees, nodes)), np.full((LEAVES.trees, nodes), np.inf))

@@ -132,6 +132,7 @@ def test_a_python_uv_offers_no_download_of_is_named_with_uvs_reason(host, tmp_pa
 
 
 @pytest.mark.skipif(not self_contained_python(), reason="the base Python is the system's")
+@pytest.mark.slow  # installs a Python with uv
 def test_uv_installs_a_python_where_the_host_has_none_and_finds_it_next_time(host, tmp_path):
     host.env["UV_PYTHON_DOWNLOADS_JSON_URL"] = str(python_download(tmp_path))
     done = host.run(FIND, VERSION)

@@ -115,6 +115,7 @@ def test_a_host_without_the_time_zone_database_is_told_to_install_it(host, tmp_p
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="root only: make installs what is missing as root")
+@pytest.mark.slow  # builds a virtual environment
 def test_as_root_what_the_host_lacks_is_installed_and_said(host, tmp_path):
     zoneinfo = tmp_path / "zoneinfo"
     host.env["TZDIR"] = str(zoneinfo)

@@ -102,6 +102,7 @@ def bare_host(tmp_path) -> Host:
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root")
+@pytest.mark.slow  # runs the stack scripts
 def test_without_a_legacy_python_root_runs_the_current_stack_in_the_debian_root(bare_host):
     stack = bare_host.project / "scripts" / "stack.sh"
     done = bare_host.run(stack)

@@ -6,6 +6,8 @@ import logging
 import subprocess
 import sys
 
+import pytest
+
 from startup import process
 
 # Counts the listings of installed distributions while Google's clients load after
@@ -32,6 +34,7 @@ print(len(calls), "pubsub" in str(listed[1].get("google")))
 """
 
 
+@pytest.mark.slow  # starts a process that imports TensorFlow
 def test_the_installed_distributions_are_listed_once_however_many_clients_load() -> None:
     done = subprocess.run(
         [sys.executable, "-c", _COUNT], capture_output=True, text=True, check=True, timeout=120
@@ -77,6 +80,7 @@ print(type(v1.extensions) is type(sys), google_cloud_big_query.__name__)
 """
 
 
+@pytest.mark.slow  # starts a process that imports TFX
 def test_tfxs_cloud_extensions_load_only_when_a_name_is_read_from_them() -> None:
     done = subprocess.run(
         [sys.executable, "-c", _DEFERRED], capture_output=True, text=True, check=True, timeout=300

@@ -48,6 +48,9 @@ from pipeline_def.config import PipelineConfig
 from pipeline_def.pipeline import create_pipeline
 from pipeline_def.project_paths import sample_csv
 
+# Seconds a test: each test runs ExampleGen's Beam pipeline.
+pytestmark = pytest.mark.slow
+
 INT_COLUMNS = integer_columns(datasets.schema_path(datasets.DEFAULT))
 
 # Cells CsvExampleGen types in particular ways, one column each.

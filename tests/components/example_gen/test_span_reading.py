@@ -48,6 +48,9 @@ from data_layout.properties import (
 from modules.features import HistoryColumns
 from pipeline_def.project_paths import sample_csv
 
+# Seconds a test: each test runs ExampleGen's driver and Beam pipeline over spans.
+pytestmark = pytest.mark.slow
+
 ROWS = 200
 FINGERPRINT = example_gen_utils.FINGERPRINT_PROPERTY_NAME
 SPLITS = tfx.proto.Output(

@@ -25,6 +25,9 @@ from kubeflow.operator.versions import package_digest
 from pipeline_def import node_ids
 from pipeline_ops import commands
 
+# Seconds a test: each test compiles the pipeline for Kubeflow.
+pytestmark = pytest.mark.slow
+
 PROJECT = Path(__file__).resolve().parents[3]
 IMAGE = "registry.example.com/taxi-wide-deep:1.0"
 ROOT = "s3://bucket/taxi/root"

@@ -16,6 +16,9 @@ from drafting import rules
 from pipeline_ops import commands
 from pipeline_ops.cli import draft_dataset
 
+# Seconds a test: each test drafts a table, boosted trees included.
+pytestmark = pytest.mark.slow
+
 ROWS = 200
 
 

@@ -27,6 +27,9 @@ from modules.features import DatasetDeclaration, NumberText, TimeFormat
 from pipeline_ops import commands
 from pipeline_ops.cli import draft_dataset
 
+# Seconds a test: each test drafts a table, boosted trees included.
+pytestmark = pytest.mark.slow
+
 ROWS = 300
 
 

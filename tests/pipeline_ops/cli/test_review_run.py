@@ -183,6 +183,7 @@ def test_the_detailed_exitcode_keeps_the_codes_of_errors(recorded_runs, run_revi
     assert run_review("--run", "no-such-run", "--detailed-exitcode")[0] == commands.EXIT_BAD_INPUT
 
 
+@pytest.mark.slow  # starts the console command, which imports TFMA
 def test_ci_reads_the_verdict_from_the_console_command(recorded_runs):
     """As a CI step runs it: the console script in its own process, its code read."""
     store = ("--output-dir", str(recorded_runs.output_dir), "--detailed-exitcode")

@@ -61,6 +61,7 @@ def test_a_firing_names_the_run_under_way_and_gives_up_at_once(held, tmp_path):
     assert said.startswith("the run started 20")
 
 
+@pytest.mark.slow  # waits on a lock for seconds
 def test_a_firing_waits_only_as_long_as_it_is_told(held, tmp_path):
     started = time.monotonic()
     waited = pytest.raises(LockHeldError, match=r"after waiting 1\.5 s$")
@@ -69,6 +70,7 @@ def test_a_firing_waits_only_as_long_as_it_is_told(held, tmp_path):
     assert 1.5 <= time.monotonic() - started < 10
 
 
+@pytest.mark.slow  # waits on a lock for seconds
 def test_a_run_that_ends_within_the_wait_hands_the_lock_over(tmp_path, capsys):
     holder = _hold(tmp_path, 1.0)
     with one_run_at_a_time(tmp_path, wait_s=30):
