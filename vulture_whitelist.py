@@ -58,6 +58,8 @@ _.updated_at
 _.SUPPORTED_SCHEMES
 _.onerror
 _.is_directory
+# A timer callback Beam calls by its @on_timer (tests/startup/test_dofn_specs.py).
+_.ring
 # pytest: conftest hooks, called by name.
 _.pytest_collection_modifyitems
 _.pytest_configure

@@ -24,6 +24,7 @@ ALARM_PARAM = beam.DoFn.TimerParam(ALARM)
 class _Stateful(beam.DoFn):
     def process(self, element, bag=BAG_PARAM, alarm=ALARM_PARAM):
         bag.add(element[1])
+        alarm.clear()  # nothing rings: the DoFn has a timer to be found
         yield element
 
     @on_timer(ALARM)
