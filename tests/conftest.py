@@ -363,6 +363,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # A fast test's seconds (setup, call and teardown), for the summary of the slowest.
 _FAST_SECONDS: dict[str, float] = {}
 FAST_LIMIT_SECONDS = 1.0
+# A busy machine slows every test: the slowest few are the ones worth reading.
+FAST_OVER_SHOWN = 12
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -378,8 +380,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     )
     if over:
         terminalreporter.section(f"fast tests over {FAST_LIMIT_SECONDS:.0f} s (mark them slow)")
-        for seconds, nodeid in over:
+        for seconds, nodeid in over[:FAST_OVER_SHOWN]:
             terminalreporter.write_line(f"{seconds:6.1f} s  {nodeid}")
+        if len(over) > FAST_OVER_SHOWN:
+            terminalreporter.write_line(f"and {len(over) - FAST_OVER_SHOWN} more")
 
 
 # What the docs' lock adds beside the runtime (requirements/docs.in), which tests/docs
