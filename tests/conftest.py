@@ -338,10 +338,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return FirstRunFilesTogether(config, log)
 
 
-# The session's fixtures that run TensorFlow at work (a real Transform, a model trained):
+# The fixtures that start heavy work (a real Transform, a model trained, a real browser):
 # a test that needs one is slow, however quick its own call, since running it alone
 # pays the fixture.
-SLOW_FIXTURES = frozenset({"transformed", "served_model", "scored"})
+SLOW_FIXTURES = frozenset({"transformed", "served_model", "scored", "browser", "sized_browser"})
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest deselects by mark (-m "not slow")

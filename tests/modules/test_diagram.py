@@ -20,6 +20,7 @@ def model():
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot is not installed")
+@pytest.mark.slow  # draws with graphviz's dot in a process of its own
 def test_the_diagram_is_drawn_apart_and_lands_in_the_run_dir(model, tmp_path):
     drawing = start_diagram(model)
     assert drawing is not None
