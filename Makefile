@@ -106,7 +106,7 @@ WITH_COMMANDS := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 # (xdist 3.8.0 writes item._nodeid): it splits files instead.
 WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
 
-test: $(STAMP) $(DOCS_STAMP) system-deps  ## The whole test suite, end-to-end runs and the docs' code blocks included (about 70 minutes on two cores, two workers).
+test: $(STAMP) $(DOCS_STAMP) system-deps  ## The whole test suite, end-to-end runs and the docs' code blocks included (about 55 minutes on two cores, two workers).
 	$(WITH_COMMANDS) $(PY) -m pytest $(WORKERS) $(DOC_BLOCKS) $(PYTEST_ARGS)
 
 test-fast: $(STAMP) $(DOCS_STAMP)  ## Only the fast tests (about a minute of pytest, two workers; a test of a second or more is marked slow).
