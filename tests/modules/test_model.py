@@ -8,7 +8,7 @@ from modules.hparams import HParams
 from modules.keras_setup import keras
 from modules.model import TowerCross, TowerDense, TowerEnsemble, build_model, embedding_dim
 
-# Seconds a test: each test builds and trains a Keras model.
+# Seconds a test: the tests build Keras models, and most train them.
 pytestmark = pytest.mark.slow
 
 VOCAB_SIZES = {"payment_type": 8, "company": 40}
