@@ -106,7 +106,6 @@ from startup import process
 process.prepare()
 assert "apache_beam" not in sys.modules, "prepare() imported Beam"
 from apache_beam.runners.direct import transform_evaluator
-from apache_beam.testing.util import assert_that, equal_to
 from apache_beam.transforms import userstate
 print(hasattr(userstate.get_dofn_specs, "answered"),
       transform_evaluator.get_dofn_specs is userstate.get_dofn_specs)
