@@ -36,6 +36,7 @@ that ``tfma.load_eval_results`` follows the candidate across runs under one name
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -230,11 +231,33 @@ def _rename_models(message: Any, old: str = "", new: str = CANDIDATE_NAME) -> No
     if "model_name" in message.DESCRIPTOR.fields_by_name and message.model_name == old:
         message.model_name = new
     for field, value in message.ListFields():
-        # Map fields (legacy metrics by name) hold values, not keys that name a model.
-        if field.message_type is None or field.message_type.GetOptions().map_entry:
-            continue
-        for item in value if field.label == field.LABEL_REPEATED else [value]:
-            _rename_models(item, old, new)
+        # A plot's thousands of buckets name no model: they are not walked.
+        if _model_fields(field) and _names_a_model(field.message_type):
+            for item in value if field.label == field.LABEL_REPEATED else [value]:
+                _rename_models(item, old, new)
+
+
+def _model_fields(field: Any) -> bool:
+    """Whether ``field`` holds messages to look into for model names."""
+    # Map fields (legacy metrics by name) hold values, not keys that name a model.
+    return field.message_type is not None and not field.message_type.GetOptions().map_entry
+
+
+@functools.cache
+def _names_a_model(descriptor: Any) -> bool:
+    """Whether a message of this type can hold a ``model_name``, itself or in its fields."""
+    seen, todo = set(), [descriptor]
+    while todo:
+        kind = todo.pop()
+        if "model_name" in kind.fields_by_name:
+            return True
+        seen.add(kind.full_name)
+        todo += [
+            f.message_type
+            for f in kind.fields
+            if _model_fields(f) and f.message_type.full_name not in seen
+        ]
+    return False
 
 
 def _scored(

@@ -211,6 +211,23 @@ def _as_tfma_wrote_it(evaluation: Path, folder: Path) -> Path:
     return folder
 
 
+def test_every_model_name_in_the_output_is_renamed_and_nothing_else():
+    evaluation = _recorded(with_baseline=True)
+    renamed = 0
+    for prefix, message in gated_evaluator._RECORD_FILES.items():
+        for path in evaluation.glob(f"{prefix}*"):
+            for raw in tf.data.TFRecordDataset(str(path)):
+                record = message.FromString(raw.numpy())
+                before = str(record)  # the text form lists every field, however deep
+                gated_evaluator._rename_models(record, gated_evaluator.CANDIDATE_NAME, "other")
+                after = str(record)
+                named = before.count('model_name: "candidate"')
+                assert after.count('model_name: "other"') == named
+                assert after.replace('model_name: "other"', 'model_name: "candidate"') == before
+                renamed += named
+    assert renamed > 100  # metrics, plots and validations of each slice
+
+
 @pytest.mark.slow  # runs TFMA
 def test_the_candidate_has_one_name_with_and_without_a_serving_model(tmp_path):
     alone, compared = _recorded(with_baseline=False), _recorded(with_baseline=True)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import gc
-import subprocess
-import sys
 
 import apache_beam as beam
 import pytest
 from apache_beam.testing.util import assert_that, equal_to
 from apache_beam.transforms import userstate
 from apache_beam.transforms.userstate import BagStateSpec, TimerSpec, on_timer
+from fresh_process import printed_by
 
 from startup import dofn_specs
 
@@ -114,8 +113,4 @@ print(hasattr(userstate.get_dofn_specs, "answered"),
 
 @pytest.mark.slow  # starts a process that imports Beam
 def test_beam_loaded_after_prepare_is_adjusted_where_every_module_reads_it():
-    done = subprocess.run(
-        [sys.executable, "-c", _AFTER_PREPARE], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["True", "True"]
+    assert printed_by(_AFTER_PREPARE) == ["True", "True"]
