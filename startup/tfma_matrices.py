@@ -19,6 +19,7 @@ distributed runner) do not run this code, and count as TFMA does.
 
 from __future__ import annotations
 
+import importlib
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -64,7 +65,13 @@ class RebinningInArrays:
         self.module = module
 
     def __getattr__(self, name: str) -> Any:
+        if name == "module":  # not set yet: an instance being unpickled
+            raise AttributeError(name)
         return getattr(self.module, name)
+
+    def __reduce__(self) -> tuple[Callable[[str], RebinningInArrays], tuple[str]]:
+        # Beam pickles TFMA's computations, this module among their globals: by name.
+        return rebinning_of, (self.module.__name__,)
 
     def rebin(
         self,
@@ -94,6 +101,11 @@ class RebinningInArrays:
             summed(b.weighted_labels for b in histogram),
             summed(b.weighted_examples for b in histogram),
         )
+
+
+def rebinning_of(name: str) -> RebinningInArrays:
+    """TFMA's calibration histogram module ``name``, rebinning in arrays."""
+    return RebinningInArrays(importlib.import_module(name))
 
 
 def matrices_from(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import pytest
@@ -90,6 +91,17 @@ def test_an_empty_histogram_counts_nothing_at_each_threshold(as_tfma_counts):
     as_tfma_counts()
     derived, key = _derived([0.0, 0.5, 1.0])
     assert ours == derived.result({key: []})
+
+
+@pytest.mark.parametrize("pickler", ["cloudpickle_pickler", "dill_pickler"])
+def test_the_counting_goes_through_beams_picklers(pickler):
+    # Beam pickles TFMA's computations to run them, even in one process.
+    beam_pickler = importlib.import_module(f"apache_beam.internal.{pickler}")
+    thresholds = [i / 999 for i in range(1000)]
+    derived, key = _derived(thresholds)
+    histogram = _histogram(random.Random(3), weighted=False)
+    again = beam_pickler.loads(beam_pickler.dumps(derived.result))
+    assert again({key: histogram}) == derived.result({key: histogram})
 
 
 def test_the_calibration_plots_rebin_is_tfmas_own():
