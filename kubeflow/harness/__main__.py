@@ -2,6 +2,7 @@
 
     python -m kubeflow.harness [--dataset NAME] [--output-dir DIR] [--data-root DIR] [--span N]
                         [--train-steps N] [--min-auc X] [--only training|scoring]
+                        [--until TASK]
 
 Installs the project into an image environment (``scripts/install_image.sh``, as the
 Dockerfile does), starts an S3 store on 127.0.0.1 and uploads the data, compiles the
@@ -14,7 +15,9 @@ runner does (the taxi by default; the image holds every one in ``datasets/``);
 the data root defaults to its folder (``data/<dataset>/``), the output dir to
 ``outputs/kfp-local`` (``outputs/<dataset>/kfp-local`` for another dataset, so that no
 model is judged against another table's). ``--span``, ``--train-steps`` and
-``--min-auc`` are given as run-time parameters of the run, not compiled in. One line
+``--min-auc`` are given as run-time parameters of the run, not compiled in. ``--until
+TASK`` runs the training pipeline's TASK and the tasks it needs, and stops there (no
+scoring run): to try one step, or check what a step wrote, without the rest. One line
 per task, then the run's summary; ``run_summary.json`` (the local runner's format), the
 package, each task's log, the store's content and ML-Metadata stay under the output
 dir, so a second run on the same dir is compared with the model the first one pushed.
@@ -66,7 +69,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only", choices=(TRAINING, SCORING), help="run one pipeline (default: both, in turn)"
     )
+    parser.add_argument(
+        "--until",
+        metavar="TASK",
+        help="run the training pipeline's TASK and the tasks it needs, then stop",
+    )
     args = parser.parse_args(argv)
+    if args.until and args.only == SCORING:
+        parser.error("--until stops the training pipeline: it cannot go with --only scoring")
     args.data_root = args.data_root or data_root_of(args.dataset)
     args.output_dir = args.output_dir or output_dir_for(args.dataset, DEFAULT_OUTPUT_DIR) / PREFIX
     return args
@@ -101,6 +111,11 @@ def _compile(
     return package
 
 
+def unknown_task(spec: dict[str, Any], name: str) -> str:
+    """What to say of ``--until name`` where the package has no task ``name``."""
+    return f"--until {name}: the pipeline has no such task; it has {', '.join(tasks.order(spec))}"
+
+
 def _problems(spec: dict[str, Any], values: dict[str, Any]) -> list[str]:
     """Why KFP would refuse the package or the run, or the harness could not run it."""
     return (
@@ -111,10 +126,18 @@ def _problems(spec: dict[str, Any], values: dict[str, Any]) -> list[str]:
     )
 
 
-def _execute(run: tasks.Run, people: TextIO) -> tuple[dict[str, tasks.TaskResult], str | None]:
-    """Run the tasks in order until one fails; the results and the failed task."""
+def _execute(
+    run: tasks.Run, people: TextIO, until: str | None = None
+) -> tuple[dict[str, tasks.TaskResult], str | None]:
+    """Run the tasks in order until one fails (or ``until`` and what it needs are done).
+
+    The results and the failed task.
+    """
     results = {}
+    needed = tasks.upstream(run.spec, until) if until else None
     for name in tasks.order(run.spec):
+        if needed is not None and name not in needed:
+            continue
         results[name] = result = tasks.run_task(run, name)
         print(format_component_line(name, result.state, result.seconds), flush=True)
         if result.state == tasks.FAILED:
@@ -130,7 +153,7 @@ def _run(args: argparse.Namespace, out: Path, people: TextIO) -> int:
         store.replace_folder(args.data_root, f"{PREFIX}/data")
         stage = Stage(args, out, image, store, run_parameters(args), people)
         code = EXIT_OK if args.only == SCORING else _train(stage)
-        if code == EXIT_OK and args.only != TRAINING:
+        if code == EXIT_OK and args.only != TRAINING and not args.until:
             code = _score(stage)
     return code
 
@@ -165,6 +188,10 @@ def _run_package(
     if problems:
         print(f"error: KFP would refuse {package}: {' | '.join(problems)}", file=stage.people)
         return EXIT_BAD_INPUT
+    until = None if scoring else stage.args.until
+    if until and until not in spec["root"]["dag"]["tasks"]:
+        print(f"error: {unknown_task(spec, until)}", file=stage.people)
+        return EXIT_BAD_INPUT
     run_id = time.strftime("run-%Y%m%d-%H%M%S")
     print(f"Pipeline {spec['pipelineInfo']['name']}: run {run_id} of {package}", flush=True)
     with tempfile.TemporaryDirectory(prefix="kfp-local-pods-") as pods:
@@ -172,7 +199,7 @@ def _run_package(
         logs = stage.out / "logs" / (SCORING if scoring else "")
         logs.mkdir(exist_ok=True)
         run = _task_run(spec, platform, stage, run_id, (Path(pods), logs))
-        results, failed = _execute(run, stage.people)
+        results, failed = _execute(run, stage.people, until)
     return run, results, failed
 
 
@@ -193,6 +220,9 @@ def _train(stage: Stage) -> int:
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(stage.out / "logs")
     write_json(summary, stage.out)
+    if stage.args.until:
+        total = len(run.spec["root"]["dag"]["tasks"])
+        print(f"Stopped after {stage.args.until} (--until): {len(results)} of {total} tasks run.")
     print_closing(summary, sys.stdout)
     return EXIT_FAILED if summary.status == FAILED else EXIT_OK
 

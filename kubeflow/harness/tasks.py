@@ -91,6 +91,18 @@ def order(spec: dict[str, Any]) -> list[str]:
     return done
 
 
+def upstream(spec: dict[str, Any], name: str) -> set[str]:
+    """Task ``name`` of the root DAG and every task it depends on, however far up."""
+    dag = spec["root"]["dag"]["tasks"]
+    found, todo = set(), [name]
+    while todo:
+        task = todo.pop()
+        if task not in found:
+            found.add(task)
+            todo += dag[task].get("dependentTasks", [])
+    return found
+
+
 def unsupported(spec: dict[str, Any]) -> list[str]:
     """Spec features KFP runs that this harness does not, one line each."""
     found = []

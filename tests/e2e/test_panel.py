@@ -5,8 +5,9 @@ that has seen a customer's other rows knows the effect. Drafted as a user drafts
 the customer is found, keys the splits and is no feature; drafted with --no-entity,
 the rows are split one by one and the id is a (hashed) feature, and the test split
 then asks how well a model recognizes customers it trained on. A panel with a period,
-drafted likewise, is trained by the compiled Kubeflow spec's own tasks (``kubeflow.harness``):
-its test split is the newest year there too, and its validation split the year before.
+drafted likewise, is split by the compiled Kubeflow spec's own ExampleGen task
+(``kubeflow.harness``): its test split is the newest year there too, and its validation
+split the year before.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import tensorflow as tf
+import yaml
 from ml_metadata.metadata_store import metadata_store
 from ml_metadata.proto import metadata_store_pb2
 from panel_table import PEOPLE, YEARS, panel
@@ -144,6 +146,12 @@ def test_the_entity_keeps_each_customer_in_one_split_and_a_row_split_flatters(tm
     assert by_row["metrics"]["auc"] > grouped["metrics"]["auc"] + 0.03, (by_row, grouped)
 
 
+def _compiled_tasks(out: Path) -> dict:
+    """The tasks of the training package the harness compiled into ``out``."""
+    spec = next(yaml.safe_load_all((out / "pipeline.yaml").read_text()))
+    return spec["root"]["dag"]["tasks"]
+
+
 def _kfp_examples(out: Path) -> Path:
     """The folder, in the harness's bucket, of the Examples its ML-Metadata recorded."""
     config = metadata_store_pb2.ConnectionConfig()
@@ -166,17 +174,23 @@ def test_on_kubeflow_a_panel_is_tested_on_the_newest_year_and_validated_on_the_o
     assert f"  test split: the newest year, {newest} " in drafted.stdout
 
     out = image_seed(tmp_path / "kfp")
-    # The training pipeline alone: the splits are its ExampleGen's. The scoring run that
-    # would follow writes no Examples and nothing here reads it; it would cost minutes.
+    # The compiled ExampleGen task alone: the splits are its own. The steps after it read
+    # its Examples as the taxi's do (test_kfp_local) and as a panel's do locally (above);
+    # here they would cost minutes.
     run = run_in(
         project, "-m", "kubeflow.harness", "--dataset", "panel", "--output-dir", str(out),
-        "--train-steps", "200", "--only", "training",
+        "--until", node_ids.EXAMPLE_GEN,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
+    stopped = f"Stopped after {node_ids.EXAMPLE_GEN} (--until): 1 of {len(_compiled_tasks(out))}"
+    assert f"{stopped} tasks run.\n" in run.stdout
+
     # The drafted dataset is in the build context: the seeded environment is refreshed.
     assert f"Image environment {out / f'image-env-{stack.name()}'}: installed\n" in run.stdout
     assert "Pipeline panel-wide-deep: run " in run.stdout
     summary = json.loads((out / "run_summary.json").read_text())
+    assert list(summary["components"]) == [node_ids.EXAMPLE_GEN], summary["components"]
+    assert summary["pushed_model_path"] is None
     # A period splits alone: the person keys nothing.
     assert summary["split_keyed_by"] is None, summary
     assert summary["test_period"] == f"year = {newest}", summary

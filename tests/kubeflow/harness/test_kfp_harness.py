@@ -39,6 +39,35 @@ def test_tasks_run_after_their_dependencies(spec):
     assert tasks.unsupported(spec) == []
 
 
+def test_until_a_task_runs_it_and_what_it_needs_and_nothing_after(spec, monkeypatch):
+    dag = spec["root"]["dag"]["tasks"]
+    needed = tasks.upstream(spec, "Transform")
+    assert "Transform" in needed and "Trainer" not in needed and "EvaluationReport" not in needed
+    assert all(set(dag[name].get("dependentTasks", [])) <= needed for name in needed)
+    assert tasks.upstream(spec, "EvaluationReport") == set(dag)  # the last needs them all
+    ran = []
+
+    def run_task(run, name):
+        ran.append(name)
+        return tasks.TaskResult(tasks.RAN, 0.0)
+
+    monkeypatch.setattr(tasks, "run_task", run_task)
+    run = tasks.Run(spec, {}, "", {}, None, {}, {}, Path(), Path(), print, print)
+    results, failed = kfp_main._execute(run, None, "Transform")
+    assert ran == [name for name in tasks.order(spec) if name in needed] and failed is None
+    assert set(results) == needed
+    assert kfp_main.unknown_task(spec, "Trainr").startswith(
+        "--until Trainr: the pipeline has no such task; it has CsvExampleGen, "
+    )
+
+
+def test_until_is_refused_with_the_scoring_run_alone(capsys):
+    with pytest.raises(SystemExit) as refused:
+        kfp_main.parse_args(["--only", "scoring", "--until", "Transform"])
+    assert refused.value.code == 2
+    assert "--until stops the training pipeline" in capsys.readouterr().err
+
+
 def test_what_the_harness_cannot_run_is_named(spec):
     changed = json.loads(json.dumps(spec))
     label = changed["components"]["CuratedSchema"]["executorLabel"]
