@@ -207,7 +207,7 @@ def _train(stage: Stage) -> int:
     """The training pipeline's run, its summary written and said; the exit code."""
     # Imported here: TensorFlow's import chatter goes to the log file.
     from kubeflow.harness.run_summary import summarize
-    from pipeline_ops.session.summary import FAILED, print_closing, write_json
+    from pipeline_ops.session.summary import FAILED, STOPPED, print_closing, write_json
 
     started = time.monotonic()
     ran = _run_package(stage, scoring=False)
@@ -219,10 +219,9 @@ def _train(stage: Stage) -> int:
     run.metadata.record_stack(summary.stack)
     summary.seconds = round(time.monotonic() - started, 2)
     summary.log_file = str(stage.out / "logs")
+    if stage.args.until and not failed:
+        summary.status, summary.failed_component = STOPPED, stage.args.until
     write_json(summary, stage.out)
-    if stage.args.until:
-        total = len(run.spec["root"]["dag"]["tasks"])
-        print(f"Stopped after {stage.args.until} (--until): {len(results)} of {total} tasks run.")
     print_closing(summary, sys.stdout)
     return EXIT_FAILED if summary.status == FAILED else EXIT_OK
 

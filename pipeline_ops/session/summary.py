@@ -34,6 +34,8 @@ SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"
 # Stopped because its data was still being written (data_layout.spans.SpanNotReady).
 WAITING = "waiting"
+# Stopped where asked, after the step it names (``make kfp-local --until``).
+STOPPED = "stopped"
 
 
 @dataclass
@@ -200,6 +202,11 @@ def _status_lines(summary: RunSummary) -> list[str]:
         status = (
             f"Run {summary.run_id} stopped in {summary.failed_component}, its data still "
             "being written: nothing trained or pushed; a later run takes it."
+        )
+    elif summary.status == STOPPED:
+        status = (
+            f"Run {summary.run_id} stopped after {summary.failed_component}, as asked, in "
+            f"{summary.seconds:.1f} s: nothing after it ran."
         )
     else:
         status = f"Run {summary.run_id} succeeded in {summary.seconds:.1f} s."

@@ -14,6 +14,7 @@ from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.progress import ComponentTiming
 from pipeline_ops.session.summary import (
     FAILED,
+    STOPPED,
     SUCCEEDED,
     RunSummary,
     print_closing,
@@ -69,6 +70,16 @@ def test_a_failed_run_has_no_metrics_and_is_written_as_json(recorded_runs, summa
     written = json.loads(write_json(summary, tmp_path).read_text())
     assert written["failed_component"] == "ExampleValidator"
     assert written["run_id"] == recorded_runs.broken
+
+
+def test_a_run_stopped_where_asked_says_so_and_no_verdict(recorded_runs, summary_of):
+    summary = summary_of(recorded_runs.good)
+    stopped = dataclasses.replace(summary, status=STOPPED, failed_component="Transform")
+    out = io.StringIO()
+    print_closing(stopped, out)
+    said = out.getvalue()
+    assert f"Run {summary.run_id} stopped after Transform, as asked, in " in said
+    assert "blessed" not in said and "pushed" not in said
 
 
 def test_the_summary_says_what_the_splits_are_keyed_by(recorded_runs, summary_of):
