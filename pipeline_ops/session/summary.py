@@ -34,7 +34,8 @@ SUMMARY_FILE = "run_summary.json"
 SUCCEEDED, FAILED, INTERRUPTED = "succeeded", "failed", "interrupted"
 # Stopped because its data was still being written (data_layout.spans.SpanNotReady).
 WAITING = "waiting"
-# Stopped where asked, after the step it names (``make kfp-local --until``).
+# Stopped where asked (``make kfp-local --until``): ``failed_component`` names the step
+# it stopped after, as it names where a waiting run stopped.
 STOPPED = "stopped"
 
 
