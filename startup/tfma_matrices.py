@@ -4,9 +4,9 @@ TFMA counts a slice's confusion matrices at N thresholds from its calibration hi
 of 10,000 buckets (``tensorflow_model_analysis.metrics.binary_confusion_matrices``): it
 rebins the histogram into N buckets (``calibration_histogram.rebin``), one Python
 object each, then sums them bucket by bucket in Python. The precision-recall AUC asks
-for 10,000 thresholds, so each slice of each model paid about 65 ms for it: 3.3 s of
+for 10,000 thresholds, so each slice of each model paid about 50 ms for it: 2.4 s of
 every Evaluator run on the taxi data (49 slices), twice that with a serving model to
-compare against (legacy stack, 2026-11-30).
+compare against (legacy stack, 2026-11-30; ``benchmarks/bench_tfma_matrices.py``).
 
 Here the rebinning keeps the bucket sums as arrays for the matrices, and the matrices
 are running sums of those arrays. Every sum is taken in the order TFMA takes it, one
