@@ -13,8 +13,9 @@ are running sums of those arrays. Every sum is taken in the order TFMA takes it,
 addition after another (``numpy.bincount`` and ``numpy.cumsum`` add sequentially), so
 the counts are the same floats, bit for bit, weighted or not. Only the matrices' path
 changes: ``calibration_histogram.rebin`` itself, which the calibration plot also calls,
-is left as it is. Beam's worker processes (started for large inputs, or on a
-distributed runner) do not run this code, and count as TFMA does.
+is left as it is. A Beam worker process (started for large inputs, or on a distributed
+runner) counts either way, as its computations come from the driver's pickles (the
+stand-in pickles by name) or from TFMA itself; the floats are the same.
 """
 
 from __future__ import annotations
