@@ -64,11 +64,8 @@ from pipeline_def import node_ids  # noqa: E402
 from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR, output_dir_for  # noqa: E402
 from pipeline_ops.metadata.runs import PipelineRun, latest_run  # noqa: E402
 from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
-from review.paired_comparison import (  # noqa: E402
-    auc_difference_interval,
-    model_scores,
-    split_records,
-)
+from review.paired_comparison import auc_difference_interval  # noqa: E402
+from review.scored_rows import model_scores, split_records  # noqa: E402
 
 # The trees' settings: learning rate, leaves per tree, L2; early stopping picks the
 # number of trees on a tenth of the train split.

@@ -69,7 +69,7 @@ from data_layout.properties import (
     HELD_SLICES,
 )
 from modules.features import SLICE_MIN_ROWS
-from review import error_rates, paired_comparison
+from review import error_rates, paired_comparison, scored_rows
 from review.curves import slice_name
 from review.paired_comparison import GATED_METRIC, Comparison, SliceComparison
 from review.reading import model_of
@@ -267,10 +267,10 @@ def _scored(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The labels of ``records``, the candidate's and serving model's scores."""
     candidate, baseline = (path_utils.serving_model_path(m.uri) for m in models)
-    labels, scores = paired_comparison.labels_and_scores(
+    labels, scores = scored_rows.labels_and_scores(
         candidate, records, spec.label_key, spec.prediction_key
     )
-    return labels, scores, paired_comparison.model_scores(baseline, records, spec.prediction_key)
+    return labels, scores, scored_rows.model_scores(baseline, records, spec.prediction_key)
 
 
 def _slice_columns(config: config_pb2.EvalConfig) -> list[str]:
@@ -288,10 +288,10 @@ def write_estimates(
     """The candidate's AUC interval on ``records`` and each slice, kept; its scores."""
     spec = config.model_specs[0]
     path = path_utils.serving_model_path(model.uri)
-    labels, scores = paired_comparison.labels_and_scores(
+    labels, scores = scored_rows.labels_and_scores(
         path, records, spec.label_key, spec.prediction_key
     )
-    values = paired_comparison.slice_values(records, _slice_columns(config))
+    values = scored_rows.slice_values(records, _slice_columns(config))
     paired_comparison.write_estimates(
         paired_comparison.estimates(labels, scores, values), evaluation.uri
     )
@@ -314,7 +314,7 @@ def keep_scored_sample(
     key = config.model_specs[0].prediction_key
     if scores is None:
         path = path_utils.serving_model_path(model.uri)
-        scores = paired_comparison.model_scores(path, rows, key)
+        scores = scored_rows.model_scores(path, rows, key)
     sample.write(evaluation.uri, sample.ScoredSample(tuple(rows), tuple(scores[: len(rows)]), key))
 
 
@@ -334,7 +334,7 @@ def compare_slices(
     started = time.monotonic()
     slices = paired_comparison.slice_comparisons(
         *scored,
-        paired_comparison.slice_values(records, columns),
+        scored_rows.slice_values(records, columns),
         drop if drop is not None else tolerated_drop(config) or 0.0,
         min_rows if drop is not None else len(records) + 1,
     )
@@ -497,7 +497,7 @@ class GatedEvaluatorExecutor(evaluator_executor.Executor):
             for key in (standard_component_specs.EXAMPLES_KEY, standard_component_specs.MODEL_KEY)
         )
         split = evaluation.get_string_custom_property(EVALUATED_SPLITS).split(",")[0]
-        records = paired_comparison.split_records(examples.uri, split)
+        records = scored_rows.split_records(examples.uri, split)
         judged = (config, records, model, baseline, version)
         scores = self._judge(*judged, evaluation, blessing, exec_properties)
         keep_scored_sample(config, records, scores, model, evaluation)

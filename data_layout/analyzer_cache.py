@@ -40,6 +40,7 @@ from typing import Any
 from tfx.dsl.io import fileio
 
 from data_layout import encoded_spans
+from data_layout.files import on_object_store
 
 MANIFEST = "MANIFEST"  # TFT's name (tensorflow_transform.beam.analyzer_cache)
 _METADATA_GLOB = "METADATA-*-of-*"
@@ -101,11 +102,6 @@ def read_manifest(folder: str) -> dict[bytes, int]:
     return manifest if isinstance(manifest, dict) else {}
 
 
-def _on_object_store(path: str) -> bool:
-    """Whether ``path`` is a URI of an object store (s3://, gs://), not a local path."""
-    return "://" in path
-
-
 def readable(cache: str, dataset_keys: Iterable[str], folder: str) -> str:
     """The cache folder as tf.Transform can read it, for ``dataset_keys``.
 
@@ -113,7 +109,7 @@ def readable(cache: str, dataset_keys: Iterable[str], folder: str) -> str:
     store the datasets' folders are copied into the local ``folder`` first, and that
     is returned; a local cache is read where it is.
     """
-    if not _on_object_store(cache):
+    if not on_object_store(cache):
         return cache
     for key in dataset_keys:
         source, target = os.path.join(cache, key), os.path.join(folder, key)
@@ -129,7 +125,7 @@ def _write_manifest(folder: str, manifest: Mapping[bytes, int]) -> None:
     """Write the manifest so that readers see the old one or the whole new one."""
     data = pickle.dumps(dict(manifest), protocol=0)  # TFT's own encoding
     path = os.path.join(folder, MANIFEST)
-    if _on_object_store(folder):
+    if on_object_store(folder):
         with fileio.open(path, "wb") as f:
             f.write(data)
         return

@@ -1,4 +1,4 @@
-"""Gzipped TFRecord files, written through Beam's file systems wherever a worker runs.
+"""TFRecord files: gzipped ones written through Beam's file systems, plain ones read back.
 
 TensorFlow's ``TFRecordWriter`` writes only where TensorFlow has a file system, and it
 has had no ``s3://`` one since 2.6 (``kubeflow/step/s3_fileio.py`` says why). Beam's
@@ -11,6 +11,9 @@ record_writer.cc``: the length, its masked CRC-32C, the data, its masked CRC-32C
 compressed with TensorFlow's gzip settings (``zlib_compression_options.h``: zlib's
 default level, 15 window bits plus 16 for the gzip wrapper, memory level 9), so a file
 is byte for byte what ``tf.io.TFRecordWriter`` writes with ``GZIP``.
+
+``read_records`` reads the same framing, uncompressed (as TFMA writes its metrics),
+with neither TensorFlow nor Beam imported, so a tool that only reads runs starts fast.
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ from __future__ import annotations
 import functools
 import struct
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import google_crc32c
-from apache_beam.io.filesystem import CompressionTypes
-from apache_beam.io.filesystems import FileSystems
+
+from data_layout import files
 
 _MASK_DELTA = 0xA282EAD8
 _GZIP_WINDOW = zlib.MAX_WBITS | 16
@@ -61,6 +64,10 @@ def write_gzipped(path: str, records: Iterable[bytes]) -> None:
     can still leave part of it there (Beam completes the upload on close), so readers
     take a file only once a marker written after it says it is whole.
     """
+    # Beam takes a second and a half to import: a tool that only reads records needs none.
+    from apache_beam.io.filesystem import CompressionTypes
+    from apache_beam.io.filesystems import FileSystems
+
     compressor = zlib.compressobj(
         zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, _GZIP_WINDOW, _MEMORY_LEVEL
     )
@@ -75,3 +82,31 @@ def write_gzipped(path: str, records: Iterable[bytes]) -> None:
                 pending, size = [], 0
         out.write(compressor.compress(b"".join(pending)))
         out.write(compressor.flush())
+
+
+class CorruptRecordError(ValueError):
+    """A TFRecord file cut short or altered: its framing or a checksum does not hold."""
+
+
+def _checked(data: bytes, start: int, size: int, path: str) -> bytes:
+    """``size`` bytes of ``data`` from ``start``, with the checksum after them verified."""
+    end = start + size
+    if end + _CRC.size > len(data):
+        raise CorruptRecordError(f"{path}: cut short at byte {len(data)} (a record ran to {end})")
+    if _masked_crc(data[start:end]) != data[end : end + _CRC.size]:
+        raise CorruptRecordError(f"{path}: the checksum of bytes {start}..{end} does not match")
+    return data[start:end]
+
+
+def read_records(path: str) -> Iterator[bytes]:
+    """The records of the uncompressed TFRecord file ``path``, each checksum verified.
+
+    As ``tf.data.TFRecordDataset`` reads them, without TensorFlow: for the tools that
+    read TFMA's outputs. CorruptRecordError names the file and the byte that failed.
+    """
+    data, start = files.read_bytes(path), 0
+    while start < len(data):
+        (length,) = _LENGTH.unpack(_checked(data, start, _LENGTH.size, path))
+        start += _LENGTH.size + _CRC.size
+        yield _checked(data, start, length, path)
+        start += length + _CRC.size

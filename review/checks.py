@@ -9,9 +9,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-
-import tensorflow_model_analysis as tfma
-from tensorflow_model_analysis.proto import config_pb2
+from typing import TYPE_CHECKING
 
 from review import paired_comparison
 from review.curves import slice_name
@@ -23,6 +21,10 @@ from review.paired_comparison import (
     interval_text,
 )
 from review.records import Check
+from review.tfma_files import enum_value, load_validation_result
+
+if TYPE_CHECKING:
+    from tensorflow_model_analysis.proto.config_pb2 import EvalConfig, MetricConfig, MetricThreshold
 
 
 def slice_bound_check(check: Check, paired: SliceComparison | None) -> Check:
@@ -68,7 +70,7 @@ def slice_checks(checks: Sequence[Check]) -> list[Check]:
 
 
 def threshold_checks(
-    config: config_pb2.EvalConfig,
+    config: EvalConfig,
     candidate: dict[str, float],
     baseline: dict[str, float],
     failed: set[tuple[str, bool]],
@@ -95,7 +97,7 @@ def threshold_checks(
             )
         change = threshold.change_threshold
         if change.HasField("absolute") or change.HasField("relative"):
-            higher = change.direction == config_pb2.MetricDirection.HIGHER_IS_BETTER
+            higher = change.direction == enum_value("MetricDirection", "HIGHER_IS_BETTER")
             if change.HasField("absolute"):
                 bound = (
                     f"candidate - baseline {'>=' if higher else '<='} {change.absolute.value:+.4f}"
@@ -154,7 +156,7 @@ def read_failures(uri: str) -> tuple[set[tuple[str, bool]], list[Check]]:
     on other slices or missing metrics, which also withhold the blessing, except a
     slice's AUC change failure the gate set aside (``slice_bound_check``).
     """
-    result = tfma.load_validation_result(uri)
+    result = load_validation_result(uri)
     judged = {s.name: s for s in paired_comparison.read_slices(uri)}
     overall, others = set(), []
     for per_slice in result.metric_validations_per_slice:
@@ -185,8 +187,8 @@ def read_failures(uri: str) -> tuple[set[tuple[str, bool]], list[Check]]:
 
 
 def thresholds_of(
-    config: config_pb2.EvalConfig,
-) -> Iterable[tuple[str, config_pb2.MetricThreshold]]:
+    config: EvalConfig,
+) -> Iterable[tuple[str, MetricThreshold]]:
     """Each metric's threshold in the eval config the Evaluator ran with, by metric name."""
     for spec in config.metrics_specs:
         for metric in spec.metrics:
@@ -200,5 +202,5 @@ def thresholds_of(
                 yield name, metric.threshold
 
 
-def _metric_name(metric: config_pb2.MetricConfig) -> str:
+def _metric_name(metric: MetricConfig) -> str:
     return json.loads(metric.config or "{}").get("name", metric.class_name)

@@ -11,22 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-
-import tensorflow_model_analysis as tfma
+from typing import TYPE_CHECKING
 
 from review.paired_comparison import OVERALL, slice_label
+from review.tfma_files import load_plots
+
+if TYPE_CHECKING:
+    from tensorflow_model_analysis.proto.metrics_for_slice_pb2 import (
+        PlotData,
+        SingleSliceKey,
+    )
 
 # The thresholds at which the page shows each slice's rates: a decision threshold
 # is usually one of these, and five fit a narrow table.
 OPERATING_THRESHOLDS: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
 
 
-def slice_name(keys: Iterable[tfma.proto.metrics_for_slice_pb2.SingleSliceKey]) -> str:
+def slice_name(keys: Iterable[SingleSliceKey]) -> str:
     """``Overall`` for no key, else ``column=value`` (joined by ``, `` for a cross)."""
     return ", ".join(slice_label(k.column, key_value(k)) for k in keys) or OVERALL
 
 
-def key_value(key: tfma.proto.metrics_for_slice_pb2.SingleSliceKey) -> str:
+def key_value(key: SingleSliceKey) -> str:
     """A slice key's value as text (bytes decoded, numbers as written)."""
     value = getattr(key, key.WhichOneof("kind"))
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
@@ -108,7 +114,7 @@ class Curves:
         return min(self.points, key=lambda p: abs(p.threshold - threshold), default=None)
 
 
-def curves_of(plot: tfma.proto.metrics_for_slice_pb2.PlotData) -> Curves:
+def curves_of(plot: PlotData) -> Curves:
     """The Curves one model's PlotData holds (either plot may be absent: lists stay empty)."""
     points = [
         Operating(
@@ -147,7 +153,7 @@ def load_curves(
     Single-column slices and the overall one; slices of fewer than ``min_rows`` left out.
     """
     found: dict[str, dict[str, Curves]] = {}
-    for per_slice in tfma.load_plots(evaluation_uri):
+    for per_slice in load_plots(evaluation_uri):
         keys = per_slice.slice_key.single_slice_keys
         if len(keys) > 1:
             continue

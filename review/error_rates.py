@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-
-import tensorflow_model_analysis as tfma
+from typing import TYPE_CHECKING
 
 from review.curves import Operating, key_value
 from review.paired_comparison import read_json, slice_label, slice_order, write_json
 from review.proportions import gap_interval, wilson
+from review.tfma_files import load_metrics
+
+if TYPE_CHECKING:
+    from tensorflow_model_analysis.proto.metrics_for_slice_pb2 import MetricValue
 
 RATES_AT_THRESHOLDS = "rates_at_thresholds"
 HELD_RATES_FILE = "held_error_rates.json"
@@ -184,7 +187,7 @@ def read_held(folder: str) -> HeldRates | None:
     return HeldRates(**found) if found is not None else None
 
 
-def _matrices(value: tfma.proto.metrics_for_slice_pb2.MetricValue) -> dict[float, Operating]:
+def _matrices(value: MetricValue) -> dict[float, Operating]:
     return {
         m.threshold: Operating(
             m.threshold, m.true_positives, m.false_positives, m.true_negatives, m.false_negatives
@@ -202,7 +205,7 @@ def load_rates(
     than ``min_rows`` rows are left out (their rates are noise), as crosses are.
     """
     found = []
-    for per_slice in tfma.load_metrics(evaluation_uri):
+    for per_slice in load_metrics(evaluation_uri):
         keys = per_slice.slice_key.single_slice_keys
         if len(keys) > 1:
             continue

@@ -7,8 +7,6 @@ push records, so the report component and the review command show the same thing
 
 from __future__ import annotations
 
-from tensorflow_model_analysis.writers import eval_config_writer
-
 from data_layout.properties import Outcome
 from data_layout.splits import TEST
 from review import paired_comparison
@@ -22,6 +20,9 @@ from review.paired_comparison import (
 )
 from review.reading import model_of, read_slices
 from review.records import BASELINE, CANDIDATE, MIN_SLICE_SIZE, Review, SliceMetrics
+from review.tfma_files import load_eval_run
+
+_NO_BASELINE = "No baseline: no model had been blessed before, so only the absolute bounds apply."
 
 
 def load_review(
@@ -31,7 +32,8 @@ def load_review(
     split: str = TEST,
 ) -> Review:
     """Read the Evaluator's output at ``evaluation_uri``, computed on ``split``, into a Review."""
-    config, _, _, model_locations = eval_config_writer.load_eval_run(evaluation_uri)
+    eval_run = load_eval_run(evaluation_uri)
+    config, model_locations = eval_run.eval_config, eval_run.model_locations
     baseline_spec = next((s for s in config.model_specs if s.is_baseline), None)
     slices, small = read_slices(evaluation_uri)
     whole = next((s for s in slices if s.column is None), None)
@@ -45,9 +47,7 @@ def load_review(
     candidate_name = next((s.name for s in config.model_specs if not s.is_baseline), "")
     notes = [comparison.describe()] if comparison is not None else []
     if baseline_spec is None:
-        notes.append(
-            "No baseline: no model had been blessed before, so only the absolute bounds apply."
-        )
+        notes.append(_NO_BASELINE)
     curves = load_curves(evaluation_uri, model_of, MIN_SLICE_SIZE)
     return Review(
         evaluation_uri=evaluation_uri,

@@ -20,10 +20,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-import tensorflow as tf
 
-from modules.exact_auc import auc
-from modules.export import SERVING_DEFAULT, TRANSFORM_FEATURES
+from data_layout import files
 
 # The metric the blessing is gated on (eval_config names it so) and compared here.
 GATED_METRIC = "auc"
@@ -36,7 +34,6 @@ OVERALL = "Overall"
 COMPARISON_FILE = "auc_comparison.json"
 SLICES_FILE = "slice_comparisons.json"
 ESTIMATES_FILE = "candidate_intervals.json"
-_BATCH = 1024
 _DRAWN_CELLS = 4_000_000
 
 
@@ -134,39 +131,6 @@ class SliceComparison:
         return slice_label(self.column, self.value)
 
 
-def split_records(examples_uri: str, split: str) -> list[bytes]:
-    """The serialized examples of one split of an Examples artifact (any file system)."""
-    files = sorted(tf.io.gfile.glob(os.path.join(examples_uri, f"Split-{split}", "*")))
-    return [r.numpy() for r in tf.data.TFRecordDataset(files, compression_type="GZIP")]
-
-
-def _outputs(model: Any, signature: str, records: list[bytes], key: str) -> np.ndarray:
-    """One output of a loaded SavedModel's signature on serialized examples, by batch."""
-    if not records:
-        return np.array([])
-    run = model.signatures[signature]
-    batches = [records[i : i + _BATCH] for i in range(0, len(records), _BATCH)]
-    return np.concatenate([run(examples=tf.constant(b))[key].numpy().ravel() for b in batches])
-
-
-def model_scores(model_dir: str, records: list[bytes], prediction_key: str) -> np.ndarray:
-    """A SavedModel's scores on serialized examples, through its serving signature."""
-    return _outputs(tf.saved_model.load(str(model_dir)), SERVING_DEFAULT, records, prediction_key)
-
-
-def labels_and_scores(
-    model_dir: str, records: list[bytes], label_key: str, prediction_key: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """The labels the model's Transform graph computes from raw examples, and its scores.
-
-    The model is loaded once for both (a load takes seconds, the scoring of a test
-    split a fraction of that).
-    """
-    model = tf.saved_model.load(str(model_dir))
-    labels = _outputs(model, TRANSFORM_FEATURES, records, label_key).astype(int)
-    return labels, _outputs(model, SERVING_DEFAULT, records, prediction_key)
-
-
 def _draw_counts(rng: np.random.Generator, rows: int, rounds: int) -> np.ndarray:
     """How often each of ``rows`` rows is drawn in each of ``rounds`` draws with replacement."""
     drawn = rng.integers(0, rows, (rounds, rows)) + np.arange(rounds)[:, None] * rows
@@ -250,6 +214,8 @@ def compare(
             f"{len(labels)} rows with {positives} positive: fewer than {MIN_CLASS_ROWS} of a "
             "class leave no honest interval"
         )
+    from modules.exact_auc import auc  # with TFMA's metric: only the Evaluator computes
+
     low, high = auc_difference_interval(labels, candidate, baseline)
     return Comparison(
         rows=len(labels),
@@ -294,24 +260,6 @@ def class_shortfall(rows: int, positives: int, fewest: int = 1) -> str | None:
 def undefined_reason(labels: np.ndarray) -> str | None:
     """Why rows have no AUC comparison (one class, too few of one), or None when they have."""
     return class_shortfall(len(labels), int(np.sum(labels)), MIN_CLASS_ROWS)
-
-
-def _feature_texts(example: tf.train.Example, column: str) -> list[str]:
-    """A raw column's values in one example, as TFMA names its slices (text decoded)."""
-    feature = example.features.feature.get(column)
-    if feature is None or feature.WhichOneof("kind") is None:
-        return []
-    values = getattr(feature, feature.WhichOneof("kind")).value
-    return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in values]
-
-
-def slice_values(records: Sequence[bytes], columns: Sequence[str]) -> dict[str, list[list[str]]]:
-    """Each column's values in each serialized example ([] where the cell is empty).
-
-    A row without a value is in none of its column's slices, as in TFMA's slicing.
-    """
-    examples = [tf.train.Example.FromString(r) for r in records]
-    return {c: [_feature_texts(e, c) for e in examples] for c in columns}
 
 
 def _rows_by_value(values: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
@@ -382,6 +330,8 @@ class Estimate:
 
 
 def _estimate(column: str | None, value: str | None, y: np.ndarray, s: np.ndarray) -> Estimate:
+    from modules.exact_auc import auc  # with TFMA's metric: only the Evaluator computes
+
     undefined = undefined_reason(y)
     figure = auc(y, s) if len(y) else float("nan")
     low, high = (None, None) if undefined else auc_interval(y, s)
@@ -404,17 +354,13 @@ def estimates(
 
 def write_json(value: Any, folder: str, name: str) -> None:
     """Keep ``value`` as JSON in ``folder`` (an evaluation's, on any file system)."""
-    with tf.io.gfile.GFile(os.path.join(folder, name), "w") as f:
-        f.write(json.dumps(value))
+    files.write_text(os.path.join(folder, name), json.dumps(value))
 
 
 def read_json(folder: str, name: str) -> Any:
     """What ``write_json`` kept under ``name`` in ``folder``; None where nothing was kept."""
     path = os.path.join(folder, name)
-    if not tf.io.gfile.exists(path):
-        return None
-    with tf.io.gfile.GFile(path) as f:
-        return json.loads(f.read())
+    return json.loads(files.read_text(path)) if files.exists(path) else None
 
 
 def write_estimates(found: Sequence[Estimate], folder: str) -> None:

@@ -5,13 +5,12 @@ Also the thresholds of the eval config the Evaluator ran with.
 
 from __future__ import annotations
 
-import tensorflow_model_analysis as tfma
-
 from review.curves import key_value
 from review.paired_comparison import (
     slice_order,
 )
 from review.records import BASELINE, CANDIDATE, MIN_SLICE_SIZE, SliceMetrics, overall_of
+from review.tfma_files import load_metrics
 
 
 def overall_metrics(evaluation_uri: str) -> dict[str, float]:
@@ -39,7 +38,7 @@ def model_of(model_name: str) -> str | None:
 def read_slices(uri: str) -> tuple[list[SliceMetrics], list[SliceMetrics]]:
     """Both models' metrics per slice: those of at least MIN_SLICE_SIZE, and the smaller."""
     slices, small = [], []
-    for per_slice in tfma.load_metrics(uri):
+    for per_slice in load_metrics(uri):
         keys = per_slice.slice_key.single_slice_keys
         if len(keys) > 1:
             continue

@@ -426,7 +426,7 @@ def scored(transformed, served_model) -> ScoredSample:
     """The first rows as serialized examples, and the model's scores of them in process."""
     from transform_run import example_bytes
 
-    from review.paired_comparison import model_scores
+    from review.scored_rows import model_scores
     from serving.sample import SAMPLE_ROWS, ScoredSample
 
     columns = TAXI.raw_feature_columns()

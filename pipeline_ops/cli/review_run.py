@@ -5,9 +5,9 @@
 
 Shows, for the newest run (or the one named): the verdict with each threshold
 (candidate, baseline, bound, pass/fail), where the model was or was not pushed,
-and the metrics by slice. Exit codes: 0 shown, 1 the run has no evaluation,
-2 no such store or run; with --detailed-exitcode, 0 only when the run's model is
-blessed and 3 when the gate held it back.
+and the metrics by slice. Exit codes: 0 shown, 1 the run has no evaluation (or its
+files are damaged), 2 no such store or run; with --detailed-exitcode, 0 only when
+the run's model is blessed and 3 when the gate held it back.
 """
 
 from __future__ import annotations
@@ -18,12 +18,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from data_layout.tfrecord_files import CorruptRecordError
 from pipeline_ops import commands
 from pipeline_ops.cli import scaffold
 from pipeline_ops.cli.scaffold import CommandError
 from pipeline_ops.metadata.reviews import NoEvaluationError, has_evaluation, review_of_run
 from pipeline_ops.metadata.runs import AmbiguousRunIdError, PipelineRun, find_run, list_runs
 from review.terminal import TERMINAL_SLICES, print_review
+from review.tfma_files import TfmaOutputError
 
 if TYPE_CHECKING:
     from review.records import Review
@@ -66,6 +68,10 @@ def load_for(args: argparse.Namespace) -> Review:
         return review_of_run(run, args.pipeline_name, earlier, store)
     except NoEvaluationError as err:
         raise CommandError(f"{err}{_reviewable_hint(earlier)}", commands.EXIT_FAILED) from None
+    except (CorruptRecordError, TfmaOutputError) as err:
+        raise CommandError(
+            f"run {run.run_id}'s evaluation cannot be read: {err}", commands.EXIT_FAILED
+        ) from None
 
 
 def _reviewable_hint(earlier: Sequence[PipelineRun]) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from data_layout import files
 from data_layout.properties import value_of
 from data_layout.splits import NEWEST_SPAN, PREVIOUS_SPAN, TEST, TRAIN, VALIDATION
 from pipeline_def import node_ids
@@ -74,11 +75,9 @@ class ValidatorFindings:
 
 def _split_folders(folder: str) -> Iterator[tuple[str, str]]:
     """(split, its folder) for each split the validator wrote under ``folder``, in its order."""
-    import tensorflow as tf  # reads object-store URIs too; only when there is a run to read
-
     found = {
         os.path.basename(path.rstrip("/"))[len(SPLIT_PREFIX) :]: path
-        for path in tf.io.gfile.glob(os.path.join(folder, f"{SPLIT_PREFIX}*"))
+        for path in files.glob(os.path.join(folder, f"{SPLIT_PREFIX}*"))
     }
     # The order the validator reports in (train, validation, test, then the spans).
     known = [split for split in SPLIT_ORDER if split in found]
@@ -87,11 +86,9 @@ def _split_folders(folder: str) -> Iterator[tuple[str, str]]:
 
 
 def _read_anomalies(path: str) -> Any:
-    import tensorflow as tf
     from tensorflow_metadata.proto.v0 import anomalies_pb2
 
-    with tf.io.gfile.GFile(path, "rb") as f:
-        return anomalies_pb2.Anomalies.FromString(f.read())
+    return anomalies_pb2.Anomalies.FromString(files.read_bytes(path))
 
 
 def _measures(anomalies: Any, against: str) -> list[DriftMeasure]:
@@ -107,13 +104,11 @@ def _measures(anomalies: Any, against: str) -> list[DriftMeasure]:
 
 def read_drift(folder: str) -> list[DriftMeasure]:
     """Every drift measurement the validator wrote in ``folder`` (its anomalies' URI)."""
-    import tensorflow as tf
-
     found = []
     for split, path in _split_folders(folder):
         for name, against in DRIFT_FILES.items():
             file = os.path.join(path, name)
-            if tf.io.gfile.exists(file):
+            if files.exists(file):
                 found += _measures(_read_anomalies(file), against.format(split=split))
     return found
 
@@ -150,21 +145,17 @@ def _tfx_inputs(node: NodeExecution) -> dict[str, list[Any]]:
 
 
 def _inputs_there(recorded: list[mlmd_pb2.Artifact]) -> bool:
-    import tensorflow as tf
-
-    return bool(recorded) and all(tf.io.gfile.exists(a.uri) for a in recorded)
+    return bool(recorded) and all(files.exists(a.uri) for a in recorded)
 
 
 def _schema_anomalies(folder: str) -> list[str]:
     """The schema anomalies the validator wrote in ``folder``, in its own words."""
-    import tensorflow as tf
-
     from components.gating_validator import describe
 
     found = []
     for split, path in _split_folders(folder):
         file = os.path.join(path, SCHEMA_DIFF_FILE)
-        if tf.io.gfile.exists(file):
+        if files.exists(file):
             found += describe(_read_anomalies(file), split)
     return found
 

@@ -1,4 +1,4 @@
-"""Gzipped TFRecord files written through Beam's file systems, as TensorFlow writes them."""
+"""TFRecord files: gzipped ones written as TensorFlow writes them, plain ones read back."""
 
 from __future__ import annotations
 
@@ -39,3 +39,48 @@ def test_a_file_is_replaced_and_its_folder_made(tmp_path):
 
     read = tf.data.TFRecordDataset(str(path), compression_type="GZIP")
     assert [r.numpy() for r in read] == [b"only"]
+
+
+@pytest.mark.parametrize("count", [0, 1, 1_500])
+def test_read_records_reads_what_tensorflow_writes(tmp_path, count):
+    records = _records(count, seed=2)
+    with tf.io.TFRecordWriter(str(tmp_path / "plain.tfrecord")) as writer:
+        for record in records:
+            writer.write(record)
+
+    assert list(tfrecord_files.read_records(str(tmp_path / "plain.tfrecord"))) == records
+
+
+@pytest.fixture
+def written(tmp_path) -> bytes:
+    """The bytes of a file of three records (300, 0 and 40 bytes), as TensorFlow writes them."""
+    with tf.io.TFRecordWriter(str(tmp_path / "whole.tfrecord")) as writer:
+        for record in (b"a" * 300, b"", b"b" * 40):
+            writer.write(record)
+    return (tmp_path / "whole.tfrecord").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        (5, "the checksum of bytes 0..8 does not match"),  # the first record's length
+        (100, "the checksum of bytes 12..312 does not match"),  # its data
+    ],
+)
+def test_an_altered_byte_is_found_and_named(tmp_path, written, where, message):
+    altered = bytearray(written)
+    altered[where] ^= 0x01
+    path = tmp_path / "altered.tfrecord"
+    path.write_bytes(bytes(altered))
+
+    with pytest.raises(tfrecord_files.CorruptRecordError) as raised:
+        list(tfrecord_files.read_records(str(path)))
+    assert str(raised.value) == f"{path}: {message}"
+
+
+def test_a_file_cut_short_is_found_and_named(tmp_path, written):
+    path = tmp_path / "cut.tfrecord"
+    path.write_bytes(written[:-10])
+
+    with pytest.raises(tfrecord_files.CorruptRecordError, match=r"cut\.tfrecord: cut short"):
+        list(tfrecord_files.read_records(str(path)))

@@ -109,16 +109,16 @@ def test_the_report_page_names_its_pipeline_run_and_span(first_run):
 def test_one_auc_for_the_model_in_every_place(first_run):
     """TFMA's metric, the summary, the review's interval and the page: the exact AUC."""
     from modules.exact_auc import auc
-    from review import paired_comparison
+    from review import paired_comparison, scored_rows
 
     output_dir, _ = first_run
     run = _store_run(output_dir)
     summary = json.loads((output_dir / SUMMARY_FILE).read_text())
     examples = run.output(node_ids.EXAMPLE_GEN, "examples")
     model = Path(summary["pushed_model_path"])
-    records = paired_comparison.split_records(examples.uri, TEST)
+    records = scored_rows.split_records(examples.uri, TEST)
     exact = auc(
-        *paired_comparison.labels_and_scores(str(model), records, "big_tip_xf", "tip_probability")
+        *scored_rows.labels_and_scores(str(model), records, "big_tip_xf", "tip_probability")
     )
     assert summary["metrics"]["auc"] == pytest.approx(exact, abs=1e-9)
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")

@@ -20,7 +20,7 @@ from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_ops.metadata.runs import latest_run
 from pipeline_ops.metadata.store import open_store
 from pipeline_ops.session.summary import SUMMARY_FILE
-from review import paired_comparison
+from review import paired_comparison, scored_rows
 
 pytestmark = pytest.mark.slow
 
@@ -154,7 +154,7 @@ def slice_regression(
 def _examples(output_dir: Path, run_index: int, split: str) -> set[bytes]:
     runs = sorted((output_dir / "pipeline" / "CsvExampleGen" / "examples").iterdir(),
                   key=lambda p: int(p.name))  # fmt: skip
-    return set(paired_comparison.split_records(str(runs[run_index]), split))
+    return set(scored_rows.split_records(str(runs[run_index]), split))
 
 
 def test_a_candidate_that_loses_on_one_slice_is_judged_by_the_slice_bound(slice_regression):

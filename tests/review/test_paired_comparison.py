@@ -174,32 +174,6 @@ def test_a_change_and_its_interval_read_alike_wherever_they_are_shown():
     )
 
 
-def _records(values: list[dict[str, object]]) -> list[bytes]:
-    import tensorflow as tf
-
-    examples = []
-    for row in values:
-        example = tf.train.Example()
-        for name, value in row.items():
-            feature = example.features.feature[name]
-            if isinstance(value, str):
-                feature.bytes_list.value.append(value.encode())
-            elif isinstance(value, int):
-                feature.int64_list.value.append(value)
-            elif value is None:
-                feature.bytes_list.SetInParent()  # an empty cell, as ExampleGen writes it
-        examples.append(example.SerializeToString())
-    return examples
-
-
-def test_slice_values_are_the_raw_cells_as_tfma_names_its_slices():
-    records = _records([{"pay": "Cash", "hour": 3}, {"pay": "Crédit", "hour": 0}, {"pay": None}])
-    assert paired_comparison.slice_values(records, ["pay", "hour"]) == {
-        "pay": [["Cash"], ["Crédit"], []],
-        "hour": [["3"], ["0"], []],
-    }
-
-
 def test_every_slice_value_is_compared_on_its_own_rows(scored):
     labels, good, weak = scored  # 800 rows, a third positive
     n = len(labels)
@@ -222,22 +196,3 @@ def test_every_slice_value_is_compared_on_its_own_rows(scored):
     assert not b.gated  # 190 rows, under min_rows
     assert c.comparison is None and c.undefined == "no positive example"
     assert a.name == "pay=a"
-
-
-def test_labels_and_scores_are_the_transform_s_labels_and_the_serving_scores(
-    served_model, transformed
-):
-    from transform_run import example_bytes
-
-    from datasets.taxi import DATASET as TAXI
-
-    rows = range(60)
-    records = [example_bytes(transformed.instances[i], transformed.spec, list(transformed.spec))
-               for i in rows]  # fmt: skip
-    labels, scores = paired_comparison.labels_and_scores(
-        str(served_model), records, TAXI.label_key, TAXI.prediction_key
-    )
-    assert labels.tolist() == [int(transformed.rows[i][TAXI.label_key]) for i in rows]
-    assert 0 < labels.sum() < len(rows)
-    served = paired_comparison.model_scores(str(served_model), records, TAXI.prediction_key)
-    assert np.allclose(scores, served, atol=1e-6) and len(scores) == len(rows)
