@@ -47,7 +47,7 @@ PYTHON_VERSIONS := $(shell scripts/stack.sh --versions $(STACK))
 # MySQL-compatible server for the shared metadata store.
 SYSTEM_PACKAGES := graphviz chromium chromium-driver mariadb-server
 
-.PHONY: help run test test-fast lint lock bench bench-scale bench-stacks bench-score bench-trainer bench-dataset bench-suite clean system-deps graphviz kfp-local dataset spans spans-demo docs
+.PHONY: help run test test-fast lint lock bench bench-scale bench-stacks bench-score bench-trainer bench-evaluator bench-dataset bench-suite clean system-deps graphviz kfp-local dataset spans spans-demo docs
 
 help:  ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -132,6 +132,9 @@ bench-score: $(STAMP)  ## wide-deep-score against a plain loop on 1.5M generated
 
 bench-trainer: $(STAMP)  ## The Trainer's input pipeline against in-memory tensors (after make run).
 	$(PY) benchmarks/bench_trainer.py $(ARGS)
+
+bench-evaluator: $(STAMP)  ## TFMA's evaluation with and without the start-up's TFMA changes, alternating (after make run; about 6 minutes).
+	$(PY) benchmarks/bench_evaluator.py $(ARGS)
 
 bench-dataset: $(STAMP)  ## The model's AUC against tuned boosted trees (ARGS="--dataset NAME [--folds 5] [--seeds 1 2 3]", after its run).
 	$(PY) benchmarks/bench_dataset.py $(ARGS)

@@ -31,6 +31,7 @@ from pipeline_def.code_digest import CODE_DIGEST_KEY, run_fingerprint, step_code
 from pipeline_def.config import PipelineConfig
 from pipeline_def.evaluation import eval_config
 from pipeline_def.metadata_stores import metadata_connection
+from startup import process
 
 _artifacts = tfx.types.standard_artifacts
 RuntimeParameter = tfx.dsl.experimental.RuntimeParameter
@@ -298,7 +299,8 @@ def _pipeline(
         metadata_connection_config=(
             metadata_connection(config.metadata) if config.metadata else None
         ),
-        beam_pipeline_args=list(config.beam_pipeline_args),
+        # Beam's workers prepared as this process was: TFMA's and Beam's changes apply there.
+        beam_pipeline_args=[*config.beam_pipeline_args, process.BEAM_WORKER_ARG],
     )
 
 

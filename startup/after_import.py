@@ -27,6 +27,13 @@ def when_imported(name: str, adjust: Adjust) -> None:
         sys.meta_path.insert(0, _AfterImport(name, adjust))
 
 
+def withdraw(name: str) -> None:
+    """Drop the adjustment waiting for module ``name`` (a benchmark's side without it)."""
+    sys.meta_path[:] = [
+        f for f in sys.meta_path if not (isinstance(f, _AfterImport) and f.name == name)
+    ]
+
+
 class _AfterImport(importlib.abc.MetaPathFinder):
     """Finds ``name`` with the finders after it, and has its loader call ``adjust`` after."""
 

@@ -16,6 +16,7 @@ from pipeline_def.config import PipelineConfig, Resources
 from pipeline_def.metadata_stores import SqliteMetadata
 from pipeline_def.orchestrate import local_ir
 from pipeline_def.pipeline import create_pipeline
+from startup import process
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +212,8 @@ def test_beam_arguments_reach_every_beam_component(config):
         node_ids.TRANSFORM,
         node_ids.EVALUATOR,
     }
-    assert all(args == list(flink) for args in by_node.values())
+    # And the option that has each Beam worker prepared as this process was.
+    assert all(args == [*flink, process.BEAM_WORKER_ARG] for args in by_node.values())
 
 
 def test_the_split_that_blesses_chooses_nothing(built):
