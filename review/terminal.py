@@ -1,7 +1,6 @@
 """The evaluation review as terminal text: the verdict, the push, the slices, the history.
 
 ``wide-deep-review`` prints it; the page (``review/page.py``) draws the same ``Review``.
-TFMA is imported only where a view needs the review's own types, which load it.
 """
 
 from __future__ import annotations

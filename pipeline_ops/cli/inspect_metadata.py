@@ -45,6 +45,7 @@ from pipeline_ops.metadata.runs import (
     list_runs,
     producer_of,
 )
+from review.records import metric_text
 
 # Artifact properties worth a column: splits, blessing and its baseline, push, the
 # serving version a baseline holds, schema version.
@@ -272,8 +273,6 @@ def print_diff(diff: dict[str, Any], out: TextIO) -> None:
         for key, (va, vb) in changed.items():
             for path, leaf_a, leaf_b in changed_leaves(va, vb, f"{node}.{key}"):
                 _print_change(path, leaf_a, leaf_b, out)
-    from review.records import metric_text  # TFMA: diff_runs loaded it
-
     print("\nMetrics (overall, test split):", file=out)
     for name, (va, vb) in diff["metrics"].items():
         delta = f"{vb - va:+.4f}" if va is not None and vb is not None else ""

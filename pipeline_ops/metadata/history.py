@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from data_layout.properties import (
     SERVING_SPAN,
@@ -25,10 +25,10 @@ from data_layout.properties import (
 from pipeline_def import node_ids
 from pipeline_ops.metadata.drift import DriftMeasure, ValidatorFindings, findings_of
 from pipeline_ops.metadata.runs import PipelineRun
+from review import paired_comparison
+from review.reading import candidate_and_baseline
+from review.records import HistoryPoint
 from review.terminal import print_history_points
-
-if TYPE_CHECKING:
-    from review.records import HistoryPoint
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,6 @@ class HistoryRow:
 
     def point(self) -> HistoryPoint:
         """The run as every history shows it (its span and pushed version as recorded)."""
-        from review.records import HistoryPoint
-
         interval = self.difference_interval
         return HistoryPoint(
             run_id=self.run_id,
@@ -145,10 +143,6 @@ def history_row(run: PipelineRun, serving_before: int | None = None) -> HistoryR
     candidate, serving, comparison = {}, {}, None
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if evaluation is not None:
-        # TFMA and TF: imported when needed.
-        from review import paired_comparison
-        from review.reading import candidate_and_baseline
-
         candidate, serving = candidate_and_baseline(evaluation.uri)
         comparison = paired_comparison.read(evaluation.uri)
         if comparison is not None:

@@ -10,7 +10,6 @@ import dataclasses
 import json
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ml_metadata.metadata_store import metadata_store
 
@@ -36,9 +35,8 @@ from pipeline_ops.metadata import scoring_runs
 from pipeline_ops.metadata.changed import differences, serving_run
 from pipeline_ops.metadata.history import HistoryRow, history_row
 from pipeline_ops.metadata.runs import PipelineRun
-
-if TYPE_CHECKING:
-    from review.records import HistoryPoint, Review, Scoring, Tuning
+from review.evaluation import load_review
+from review.records import Drift, HistoryPoint, Review, Scoring, Tuning, named_span
 
 
 def has_evaluation(run: PipelineRun) -> bool:
@@ -63,10 +61,6 @@ def review_of_run(
     ``earlier`` are the pipeline's runs before it (any order): their history is shown.
     With ``store``, what differs from the serving model's run among them.
     """
-    # TFMA takes seconds to import: only once there is something to read.
-    from review.evaluation import load_review
-    from review.records import Drift, named_span
-
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if not has_evaluation(run):
         failed = [node for node, e in run.nodes.items() if e.state == "failed"]
@@ -108,8 +102,6 @@ def _scorings(store: metadata_store.MetadataStore, run: PipelineRun) -> list[Sco
     it vouches for: its scorings are found by where it serves, as ``wide-deep-score``
     recorded them (linked to the first PushedModel with that destination).
     """
-    from review.records import Scoring
-
     pushed = run.output(node_ids.PUSHER, "pushed_model")
     destination = outcome_of(None, pushed).pushed_to if pushed is not None else None
     first = scoring_runs.pushed_model_of(store, destination) if destination else None
@@ -148,8 +140,6 @@ def history_points(runs: Sequence[PipelineRun]) -> list[HistoryPoint]:
 
 def _point(run: PipelineRun, row: HistoryRow) -> HistoryPoint:
     """One run's place in the review's history, from its history row."""
-    from review.records import named_span
-
     return dataclasses.replace(
         row.point(),
         span=named_span(row.span, row.window),
@@ -166,8 +156,6 @@ def _pushed_new(run: PipelineRun) -> bool:
 
 def tuning_of_run(run: PipelineRun) -> Tuning | None:
     """What the run's Tuner chose, as its Trainer applied it; None when nothing was tuned."""
-    from review.records import Tuning
-
     model = run.output(node_ids.TRAINER, "model")
     values = json.loads(str_property(model, TUNED_HPARAMS) or "{}") if model else {}
     if not values:

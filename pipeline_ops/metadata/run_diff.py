@@ -17,6 +17,7 @@ from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 from data_layout.properties import value_of
 from pipeline_def import node_ids
 from pipeline_ops.metadata.runs import NodeExecution, PipelineRun, producer_of
+from review.reading import overall_metrics
 
 
 def properties(item: mlmd_pb2.Artifact | mlmd_pb2.Execution) -> dict[str, Any]:
@@ -99,8 +100,6 @@ def _run_metrics(run: PipelineRun) -> dict[str, float]:
     evaluation = run.output(node_ids.EVALUATOR, "evaluation")
     if evaluation is None:
         return {}
-    from review.reading import overall_metrics  # TFMA: only when needed
-
     return overall_metrics(evaluation.uri)
 
 
