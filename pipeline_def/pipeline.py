@@ -291,6 +291,12 @@ def _pipeline(
     config: PipelineConfig, nodes: list[tfx.dsl.BaseNode], name: str = "", cache: bool = True
 ) -> tfx.dsl.Pipeline:
     """The nodes as pipeline ``name`` (default: the config's), its root, store, Beam arguments."""
+    beam_args = list(config.beam_pipeline_args)
+    if beam_args:
+        # Beam's workers prepared as this process was. With no arguments Beam runs in this
+        # process, already prepared; any argument has TFX build and attach a package of
+        # itself to each Beam step (tfx/utils/dependency_utils.py), so none is added then.
+        beam_args.append(process.BEAM_WORKER_ARG)
     return tfx.dsl.Pipeline(
         pipeline_name=name or config.pipeline_name,
         pipeline_root=config.pipeline_root,
@@ -299,8 +305,7 @@ def _pipeline(
         metadata_connection_config=(
             metadata_connection(config.metadata) if config.metadata else None
         ),
-        # Beam's workers prepared as this process was: TFMA's and Beam's changes apply there.
-        beam_pipeline_args=[*config.beam_pipeline_args, process.BEAM_WORKER_ARG],
+        beam_pipeline_args=beam_args,
     )
 
 

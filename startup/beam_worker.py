@@ -6,7 +6,8 @@ product, so they ran none of ``startup.process.prepare()``: TFMA, Beam and dill 
 ship, where the bulk of a large run's rows are counted. Beam imports every module the
 pipeline option ``--beam_plugins`` names in each worker before it runs any work
 (``apache_beam/runners/worker/sdk_worker_main.py``, ``_import_beam_plugins``), and the
-pipeline passes this one (``startup.process.BEAM_WORKER_ARG``).
+pipeline passes this one (``startup.process.BEAM_WORKER_ARG``) whenever it has Beam
+arguments: without any, Beam runs in the step's own process, prepared already.
 """
 
 from __future__ import annotations

@@ -216,6 +216,11 @@ def test_beam_arguments_reach_every_beam_component(config):
     assert all(args == [*flink, process.BEAM_WORKER_ARG] for args in by_node.values())
 
 
+def test_without_beam_arguments_none_is_added(built):
+    # Beam then runs in the step's own process; an argument would have TFX package itself.
+    assert all(args == [] for args in _beam_args_by_node(built).values())
+
+
 def test_the_split_that_blesses_chooses_nothing(built):
     """Train learns, validation chooses (early stopping), test alone is evaluated."""
     by_id = {c.id: c for c in built.components}
