@@ -1,4 +1,4 @@
-"""TFMA's evaluation of the newest run's candidate, with and without the start-up's TFMA changes.
+"""TFMA's evaluation of the newest run, with and without the start-up's TFMA changes.
 
     python benchmarks/bench_evaluator.py [--output-dir outputs] [--rounds 3]
 
