@@ -2,7 +2,7 @@
 
 The Evaluator keeps the first test rows (serialized ``tf.Example``s) with the scores it
 computed for them, beside its evaluation; the serving check reads them back. One file,
-written through TensorFlow's file layer, so it lives on the pipeline root's file system.
+on the pipeline root's file system (``data_layout.files``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import dataclass
 
-import tensorflow as tf
+from data_layout import files
 
 SAMPLE_FILE = "serving_sample.json"
 # Enough rows for a 100-row request and for the rows' kinds to vary; few enough that
@@ -36,17 +36,15 @@ def write(folder: str, sample: ScoredSample) -> None:
         "examples": [base64.b64encode(e).decode() for e in sample.examples[:SAMPLE_ROWS]],
         "scores": [float(s) for s in sample.scores[:SAMPLE_ROWS]],
     }
-    with tf.io.gfile.GFile(os.path.join(folder, SAMPLE_FILE), "w") as f:
-        f.write(json.dumps(body))
+    files.write_text(os.path.join(folder, SAMPLE_FILE), json.dumps(body))
 
 
 def read(folder: str) -> ScoredSample | None:
     """What ``write`` kept in ``folder``; None where the Evaluator kept none."""
     path = os.path.join(folder, SAMPLE_FILE)
-    if not tf.io.gfile.exists(path):
+    if not files.exists(path):
         return None
-    with tf.io.gfile.GFile(path) as f:
-        body = json.loads(f.read())
+    body = json.loads(files.read_text(path))
     return ScoredSample(
         examples=tuple(base64.b64decode(e) for e in body["examples"]),
         scores=tuple(body["scores"]),

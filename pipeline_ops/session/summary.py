@@ -8,9 +8,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-import tensorflow as tf
 from ml_metadata.proto import metadata_store_pb2 as mlmd_pb2
 
+from data_layout import files
 from data_layout.properties import (
     SPLIT_KEY_PROPERTY,
     TEST_PERIOD_PROPERTY,
@@ -142,7 +142,7 @@ def summarize(
     checked = None
     if run is not None:
         model_run = run.output(node_ids.TRAINER, "model_run")
-        if model_run is not None and tf.io.gfile.exists(diagram_in(model_run.uri)):
+        if model_run is not None and files.exists(diagram_in(model_run.uri)):
             diagram = diagram_in(model_run.uri)
         evaluation = run.output(node_ids.EVALUATOR, "evaluation")
         if evaluation is not None:
