@@ -58,6 +58,8 @@ _.updated_at
 _.SUPPORTED_SCHEMES
 _.onerror
 _.is_directory
+# Beam: the runner a pipeline that names none runs on (startup/beam_local.py).
+_.DEFAULT_RUNNER
 # A timer callback Beam calls by its @on_timer (tests/startup/test_dofn_specs.py).
 _.ring
 # pytest: conftest hooks, called by name.
