@@ -55,6 +55,10 @@ there outside this code: Beam's workers booted by the SDK container's entrypoint
   off Prism, and TFX builds its package for remote workers only when the workers are
   remote, not 2 s and 49 MiB of ``/tmp`` per Beam step of a large local run
   (``startup.beam_local``).
+* **TFRecords read a mebibyte at a time**: Beam reads each record of a TFRecord file
+  with two small reads and checks its checksums through Python, about 50 µs a record,
+  a third of StatisticsGen's time on 375,000 rows; the records are now framed from large
+  reads, checked in C, the same records and errors (``startup.tfrecord_reads``).
 """
 
 from __future__ import annotations
@@ -68,7 +72,14 @@ import sys
 import types
 import warnings
 
-from startup import arrow_guard, beam_local, dofn_specs, tfma_matrices, tfma_row_inputs
+from startup import (
+    arrow_guard,
+    beam_local,
+    dofn_specs,
+    tfma_matrices,
+    tfma_row_inputs,
+    tfrecord_reads,
+)
 
 # The pipeline's Beam option that has each of Beam's worker processes prepared as well
 # (``startup/beam_worker.py``).
@@ -107,6 +118,7 @@ def prepare() -> None:
     _set_dill_level_on_change()
     dofn_specs.keep_answers()
     beam_local.run_locally()
+    tfrecord_reads.read_in_buffers()
     tfma_matrices.count_in_arrays()
     tfma_row_inputs.unpack_once()
     for name in LOADED_ON_FIRST_USE:
