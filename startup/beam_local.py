@@ -34,19 +34,15 @@ from startup.after_import import when_imported
 
 OPTIONS = "apache_beam.options.pipeline_options"
 TFX_DEPENDENCIES = "tfx.utils.dependency_utils"
-# Beam's runners whose workers run on this machine with this interpreter, by the last
-# part of the name they are given as (Beam's own LOCAL_RUNNERS, from Beam 2.61).
+# Beam's runners whose workers run on this machine with this interpreter (Beam's own
+# LOCAL_RUNNERS from 2.61, and this module's), lowercase, "runner" at the end dropped.
 LOCAL_RUNNERS = frozenset(
-    {
-        "BundleBasedDirectRunner",
-        "DirectRunner",
-        "SwitchingDirectRunner",
-        "FnApiRunner",
-        "PrismRunner",
-        "TestDirectRunner",
-        "local_runner",
-    }
+    {"bundlebaseddirect", "direct", "switchingdirect", "fnapi", "prism", "testdirect"}
+    | {"local_runner"}
 )
+# Worker environments in this process; any other (DOCKER, EXTERNAL, PROCESS, which runs
+# a command it is given) is a place the arguments name, where TFX's package may be needed.
+LOCAL_ENVIRONMENTS = frozenset({"LOOPBACK", "EMBEDDED"})
 
 
 def local_runner() -> object:
@@ -71,7 +67,13 @@ def run_locally() -> None:
 
 
 def _default_to_local(options: types.ModuleType) -> None:
-    options.StandardOptions.DEFAULT_RUNNER = f"{__name__}.{local_runner.__name__}"
+    name = f"{__name__}.{local_runner.__name__}"
+    options.StandardOptions.DEFAULT_RUNNER = name
+    # Beam 2.77 records the installed packages (``pip freeze``) for a runner not in this
+    # list, and asks for the default's name once a portable runner has cleared its own.
+    local = getattr(options.StandardOptions, "LOCAL_RUNNERS", None)
+    if local is not None and local_runner.__name__ not in local:
+        options.StandardOptions.LOCAL_RUNNERS = (*local, local_runner.__name__)
 
 
 def _package_for_remote_workers(dependency_utils: types.ModuleType) -> None:
@@ -102,5 +104,8 @@ def runs_locally(beam_pipeline_args: Sequence[str]) -> bool:
     parser.add_argument("--runner")
     parser.add_argument("--environment_type")
     known, _ = parser.parse_known_args(list(beam_pipeline_args))
-    runner = (known.runner or local_runner.__name__).rsplit(".", 1)[-1]
-    return runner in LOCAL_RUNNERS and known.environment_type is None
+    # Beam matches a runner's name in any case, with or without "runner" at the end.
+    runner = (known.runner or local_runner.__name__).rsplit(".", 1)[-1].lower()
+    if known.environment_type:  # where the workers run, whatever the runner
+        return known.environment_type.upper() in LOCAL_ENVIRONMENTS
+    return bool({runner, runner.removesuffix("runner")} & LOCAL_RUNNERS)

@@ -58,11 +58,14 @@ def read_records(self: Any, file_name: str, offset_range_tracker: Any) -> Iterat
         raise ValueError(f"Start position not 0:{offset_range_tracker.start_position()}")
     offset = offset_range_tracker.start_position()
     with self.open_file(file_name) as handle:
-        for record in framed(handle):
-            _claim(offset_range_tracker, offset)
+        records = framed(handle)
+        while True:
+            _claim(offset_range_tracker, offset)  # before each record and the end, as Beam
+            record = next(records, None)
+            if record is None:
+                return
             offset += len(record) + FRAMING
             yield self._coder.decode(record)
-        _claim(offset_range_tracker, offset)
 
 
 def _claim(tracker: Any, offset: int) -> None:
