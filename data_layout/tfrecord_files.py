@@ -23,11 +23,9 @@ import struct
 import zlib
 from collections.abc import Iterable, Iterator
 
-import google_crc32c
-
 from data_layout import files
+from startup.tfrecord_reads import masked_crc
 
-_MASK_DELTA = 0xA282EAD8
 _GZIP_WINDOW = zlib.MAX_WBITS | 16
 _MEMORY_LEVEL = 9
 # Bytes of framed records handed to zlib at a time: few calls, little memory.
@@ -39,9 +37,8 @@ _LENGTH = struct.Struct("<Q")
 
 
 def _masked_crc(data: bytes) -> bytes:
-    """TFRecord's checksum of ``data``: CRC-32C, rotated and offset (crc32c.h, Mask)."""
-    crc = google_crc32c.value(data)
-    return _CRC.pack((((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF)
+    """TFRecord's checksum of ``data``, as the four bytes a file holds."""
+    return _CRC.pack(masked_crc(data))
 
 
 # A block's examples have few distinct lengths: each length's header is framed once.

@@ -294,8 +294,9 @@ def _pipeline(
     beam_args = list(config.beam_pipeline_args)
     if beam_args:
         # Beam's workers prepared as this process was. With no arguments Beam runs in this
-        # process, already prepared; any argument has TFX build and attach a package of
-        # itself to each Beam step (tfx/utils/dependency_utils.py), so none is added then.
+        # process, already prepared, so none is added then: the compiled spec's Beam steps
+        # keep no arguments, and a process not prepared (startup.beam_local) is given no
+        # reason for TFX to package itself (tfx/utils/dependency_utils.py).
         beam_args.append(process.BEAM_WORKER_ARG)
     return tfx.dsl.Pipeline(
         pipeline_name=name or config.pipeline_name,

@@ -104,8 +104,8 @@ def runs_locally(beam_pipeline_args: Sequence[str]) -> bool:
     parser.add_argument("--runner")
     parser.add_argument("--environment_type")
     known, _ = parser.parse_known_args(list(beam_pipeline_args))
-    # Beam matches a runner's name in any case, with or without "runner" at the end.
-    runner = (known.runner or local_runner.__name__).rsplit(".", 1)[-1].lower()
     if known.environment_type:  # where the workers run, whatever the runner
         return known.environment_type.upper() in LOCAL_ENVIRONMENTS
+    # Beam matches a runner's name in any case, with or without "runner" at the end.
+    runner = (known.runner or local_runner.__name__).rsplit(".", 1)[-1].lower()
     return bool({runner, runner.removesuffix("runner")} & LOCAL_RUNNERS)

@@ -31,6 +31,7 @@ from startup.after_import import when_imported
 TFRECORDIO = "apache_beam.io.tfrecordio"
 # Decompressed bytes asked of the file at a time.
 _CHUNK = 1 << 20
+_LENGTH = struct.Struct("<Q")
 _HEADER = struct.Struct("<QI")
 _CRC = struct.Struct("<I")
 _MASK_DELTA = 0xA282EAD8
@@ -73,7 +74,8 @@ def _claim(tracker: Any, offset: int) -> None:
         raise RuntimeError(f"Unable to claim position: {offset}")
 
 
-def _masked(data: bytes) -> int:
+def masked_crc(data: bytes) -> int:
+    """TFRecord's checksum of ``data``: CRC-32C, rotated and offset (crc32c.h, Mask)."""
     crc = google_crc32c.value(data)
     return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
 
@@ -88,7 +90,7 @@ def framed(handle: BinaryIO) -> Iterator[bytes]:
                 return
             _whole(buffer, _HEADER.size)
         length, length_crc = _HEADER.unpack_from(buffer, start)
-        if _masked(buffer[start : start + 8]) != length_crc:
+        if masked_crc(buffer[start : start + _LENGTH.size]) != length_crc:
             header = buffer[start : start + _HEADER.size]
             raise ValueError(f"Not a valid TFRecord. Mismatch of length mask: {_hex(header)}")
         start += _HEADER.size
@@ -97,7 +99,7 @@ def framed(handle: BinaryIO) -> Iterator[bytes]:
             _whole(buffer, length + _CRC.size)
         data = buffer[start : start + length]
         (data_crc,) = _CRC.unpack_from(buffer, start + length)
-        if _masked(data) != data_crc:
+        if masked_crc(data) != data_crc:
             framed_data = buffer[start : start + length + _CRC.size]
             raise ValueError(f"Not a valid TFRecord. Mismatch of data mask: {_hex(framed_data)}")
         start += length + _CRC.size
