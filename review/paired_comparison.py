@@ -140,21 +140,28 @@ def _draw_counts(rng: np.random.Generator, rows: int, rounds: int) -> np.ndarray
 def weighted_aucs(labels: np.ndarray, scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """ROC AUC of ``scores`` in each draw (a row of ``counts``); NaN for a draw of one class.
 
-    The rows are sorted once and tied scores grouped once; a draw's AUC is then, over
-    the groups, its positives times the negatives below them (half of those tied),
-    all draws at once, where a loop over draws re-sorted every one.
+    The rows are sorted once and tied scores grouped once. A draw's AUC is then, over
+    its positives, the negatives below each (half of those tied with it) over its
+    pairs: one running count of the draw's negatives, read at each positive's group
+    bounds, all draws at once. The sums are of whole and half numbers, exact in
+    floating point, so no figure depends on the order they are added in.
     """
     order = np.argsort(scores, kind="mergesort")
-    sorted_scores = scores[order]
-    starts = np.flatnonzero(np.r_[True, sorted_scores[1:] != sorted_scores[:-1]])
-    drawn = counts[:, order].astype(float)
+    ranked = scores[order]
+    new_group = np.r_[True, ranked[1:] != ranked[:-1]]
+    group = np.cumsum(new_group) - 1
     positive = labels[order] == 1
-    pos = np.add.reduceat(np.where(positive, drawn, 0.0), starts, axis=1)
-    neg = np.add.reduceat(np.where(positive, 0.0, drawn), starts, axis=1)
-    below = np.cumsum(neg, axis=1) - neg
-    pairs = pos.sum(axis=1) * neg.sum(axis=1)
+    bounds = np.r_[np.flatnonzero(new_group), len(ranked)]  # each group's first row, the end
+    negatives_before = bounds - np.r_[0, np.cumsum(positive)][bounds]
+    below = np.zeros((len(counts), int(np.sum(~positive)) + 1), dtype=counts.dtype)
+    np.cumsum(counts[:, order[~positive]], axis=1, out=below[:, 1:])
+    at = group[positive]
+    # Twice the negatives below each positive's group plus half of those in it.
+    twice = below[:, negatives_before[at]] + below[:, negatives_before[at + 1]]
+    drawn = counts[:, order[positive]]
+    pairs = drawn.sum(axis=1).astype(float) * below[:, -1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(pairs > 0, (pos * (below + neg / 2)).sum(axis=1) / pairs, np.nan)
+        return np.where(pairs > 0, np.einsum("ij,ij->i", drawn, twice) / 2 / pairs, np.nan)
 
 
 def _drawn_aucs(

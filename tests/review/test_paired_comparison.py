@@ -116,9 +116,13 @@ def test_the_bootstrap_draws_all_at_once_as_a_loop_of_draws_would(scored):
     for row in counts:
         drawn = rng.integers(0, len(labels), len(labels))
         assert np.array_equal(row, np.bincount(drawn, minlength=len(labels)))
-        assert paired_comparison.weighted_aucs(labels, rounded, row[None])[0] == pytest.approx(
-            exact_auc.auc(labels[drawn], rounded[drawn])
-        )
+        for scores in (rounded, good, np.ones(len(labels))):  # many ties, none, all tied
+            assert paired_comparison.weighted_aucs(labels, scores, row[None])[0] == pytest.approx(
+                exact_auc.auc(labels[drawn], scores[drawn])
+            )
+    every = paired_comparison.weighted_aucs(labels, weak, counts)
+    assert every.tolist() == [paired_comparison.weighted_aucs(labels, weak, c[None])[0]
+                              for c in counts]  # fmt: skip
     one_class = np.zeros((1, len(labels)), dtype=int)
     one_class[0, np.flatnonzero(labels == 0)[:5]] = 1
     assert np.isnan(paired_comparison.weighted_aucs(labels, good, one_class)[0])
