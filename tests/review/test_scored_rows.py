@@ -43,11 +43,25 @@ def test_split_records_are_one_split_s_examples_file_by_file(tmp_path):
 
 
 def test_slice_values_are_the_raw_cells_as_tfma_names_its_slices():
+    import tensorflow as tf
+
     records = _records([{"pay": "Cash", "hour": 3}, {"pay": "Crédit", "hour": 0}, {"pay": None}])
-    assert scored_rows.slice_values(records, ["pay", "hour"]) == {
-        "pay": [["Cash"], ["Crédit"], []],
-        "hour": [["3"], ["0"], []],
+    unset = tf.train.Example()
+    unset.features.feature["pay"].SetInParent()  # a feature of no kind at all
+    miles = tf.train.Example()
+    miles.features.feature["miles"].float_list.value.extend([0.9, 2.0])
+    bad_text = tf.train.Example()
+    bad_text.features.feature["pay"].bytes_list.value.append(b"\xffCash")
+    records += [r.SerializeToString() for r in (unset, miles, bad_text)]
+
+    assert scored_rows.slice_values(records, ["pay", "hour", "miles", "absent"]) == {
+        "pay": [["Cash"], ["Crédit"], [], [], [], ["\ufffdCash"]],
+        "hour": [["3"], ["0"], [], [], [], []],
+        # As a float32 reads back in Python, as TFMA names it.
+        "miles": [[], [], [], [], [str(np.float32(0.9).item()), "2.0"], []],
+        "absent": [[]] * 6,
     }
+    assert scored_rows.slice_values([], ["pay"]) == {"pay": []}
 
 
 def test_labels_and_scores_are_the_transform_s_labels_and_the_serving_scores(
