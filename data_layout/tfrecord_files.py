@@ -15,8 +15,8 @@ is byte for byte what ``tf.io.TFRecordWriter`` writes with ``GZIP``.
 ``read_records`` reads the same framing, uncompressed (as TFMA writes its metrics) or
 gzipped (as ExampleGen writes examples), with neither TensorFlow nor Beam imported, so a
 tool that only reads runs starts fast. A whole file is read and unzipped at once: a
-record at a time through ``tf.data`` in eager mode took 2.5 s for a 25,000-row test
-split, this 0.1 s.
+25,069-row test split took 0.4 s this way against 11.5 s a record at a time through
+``tf.data`` in eager mode (side by side, on a loaded machine).
 """
 
 from __future__ import annotations
@@ -110,9 +110,11 @@ def _unzipped(data: bytes, path: str) -> bytes:
 def read_records(path: str, *, gzipped: bool = False) -> Iterator[bytes]:
     """The records of the TFRecord file ``path``, each checksum verified.
 
-    As ``tf.data.TFRecordDataset`` reads them (``compression_type="GZIP"`` where
-    ``gzipped``), without TensorFlow. CorruptRecordError names the file and the byte
-    (of the uncompressed records) that failed.
+    The records ``tf.data.TFRecordDataset`` reads from a whole file
+    (``compression_type="GZIP"`` where ``gzipped``), without TensorFlow; every gzip
+    member is read, and bytes after the last are refused, not skipped.
+    CorruptRecordError names the file and the byte (of the uncompressed records)
+    that failed, or gzip's reason.
     """
     data, start = files.read_bytes(path), 0
     if gzipped:

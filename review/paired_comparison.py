@@ -143,9 +143,11 @@ def weighted_aucs(labels: np.ndarray, scores: np.ndarray, counts: np.ndarray) ->
     The rows are sorted once and tied scores grouped once. A draw's AUC is then, over
     its positives, the negatives below each (half of those tied with it) over its
     pairs: one running count of the draw's negatives, read at each positive's group
-    bounds, all draws at once. The sums are of whole and half numbers, exact in
-    floating point, so no figure depends on the order they are added in.
+    bounds, all draws at once. ``counts`` are whole numbers; they are summed as 64-bit
+    integers and each draw's ratio divided once, so a figure is the exact ratio
+    rounded once, whatever order the sums take.
     """
+    counts = counts.astype(np.int64, copy=False)  # a narrower type would overflow the sums
     order = np.argsort(scores, kind="mergesort")
     ranked = scores[order]
     new_group = np.r_[True, ranked[1:] != ranked[:-1]]

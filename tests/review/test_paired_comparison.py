@@ -123,6 +123,9 @@ def test_the_bootstrap_draws_all_at_once_as_a_loop_of_draws_would(scored):
     every = paired_comparison.weighted_aucs(labels, weak, counts)
     assert every.tolist() == [paired_comparison.weighted_aucs(labels, weak, c[None])[0]
                               for c in counts]  # fmt: skip
+    # Counts in a narrow type (800 rows: running counts past 255) give the same figures.
+    narrow = paired_comparison.weighted_aucs(labels, weak, counts.astype(np.uint8))
+    assert narrow.tolist() == every.tolist()
     one_class = np.zeros((1, len(labels)), dtype=int)
     one_class[0, np.flatnonzero(labels == 0)[:5]] = 1
     assert np.isnan(paired_comparison.weighted_aucs(labels, good, one_class)[0])
