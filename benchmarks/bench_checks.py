@@ -18,7 +18,7 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline_ops.cli.quiet import quiet_libraries
 from startup import process
@@ -32,6 +32,9 @@ from pipeline_def.project_paths import DEFAULT_OUTPUT_DIR  # noqa: E402
 from pipeline_ops.metadata.runs import latest_run  # noqa: E402
 from pipeline_ops.metadata.store import metadata_for, open_store  # noqa: E402
 
+if TYPE_CHECKING:
+    from modules.features import DatasetDeclaration
+
 
 def _timed(phases: dict[str, list[float]], name: str, work: Callable[[], Any]) -> Any:
     """``work()``'s result; its seconds appended to ``phases[name]``."""
@@ -41,12 +44,12 @@ def _timed(phases: dict[str, list[float]], name: str, work: Callable[[], Any]) -
     return result
 
 
-def _round(examples: str, model: str, phases: dict[str, list[float]]) -> int:
+def _round(
+    taxi: DatasetDeclaration, examples: str, model: str, phases: dict[str, list[float]]
+) -> int:
     """One pass of the checks' phases; the number of test rows."""
-    import datasets
     from review import paired_comparison, scored_rows
 
-    taxi = datasets.load(datasets.DEFAULT)
     records = _timed(phases, "read", lambda: scored_rows.split_records(examples, TEST))
     labels, scores = _timed(
         phases,
@@ -71,14 +74,14 @@ def main() -> None:
     import datasets
     import modules.exact_auc  # noqa: F401 - imported untimed: the Evaluator has TFMA loaded
 
-    name = datasets.load(datasets.DEFAULT).pipeline_name
-    run = latest_run(open_store(metadata_for(args.output_dir, None)), name)
+    taxi = datasets.load(datasets.DEFAULT)
+    run = latest_run(open_store(metadata_for(args.output_dir, None)), taxi.pipeline_name)
     if run is None or node_ids.TRAINER not in run.nodes:
         raise SystemExit(f"no finished run in {args.output_dir}: run the pipeline first")
     examples = run.output(node_ids.EXAMPLE_GEN, "examples").uri
     model = path_utils.serving_model_path(run.output(node_ids.TRAINER, "model").uri)
     phases: dict[str, list[float]] = {}
-    rows = [_round(examples, model, phases) for _ in range(args.rounds)][0]
+    rows = [_round(taxi, examples, model, phases) for _ in range(args.rounds)][0]
     medians = {k: round(statistics.median(v), 3) for k, v in phases.items()}
     print(json.dumps({"test_rows": rows, "rounds": args.rounds, "median_seconds": medians}))
 
