@@ -5,7 +5,8 @@
 For each size: generate the data (benchmarks/generate_data.py, kept between
 benchmark runs), run ``local_runner.py`` in a fresh output dir, and sample the
 resident memory of every process it starts. Writes ``scale.json`` (per component
-seconds, rows/s and the peak RSS of the largest process while it ran; end-to-end
+seconds, rows/s and the peak RSS of the largest process while it ran; the peak of all
+the run's processes together, as the sum of their proportional set sizes; end-to-end
 seconds; AUC on the run's test split and, for the pushed model, on the sample's
 own test rows, whose noisy copies make up the generated test split; the Trainer's
 examples/s) and ``scale.png`` (seconds per component against rows, log-log) into DIR.
@@ -118,6 +119,8 @@ def one_size(rows: int, data_root: Path, holdout: list[bytes]) -> dict:
         "wall_seconds": round(wall, 1),
         "pipeline_seconds": summary["seconds"],
         "peak_rss_mib_largest_process": round(memory.peak_mib),
+        # The memory bound is on the whole run: the runner and Beam's workers.
+        "peak_pss_mib_all_processes": round(memory.peak_pss_mib),
         "auc": summary["metrics"].get("auc"),
         "auc_on_sample_test_split": sample_auc,
         "test_rows": int(summary["metrics"].get("example_count", 0)),
@@ -161,7 +164,8 @@ def main() -> None:
         r = results[-1]
         print(
             f"{rows:>9} rows: {r['wall_seconds']:7.1f} s end to end, "
-            f"peak RSS {r['peak_rss_mib_largest_process']} MiB, AUC {r['auc']:.4f} "
+            f"peak RSS {r['peak_rss_mib_largest_process']} MiB (largest process), "
+            f"{r['peak_pss_mib_all_processes']} MiB PSS (all processes), AUC {r['auc']:.4f} "
             f"(on the sample's test split {r['auc_on_sample_test_split'] or float('nan'):.4f}), "
             + ", ".join(f"{k} {v['seconds']:.1f}" for k, v in r["components"].items()),
             flush=True,
