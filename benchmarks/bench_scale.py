@@ -4,12 +4,15 @@
 
 For each size: generate the data (benchmarks/generate_data.py, kept between
 benchmark runs), run ``local_runner.py`` in a fresh output dir, and sample the
-resident memory of every process it starts. Writes ``scale.json`` (per component
-seconds, rows/s and the peak RSS of the largest process while it ran; the peak of all
-the run's processes together, as the sum of their proportional set sizes; end-to-end
-seconds; AUC on the run's test split and, for the pushed model, on the sample's
-own test rows, whose noisy copies make up the generated test split; the Trainer's
-examples/s) and ``scale.png`` (seconds per component against rows, log-log) into DIR.
+resident memory of every process it starts. Writes ``scale.json`` and ``scale.png``
+(seconds per component against rows, log-log) into DIR. Per size, ``scale.json`` has:
+
+- per component: seconds, rows/s, and the peak RSS of the largest process while it ran;
+- for the whole run: end-to-end seconds, the peak RSS of the largest process, and the
+  peak of all its processes together (the sum of their proportional set sizes);
+- AUC on the run's test split (and its rows) and, for the pushed model, on the sample's
+  own test rows, whose noisy copies make up the generated test split;
+- the Trainer's examples/s.
 """
 
 from __future__ import annotations
